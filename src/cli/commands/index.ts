@@ -1,0 +1,19 @@
+/**
+ * The command registry. Each entry builds one yargs command module; command modules are thin
+ * (flags + one call into the library) and load heavy code lazily inside their handler.
+ * Add a command: one line here, one file beside this one.
+ */
+
+import type { CliContext } from '../context.js';
+import { initCommand } from './init.js';
+import { readCommand } from './read.js';
+import { saveCommand } from './save.js';
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type CommandFactory = (ctx: CliContext) => { command: string; describe: string; builder: (y: any) => any; handler: (argv: any) => Promise<void> };
+
+export const commandModules: CommandFactory[] = [
+  initCommand,
+  saveCommand,
+  readCommand,
+];

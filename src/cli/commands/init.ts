@@ -1,0 +1,29 @@
+import type { Argv } from 'yargs';
+import type { Scope } from '../../document/contract.js';
+import { printJson, printText, rootsFor, runCommand, type CliContext, type GlobalArgs } from '../context.js';
+
+interface InitArgs extends GlobalArgs {
+  scope?: Scope[];
+}
+
+/** `vault init [--scope S]...`: create the vault's folders. */
+export const initCommand = (ctx: CliContext) => ({
+  command: 'init',
+  describe: 'create the vault folders (default scopes: project and team)',
+  builder: (y: Argv) =>
+    y.option('scope', { type: 'string', array: true, choices: ['team', 'project', 'user'], describe: 'scope(s) to create (repeatable)' }).example('$0 init', 'create .ecc/memory/{team,project} with kind folders'),
+  handler: (argv: InitArgs) =>
+    runCommand(ctx, argv, async () => {
+      const { initVault } = await import('../../vault/init-vault.js');
+      const roots = await rootsFor(ctx, argv);
+      const scopes = [...new Set(argv.scope?.length ? argv.scope : (['project', 'team'] as Scope[]))];
+      const result = initVault(roots, scopes);
+      const rel = (p: string) => (p.startsWith(roots.worktreeRoot + '/') ? p.slice(roots.worktreeRoot.length + 1) : p);
+      if (argv.json) {
+        printJson(ctx, { scopes: result.scopes, roots: Object.fromEntries(Object.entries(result.roots).map(([k, v]) => [k, rel(v!)])), created: result.created.map(rel) });
+      } else {
+        for (const s of result.scopes) printText(ctx, `${s.padEnd(8)} ${rel(result.roots[s]!)}`);
+        printText(ctx, result.created.length ? `created ${result.created.length} folder(s)` : 'already initialised; nothing changed');
+      }
+    }),
+});

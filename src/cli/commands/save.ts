@@ -1,0 +1,108 @@
+import type { Argv } from 'yargs';
+import { EXIT, VaultError } from '../../errors.js';
+import { printJson, printText, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs } from '../context.js';
+
+export interface SaveArgs extends GlobalArgs {
+  title: string;
+  body?: string;
+  'body-file'?: string;
+  stdin?: boolean;
+  kind?: string;
+  scope?: string;
+  tag?: string[];
+  link?: string[];
+  'source-harness'?: string;
+  'target-harness'?: string[];
+  id?: string;
+  'dry-run'?: boolean;
+}
+
+/** Body bytes read from a file or stdin before validation: enough to report "too large" exactly. */
+const BODY_READ_CAP = 128 * 1024;
+
+/** Reads the body from exactly one of --body, --body-file, --stdin. */
+export async function readBodyInput(ctx: CliContext, argv: SaveArgs): Promise<string> {
+  const sources = [argv.body !== undefined, argv['body-file'] !== undefined, Boolean(argv.stdin)].filter(Boolean).length;
+  if (sources !== 1) usageError('choose exactly one body source: --body TEXT, --body-file FILE or --stdin', 'e.g. vault save --title "..." --body "what to remember"');
+  if (argv.body !== undefined) return argv.body;
+  const decode = (buf: Buffer, what: string) => {
+    try {
+      return new TextDecoder('utf-8', { fatal: true }).decode(buf);
+    } catch {
+      throw new VaultError('invalid-utf8', `${what} must contain valid UTF-8 text`, { field: 'body', rule: 'utf-8', hint: 're-save it as UTF-8' });
+    }
+  };
+  const tooLarge = (what: string) =>
+    new VaultError('body-too-large', `body: ${what} is too large (maximum 65536 bytes of UTF-8)`, { field: 'body', rule: 'maxBytes 65536', hint: 'split the memory into smaller ones' });
+  if (argv.stdin) {
+    const buf = await ctx.io.readStdin(BODY_READ_CAP);
+    if (buf.length >= BODY_READ_CAP) throw tooLarge('standard input');
+    return decode(buf, 'standard input');
+  }
+  const { readFileSafe } = await import('../../scanner/scan-vault.js');
+  const { resolve } = await import('node:path');
+  const file = resolve(ctx.io.runtime.cwd, argv['body-file']!);
+  const read = readFileSafe(file, BODY_READ_CAP);
+  if (!read.ok) {
+    if (read.code === 'too-large') throw tooLarge('--body-file');
+    const why = read.code === 'ELOOP' ? 'is a symbolic link (refused)' : read.code === 'ENOENT' ? 'does not exist' : read.code === 'not-a-regular-file' ? 'is not a regular file' : `cannot be read (${read.code})`;
+    throw new VaultError('invalid-input', `--body-file ${argv['body-file']} ${why}`, { field: 'body-file', hint: 'give the path of a regular UTF-8 text file' });
+  }
+  return decode(read.bytes, '--body-file');
+}
+
+/** `vault save`: write a new memory, create-only. */
+export const saveCommand = (ctx: CliContext) => ({
+  command: 'save',
+  describe: 'save a new memory (create-only; trust is always "unreviewed")',
+  builder: (y: Argv) =>
+    y
+      .option('title', { type: 'string', demandOption: true, describe: 'title, 1..200 characters' })
+      .option('body', { type: 'string', describe: 'body text (Markdown)' })
+      .option('body-file', { type: 'string', describe: 'read the body from a UTF-8 file' })
+      .option('stdin', { type: 'boolean', describe: 'read the body from standard input' })
+      .option('kind', { type: 'string', choices: ['context', 'decision', 'fact', 'handoff', 'lesson', 'note', 'preference', 'runbook'], describe: 'kind of memory (default note)' })
+      .option('scope', { type: 'string', choices: ['project', 'team', 'user'], describe: 'project (local, default), team (committed) or user (~/.ecc)' })
+      .option('tag', { type: 'string', array: true, describe: 'tag (repeatable; a leading # is dropped)' })
+      .option('link', { type: 'string', array: true, describe: 'id of a related or superseded memory (repeatable)' })
+      .option('source-harness', { type: 'string', describe: 'who writes it (default $ECC_MEMORY_HARNESS, $VAULT_HARNESS, else "unknown")' })
+      .option('target-harness', { type: 'string', array: true, describe: 'harness that should recall it (repeatable; default all)' })
+      .option('id', { type: 'string', describe: 'explicit id (default mem_<YYYYMMDD>_<20 hex>)' })
+      .option('dry-run', { type: 'boolean', describe: 'check everything, write nothing (also ECC_DRY_RUN=1)' })
+      .example('$0 save --scope team --kind decision --title "Use Redis sessions" --body "..." --tag auth', 'record a team decision'),
+  handler: (argv: SaveArgs) =>
+    runCommand(ctx, argv, async () => {
+      for (const flag of ['kind', 'scope', 'title', 'id', 'source-harness'] as const) {
+        if (Array.isArray(argv[flag])) usageError(`--${flag} may be given only once`);
+      }
+      const body = await readBodyInput(ctx, argv);
+      const { saveMemory } = await import('../../vault/save-memory.js');
+      const roots = await rootsFor(ctx, argv);
+      const dryRun = Boolean(argv['dry-run']) || ctx.io.runtime.env.ECC_DRY_RUN === '1';
+      const result = await saveMemory(
+        roots,
+        {
+          title: argv.title,
+          body,
+          kind: argv.kind,
+          scope: argv.scope,
+          tags: argv.tag,
+          links: argv.link,
+          sourceHarness: argv['source-harness'],
+          targetHarnesses: argv['target-harness'],
+          id: argv.id,
+        },
+        ctx.io.runtime,
+        { dryRun },
+      );
+      const m = result.memory;
+      if (argv.json) {
+        printJson(ctx, { id: m.id, path: result.path, scope: m.scope, kind: m.kind, written: result.written });
+      } else {
+        printText(ctx, `${result.written ? 'Saved' : 'Dry run: would save'} unreviewed ${m.kind} ${m.id}`);
+        printText(ctx, `  path: ${result.path}`);
+        if (m.scope === 'team' && result.written) printText(ctx, `  commit it: git add ${result.absPath.startsWith(roots.worktreeRoot + '/') ? result.absPath.slice(roots.worktreeRoot.length + 1) : result.absPath}`);
+      }
+      return EXIT.ok;
+    }),
+});

@@ -1,0 +1,35 @@
+/**
+ * The Node.js process adapter of the CLI: real streams, real environment.
+ */
+import { nodeRuntime } from '../io/runtime.js';
+import type { CliIo } from './context.js';
+
+/** Reads stdin to the end, stopping after `maxBytes` (the caller treats that many as too large). */
+async function readStdin(maxBytes: number): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for await (const chunk of process.stdin) {
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
+    chunks.push(buf);
+    total += buf.length;
+    if (total >= maxBytes) break;
+  }
+  return Buffer.concat(chunks).subarray(0, maxBytes);
+}
+
+/** The CLI's io for this process. */
+export function nodeCliIo(): CliIo {
+  return {
+    stdout: (t) => process.stdout.write(t),
+    stderr: (t) => process.stderr.write(t),
+    readStdin,
+    stdoutIsTTY: Boolean(process.stdout.isTTY),
+    runtime: nodeRuntime(),
+  };
+}
+
+/** Runs the CLI for this process and returns the exit code. */
+export async function runCli(argv: string[]): Promise<number> {
+  const { main } = await import('./main.js');
+  return main(argv, nodeCliIo());
+}

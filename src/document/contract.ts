@@ -1,0 +1,158 @@
+/**
+ * The ecc.memory.v1 contract: field order, enums, grammars and limits. Every number and
+ * pattern here comes from the public ecc.memory.v1 format (see docs/format.md) and is mirrored
+ * by schemas/memory.schema.json; tests hold the two together.
+ */
+
+export const SCHEMA_VERSION = 'ecc.memory.v1';
+
+/** The thirteen frontmatter keys, in their fixed on-disk order. */
+export const FIELD_ORDER = [
+  'schema',
+  'id',
+  'title',
+  'kind',
+  'scope',
+  'trust',
+  'status',
+  'source_harness',
+  'target_harnesses',
+  'tags',
+  'links',
+  'created_at',
+  'updated_at',
+] as const;
+
+export type FieldName = (typeof FIELD_ORDER)[number];
+
+export const KINDS = ['context', 'decision', 'fact', 'handoff', 'lesson', 'note', 'preference', 'runbook'] as const;
+export type Kind = (typeof KINDS)[number];
+
+export const SCOPES = ['project', 'team', 'user'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const STATUSES = ['active', 'rejected', 'superseded'] as const;
+export type Status = (typeof STATUSES)[number];
+
+/** The only legal trust value: no tool ever promotes a memory. */
+export const TRUSTS = ['unreviewed'] as const;
+export type Trust = (typeof TRUSTS)[number];
+
+/** Kind → folder name inside a scope (plural). */
+export function kindFolder(kind: Kind): string {
+  return `${kind}s`;
+}
+
+/** Folder name → kind, or undefined when the folder is not a kind folder. */
+export function kindOfFolder(folder: string): Kind | undefined {
+  if (!folder.endsWith('s')) return undefined;
+  const k = folder.slice(0, -1);
+  return (KINDS as readonly string[]).includes(k) ? (k as Kind) : undefined;
+}
+
+/** Memory id grammar (no `.` or `/`, so an id can never name a path). */
+export const ID_PATTERN = /^mem_[a-z0-9][a-z0-9_-]{2,127}$/;
+/** Harness names and tags. */
+export const SLUG_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
+/** UTC ISO-8601 with milliseconds; must also round-trip through Date#toISOString. */
+export const TIMESTAMP_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/**
+ * C0/C1 controls and the bidirectional formatting characters U+202A–U+202E, U+2066–U+2069.
+ * Forbidden in every string value. (U+200E, U+200F and U+061C are allowed, as in the reference.)
+ */
+export const UNSAFE_CHARS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
+/** Like {@link UNSAFE_CHARS} but allowing TAB, LF and CR: the rule for bodies. */
+export const UNSAFE_BODY_CHARS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
+
+export const LIMITS = {
+  /** title length in UTF-16 code units (as the reference counts) */
+  titleMax: 200,
+  /** body size in UTF-8 bytes after trimming */
+  bodyMaxBytes: 65_536,
+  /** whole document size in UTF-8 bytes */
+  documentMaxBytes: 131_072,
+  targetHarnessesMin: 1,
+  targetHarnessesMax: 32,
+  tagsMax: 32,
+  linksMax: 64,
+} as const;
+
+/** Memory values as the library uses them (camelCase). `body` is trimmed and non-empty. */
+export interface Memory {
+  schema: typeof SCHEMA_VERSION;
+  id: string;
+  title: string;
+  kind: Kind;
+  scope: Scope;
+  trust: Trust;
+  status: Status;
+  sourceHarness: string;
+  targetHarnesses: string[];
+  tags: string[];
+  links: string[];
+  createdAt: string;
+  updatedAt: string;
+  body: string;
+}
+
+/** The frontmatter as it appears in the file (snake_case keys). */
+export interface Frontmatter {
+  schema: string;
+  id: string;
+  title: string;
+  kind: string;
+  scope: string;
+  trust: string;
+  status: string;
+  source_harness: string;
+  target_harnesses: string[];
+  tags: string[];
+  links: string[];
+  created_at: string;
+  updated_at: string;
+}
+
+/** Converts a memory to its frontmatter object (key order = {@link FIELD_ORDER}). */
+export function toFrontmatter(m: Memory): Frontmatter {
+  return {
+    schema: m.schema,
+    id: m.id,
+    title: m.title,
+    kind: m.kind,
+    scope: m.scope,
+    trust: m.trust,
+    status: m.status,
+    source_harness: m.sourceHarness,
+    target_harnesses: m.targetHarnesses,
+    tags: m.tags,
+    links: m.links,
+    created_at: m.createdAt,
+    updated_at: m.updatedAt,
+  };
+}
+
+/** Converts a validated frontmatter object and a body to a memory. */
+export function fromFrontmatter(f: Frontmatter, body: string): Memory {
+  return {
+    schema: SCHEMA_VERSION,
+    id: f.id,
+    title: f.title,
+    kind: f.kind as Kind,
+    scope: f.scope as Scope,
+    trust: f.trust as Trust,
+    status: f.status as Status,
+    sourceHarness: f.source_harness,
+    targetHarnesses: [...f.target_harnesses],
+    tags: [...f.tags],
+    links: [...f.links],
+    createdAt: f.created_at,
+    updatedAt: f.updated_at,
+    body,
+  };
+}
+
+/** UTF-8 byte length of a string. */
+export function utf8Bytes(s: string): number {
+  return Buffer.byteLength(s, 'utf8');
+}

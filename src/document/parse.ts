@@ -1,0 +1,151 @@
+/**
+ * Parses one memory document: bytes in, validated {@link Memory} out, or a {@link VaultError}
+ * with a stable code. Never throws anything else, whatever the input (a property test holds it).
+ */
+import matter from 'gray-matter';
+import { VaultError, isVaultError } from '../errors.js';
+import { fromFrontmatter, LIMITS, type Memory } from './contract.js';
+import { serializeMemory } from './serialize.js';
+import { checkFrontmatter } from '../schema/check-frontmatter.js';
+import { validateBody } from './validate.js';
+import { GRAY_MATTER_OPTIONS } from './yaml-engine.js';
+
+/** Why a readable document is not in canonical form. */
+export type NonCanonicalReason =
+  /** starts with a UTF-8 byte order mark */
+  | 'bom'
+  /** uses CRLF line endings */
+  | 'crlf'
+  /** frontmatter is valid YAML but not the canonical `key: <JSON>` lines (e.g. block-style lists) */
+  | 'frontmatter-style'
+  /** body spacing differs: missing blank line, untrimmed body, missing or extra final newline */
+  | 'body-spacing';
+
+/** A parsed memory and how its text differs from the canonical serialization. */
+export interface ParsedMemory {
+  memory: Memory;
+  /** true when the input bytes equal {@link serializeMemory}(memory) */
+  canonical: boolean;
+  /** empty when canonical */
+  nonCanonical: NonCanonicalReason[];
+}
+
+const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/**
+ * Parses and validates a memory document.
+ *
+ * Accepts a UTF-8 BOM and CRLF line endings (marked non-canonical), and YAML frontmatter that is
+ * not in canonical form (marked non-canonical); the values must still satisfy ecc.memory.v1.
+ * Refuses every frontmatter language but YAML (`---js` and friends never run), YAML anchors,
+ * aliases and explicit tags.
+ *
+ * @param input the file's bytes, or text already decoded
+ * @returns the memory and its canonical status
+ * @throws VaultError with code `document-too-large` (over 131,072 bytes), `invalid-utf8`,
+ *   `missing-frontmatter`, `frontmatter-language`, `unclosed-frontmatter`, `invalid-frontmatter`,
+ *   `yaml-alias`, `yaml-tag`, `duplicate-field`, `frontmatter-not-object`, `unknown-field`,
+ *   `missing-field`, `invalid-field`, `invalid-body` or `body-too-large` (limits from ecc.memory.v1)
+ */
+export function parseMemory(input: Uint8Array | string): ParsedMemory {
+  try {
+    return parseUnchecked(input);
+  } catch (err) {
+    if (isVaultError(err)) throw err;
+    throw new VaultError('invalid-frontmatter', 'frontmatter could not be parsed', { rule: 'yaml syntax', cause: err });
+  }
+}
+
+function parseUnchecked(input: Uint8Array | string): ParsedMemory {
+  const size = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.byteLength;
+  if (size > LIMITS.documentMaxBytes) {
+    throw new VaultError('document-too-large', `document is too large (${size} bytes, maximum ${LIMITS.documentMaxBytes})`, {
+      rule: `maxBytes ${LIMITS.documentMaxBytes}`,
+      hint: 'a memory is at most 128 KiB; split it or link to a document',
+    });
+  }
+  let text: string;
+  if (typeof input === 'string') {
+    text = input;
+  } else {
+    try {
+      text = decoder.decode(input);
+    } catch (cause) {
+      throw new VaultError('invalid-utf8', 'document must contain valid UTF-8 text', {
+        rule: 'utf-8',
+        hint: 're-save the file as UTF-8',
+        cause,
+      });
+    }
+  }
+  const reasons: NonCanonicalReason[] = [];
+  if (text.charCodeAt(0) === 0xfeff) {
+    text = text.slice(1);
+    reasons.push('bom');
+  }
+  if (text.startsWith('---\r\n')) {
+    text = text.replace(/\r\n/g, '\n');
+    reasons.push('crlf');
+  }
+
+  const firstLineEnd = text.indexOf('\n');
+  const firstLine = firstLineEnd === -1 ? text : text.slice(0, firstLineEnd);
+  if (firstLine !== '---') {
+    if (/^---\s*\S/.test(firstLine)) {
+      throw new VaultError('frontmatter-language', `frontmatter must be YAML; "${firstLine.slice(0, 20)}" names another engine, which is refused`, {
+        rule: 'yaml only',
+        line: 1,
+        hint: 'start the file with a line that is exactly ---',
+      });
+    }
+    throw new VaultError('missing-frontmatter', 'document must start with --- frontmatter', {
+      rule: 'starts with ---',
+      line: 1,
+      hint: 'the first line must be exactly ---, followed by the frontmatter and a closing ---',
+    });
+  }
+  const close = /\n---(?:\n|$)/.exec(text.slice(3));
+  if (!close) {
+    throw new VaultError('unclosed-frontmatter', 'document has no closing frontmatter marker', {
+      rule: 'closing ---',
+      hint: 'end the frontmatter with a line that is exactly ---',
+    });
+  }
+  const blockEnd = 3 + close.index; // index of the "\n" before the closing ---
+  const block = text.slice(4, blockEnd);
+  const stray = /(?:^|\n)---/.exec(block);
+  if (stray) {
+    const line = 2 + block.slice(0, stray.index + (stray[0].startsWith('\n') ? 1 : 0)).split('\n').length - 1;
+    throw new VaultError('invalid-frontmatter', `line ${line} starts with --- but is not a frontmatter delimiter`, {
+      rule: 'delimiter is exactly ---',
+      line,
+      hint: 'the closing delimiter must be a line that is exactly ---',
+    });
+  }
+  if (block.trim() === '') {
+    throw new VaultError('frontmatter-not-object', 'frontmatter is empty', {
+      rule: 'type object',
+      line: 2,
+      hint: 'write the thirteen ecc.memory.v1 fields between the --- lines',
+    });
+  }
+
+  // gray-matter does the split; our options make YAML the only engine that can run.
+  const file = matter(text, GRAY_MATTER_OPTIONS as never);
+  const frontmatter = checkFrontmatter(file.data);
+
+  // Body = text after the closing marker, minus one leading and one trailing newline.
+  let rawBody = text.slice(blockEnd + 4);
+  if (rawBody.startsWith('\n')) rawBody = rawBody.slice(1);
+  if (rawBody.endsWith('\n')) rawBody = rawBody.slice(0, -1);
+  const body = validateBody(rawBody);
+
+  const memory = fromFrontmatter(frontmatter, body);
+  const canonicalText = serializeMemory(memory);
+  if (canonicalText !== text) {
+    const expectedBlock = canonicalText.slice(4, canonicalText.indexOf('\n---\n', 3));
+    if (expectedBlock !== block) reasons.push('frontmatter-style');
+    else reasons.push('body-spacing');
+  }
+  return { memory, canonical: reasons.length === 0, nonCanonical: reasons };
+}

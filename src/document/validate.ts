@@ -1,0 +1,215 @@
+/**
+ * Field-by-field validation of ecc.memory.v1 values, with messages that name the field, the
+ * rule and the fix. The same rules are written as JSON Schema in schemas/memory.schema.json;
+ * a property test checks that both accept and reject exactly the same frontmatter objects.
+ */
+import { VaultError } from '../errors.js';
+import {
+  FIELD_ORDER,
+  ID_PATTERN,
+  KINDS,
+  LIMITS,
+  SCHEMA_VERSION,
+  SCOPES,
+  SLUG_PATTERN,
+  STATUSES,
+  TIMESTAMP_PATTERN,
+  TRUSTS,
+  UNSAFE_BODY_CHARS,
+  UNSAFE_CHARS,
+  utf8Bytes,
+  type Frontmatter,
+} from './contract.js';
+
+function fail(field: string, rule: string, message: string, hint: string): never {
+  throw new VaultError('invalid-field', `${field}: ${message}`, { field, rule, hint });
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'a list';
+  return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
+}
+
+/** True when `s` round-trips through `Date#toISOString` (rejects Feb 30, hour 24, ...). */
+export function isValidTimestamp(s: string): boolean {
+  if (!TIMESTAMP_PATTERN.test(s)) return false;
+  const d = new Date(s);
+  return !Number.isNaN(d.getTime()) && d.toISOString() === s;
+}
+
+function checkString(field: string, v: unknown): string {
+  if (typeof v !== 'string') {
+    fail(field, 'type string', `must be a string, got ${describe(v)}`, `quote the value, e.g. ${field}: "text"`);
+  }
+  if (UNSAFE_CHARS.test(v)) {
+    fail(
+      field,
+      'no control or bidirectional formatting characters',
+      'contains a control or bidirectional formatting character',
+      'remove control characters (U+0000–U+001F, U+007F–U+009F) and bidi overrides (U+202A–U+202E, U+2066–U+2069)',
+    );
+  }
+  return v;
+}
+
+function checkEnum(field: string, v: unknown, allowed: readonly string[]): void {
+  const s = checkString(field, v);
+  if (!allowed.includes(s)) {
+    fail(field, `enum ${allowed.join('|')}`, `must be one of: ${allowed.join(', ')} (got ${JSON.stringify(s)})`, `use one of: ${allowed.join(', ')}`);
+  }
+}
+
+function checkSlug(field: string, v: unknown): void {
+  const s = checkString(field, v);
+  if (!SLUG_PATTERN.test(s)) {
+    fail(
+      field,
+      `pattern ${SLUG_PATTERN.source}`,
+      `must be a lowercase letters/numbers slug (got ${JSON.stringify(s.slice(0, 70))})`,
+      'use lowercase letters, digits, ".", "_" or "-", starting with a letter or digit, at most 64 characters',
+    );
+  }
+}
+
+function checkId(field: string, v: unknown): void {
+  const s = checkString(field, v);
+  if (!ID_PATTERN.test(s)) {
+    fail(
+      field,
+      `pattern ${ID_PATTERN.source}`,
+      `memory id must match mem_<lowercase-id> (got ${JSON.stringify(s.slice(0, 140))})`,
+      'use an id like mem_20260726_0123456789abcdef0123 (lowercase letters, digits, "_" or "-")',
+    );
+  }
+}
+
+function checkList(field: string, v: unknown, min: number, max: number, each: (f: string, x: unknown) => void): void {
+  if (!Array.isArray(v)) {
+    fail(field, 'type array', `must be a list, got ${describe(v)}`, `write a list, e.g. ${field}: ["a", "b"]`);
+  }
+  if (v.length > max) fail(field, `maxItems ${max}`, `has too many values (${v.length}, maximum ${max})`, `keep at most ${max} values`);
+  if (v.length < min) {
+    fail(field, `minItems ${min}`, `must have at least one harness or "all"`, `add a value, e.g. ${field}: ["all"]`);
+  }
+  v.forEach((x, i) => each(`${field}[${i}]`, x));
+  if (new Set(v).size !== v.length) fail(field, 'uniqueItems', 'has duplicate values', 'remove the repeated values');
+}
+
+function checkTimestamp(field: string, v: unknown): void {
+  const s = checkString(field, v);
+  if (!isValidTimestamp(s)) {
+    const hint = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(s)
+      ? 'this looks like an editor "Date & time" property (no seconds, no zone); write UTC with milliseconds, e.g. 2026-08-01T10:15:00.000Z'
+      : 'write UTC ISO-8601 with milliseconds, e.g. 2026-07-26T20:00:00.000Z';
+    fail(field, `ISO-8601 timestamp ${TIMESTAMP_PATTERN.source}`, `must be a UTC ISO-8601 timestamp with milliseconds (got ${JSON.stringify(s.slice(0, 40))})`, hint);
+  }
+}
+
+/**
+ * Checks a parsed frontmatter object against ecc.memory.v1: exactly the thirteen keys, each
+ * value's type, pattern, enum, length and count limit.
+ *
+ * Order of checks follows the reference implementation: object, target_harnesses, schema, then
+ * the other fields in frontmatter order. The first failure wins.
+ *
+ * @param data the value parsed from the frontmatter block
+ * @returns `data` typed as {@link Frontmatter}
+ * @throws VaultError `frontmatter-not-object`, `unknown-field`, `missing-field` or `invalid-field`
+ *   (with `field` and `rule` set)
+ */
+export function validateFrontmatter(data: unknown): Frontmatter {
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) {
+    throw new VaultError('frontmatter-not-object', `frontmatter must be a mapping of keys to values, got ${describe(data)}`, {
+      rule: 'type object',
+      hint: 'write one "key: value" line per field between the --- lines',
+    });
+  }
+  const obj = data as Record<string, unknown>;
+  for (const key of Object.keys(obj)) {
+    if (!(FIELD_ORDER as readonly string[]).includes(key)) {
+      throw new VaultError('unknown-field', `unknown frontmatter field ${JSON.stringify(key.slice(0, 64))}`, {
+        field: key.slice(0, 64),
+        rule: 'additionalProperties false',
+        hint: `remove it; ecc.memory.v1 allows only: ${FIELD_ORDER.join(', ')}`,
+      });
+    }
+  }
+  const missing = FIELD_ORDER.filter((k) => !Object.prototype.hasOwnProperty.call(obj, k));
+  if (missing.length > 0) {
+    throw new VaultError('missing-field', `frontmatter is missing fields: ${missing.join(', ')}`, {
+      field: missing[0],
+      rule: 'required',
+      hint: 'all thirteen ecc.memory.v1 fields are required',
+    });
+  }
+  checkList('target_harnesses', obj.target_harnesses, LIMITS.targetHarnessesMin, LIMITS.targetHarnessesMax, checkSlug);
+  const schema = checkString('schema', obj.schema);
+  if (schema !== SCHEMA_VERSION) {
+    fail('schema', `const ${SCHEMA_VERSION}`, `unsupported memory schema ${JSON.stringify(schema.slice(0, 40))}`, `set schema: "${SCHEMA_VERSION}"`);
+  }
+  checkId('id', obj.id);
+  checkTitle(obj.title);
+  checkEnum('kind', obj.kind, KINDS);
+  checkEnum('scope', obj.scope, SCOPES);
+  checkEnum('trust', obj.trust, TRUSTS);
+  checkEnum('status', obj.status, STATUSES);
+  checkSlug('source_harness', obj.source_harness);
+  checkList('tags', obj.tags, 0, LIMITS.tagsMax, checkSlug);
+  checkList('links', obj.links, 0, LIMITS.linksMax, checkId);
+  checkTimestamp('created_at', obj.created_at);
+  checkTimestamp('updated_at', obj.updated_at);
+  return obj as unknown as Frontmatter;
+}
+
+/** Title rule: a string, no unsafe characters, trimmed, 1..200 UTF-16 units (limit from ecc.memory.v1). */
+export function checkTitle(v: unknown): string {
+  const s = checkString('title', v);
+  if (s.length === 0 || s.trim().length === 0) fail('title', 'minLength 1', 'must be a non-empty string', 'give the memory a short title');
+  if (s !== s.trim()) fail('title', 'trimmed', 'must not start or end with whitespace', 'remove the leading/trailing spaces');
+  if (s.length > LIMITS.titleMax) {
+    fail('title', `maxLength ${LIMITS.titleMax}`, `is too long (maximum ${LIMITS.titleMax} characters, got ${s.length})`, 'shorten the title; put details in the body');
+  }
+  return s;
+}
+
+/**
+ * Body rule: non-empty after trimming, at most 65,536 UTF-8 bytes, no control characters other
+ * than TAB, LF, CR and no bidi formatting characters (limits from ecc.memory.v1).
+ *
+ * Unsafe characters are checked before trimming (so a leading U+000B is refused, not trimmed
+ * away); the size is measured after trimming.
+ *
+ * @param raw the body text as given or as found in the file
+ * @returns the trimmed body, which is what is stored
+ * @throws VaultError `invalid-body` or `body-too-large`
+ */
+export function validateBody(raw: string): string {
+  if (typeof raw !== 'string') {
+    throw new VaultError('invalid-body', 'body: must be a string', { field: 'body', rule: 'type string', hint: 'give the body as text' });
+  }
+  if (UNSAFE_BODY_CHARS.test(raw)) {
+    throw new VaultError('invalid-body', 'body: contains a control or bidirectional formatting character', {
+      field: 'body',
+      rule: 'no control or bidirectional formatting characters',
+      hint: 'only TAB, LF and CR are allowed among control characters; remove bidi overrides (U+202A–U+202E, U+2066–U+2069)',
+    });
+  }
+  const body = raw.trim();
+  if (body.length === 0) {
+    throw new VaultError('invalid-body', 'body: must contain non-whitespace context', {
+      field: 'body',
+      rule: 'minLength 1',
+      hint: 'write what should be remembered in the body',
+    });
+  }
+  const bytes = utf8Bytes(body);
+  if (bytes > LIMITS.bodyMaxBytes) {
+    throw new VaultError('body-too-large', `body: is too large (${bytes} bytes, maximum ${LIMITS.bodyMaxBytes} bytes of UTF-8)`, {
+      field: 'body',
+      rule: `maxBytes ${LIMITS.bodyMaxBytes}`,
+      hint: 'split the memory into smaller ones, or link to a document in the repository',
+    });
+  }
+  return body;
+}

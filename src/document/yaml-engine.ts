@@ -1,0 +1,131 @@
+/**
+ * The only frontmatter engine gray-matter may use: YAML 1.2 (core schema) through the `yaml`
+ * package, locked down so that no code can run and no input can blow up.
+ *
+ * - JavaScript, CoffeeScript and every other gray-matter engine are replaced by one that refuses.
+ * - Anchors, aliases and explicit tags (`!!js/function`, `!!binary`, ...) are refused.
+ * - Timestamps stay strings (the core schema has no timestamp type).
+ * - Duplicate keys are refused with their line.
+ *
+ * Canonical frontmatter (`key: <JSON>` lines) takes a fast path through JSON.parse; JSON is a
+ * subset of YAML 1.2, so the values are the same either way.
+ */
+import YAML from 'yaml';
+import { VaultError } from '../errors.js';
+
+const CANONICAL_LINE = /^([a-z_]{1,32}): (.+)$/;
+
+/** Thrown inside gray-matter; carries a VaultError out through its stack unchanged. */
+function refuseEngine(): never {
+  throw new VaultError('frontmatter-language', 'frontmatter must be YAML; other engines (js, javascript, coffee, ...) are refused', {
+    rule: 'yaml only',
+    hint: 'start the file with a line that is exactly ---',
+  });
+}
+
+function tryCanonical(block: string): Record<string, unknown> | undefined {
+  const out: Record<string, unknown> = Object.create(null);
+  const lines = block.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const m = CANONICAL_LINE.exec(lines[i]!);
+    if (!m) return undefined;
+    const key = m[1]!;
+    let value: unknown;
+    try {
+      value = JSON.parse(m[2]!);
+    } catch {
+      return undefined;
+    }
+    if (value !== null && typeof value === 'object' && !Array.isArray(value)) return undefined;
+    if (Object.prototype.hasOwnProperty.call(out, key)) {
+      throw new VaultError('duplicate-field', `duplicate frontmatter field ${JSON.stringify(key)}`, {
+        field: key,
+        rule: 'unique keys',
+        line: i + 2,
+        hint: 'keep one line per field',
+      });
+    }
+    out[key] = value;
+  }
+  return { ...out };
+}
+
+/**
+ * Parses a frontmatter block (the text between the `---` lines).
+ *
+ * @param block frontmatter text, LF line endings
+ * @returns the parsed value (any YAML value; the caller checks it is a mapping)
+ * @throws VaultError `invalid-frontmatter` (with `line`, 1-based in the whole document),
+ *   `duplicate-field`, `yaml-alias`, `yaml-tag`
+ */
+export function parseFrontmatterBlock(block: string): unknown {
+  const fast = tryCanonical(block);
+  if (fast) return fast;
+  const doc = YAML.parseDocument(block, {
+    version: '1.2',
+    schema: 'core',
+    uniqueKeys: true,
+    merge: false,
+    strict: true,
+    prettyErrors: true,
+    keepSourceTokens: false,
+  });
+  const first = doc.errors[0];
+  if (first) {
+    const line = (first.linePos?.[0]?.line ?? 1) + 1;
+    const reason = first.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
+    if (first.code === 'DUPLICATE_KEY') {
+      throw new VaultError('duplicate-field', `duplicate frontmatter field (line ${line})`, { rule: 'unique keys', line, hint: 'keep one line per field' });
+    }
+    const hint =
+      first.code === 'TAB_AS_INDENT'
+        ? 'indent with spaces, not tabs'
+        : first.code === 'MULTIPLE_DOCS'
+          ? 'a memory has exactly one frontmatter block; remove the second ---'
+          : 'write each field as key: value; quote values that contain ": " or start with a special character';
+    throw new VaultError('invalid-frontmatter', `frontmatter is not valid YAML at line ${line}: ${reason}`, { rule: 'yaml syntax', line, hint });
+  }
+  YAML.visit(doc, {
+    Node(_key, node) {
+      const line = lineOf(block, node.range?.[0] ?? 0);
+      if (YAML.isAlias(node) || (node as { anchor?: string }).anchor) {
+        throw new VaultError('yaml-alias', `frontmatter uses a YAML anchor or alias (line ${line})`, {
+          rule: 'no anchors or aliases',
+          line,
+          hint: 'write each value out in full',
+        });
+      }
+      if ((node as { tag?: string }).tag) {
+        throw new VaultError('yaml-tag', `frontmatter uses an explicit YAML tag (line ${line})`, {
+          rule: 'no explicit tags',
+          line,
+          hint: 'remove the !tag; values are plain strings and lists',
+        });
+      }
+    },
+  });
+  return doc.toJS({ maxAliasCount: 0 });
+}
+
+function lineOf(block: string, offset: number): number {
+  let line = 2; // line 1 of the document is the opening ---
+  for (let i = 0; i < offset && i < block.length; i++) if (block.charCodeAt(i) === 10) line++;
+  return line;
+}
+
+/** gray-matter options: YAML through {@link parseFrontmatterBlock}; every other engine refused. */
+export const GRAY_MATTER_OPTIONS = {
+  language: 'yaml',
+  excerpt: false,
+  engines: {
+    yaml: { parse: parseFrontmatterBlock, stringify: refuseEngine },
+    yml: { parse: parseFrontmatterBlock, stringify: refuseEngine },
+    json: { parse: refuseEngine, stringify: refuseEngine },
+    javascript: { parse: refuseEngine, stringify: refuseEngine },
+    js: { parse: refuseEngine, stringify: refuseEngine },
+    coffee: { parse: refuseEngine, stringify: refuseEngine },
+    coffeescript: { parse: refuseEngine, stringify: refuseEngine },
+    cson: { parse: refuseEngine, stringify: refuseEngine },
+    toml: { parse: refuseEngine, stringify: refuseEngine },
+  },
+};

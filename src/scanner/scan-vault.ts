@@ -1,0 +1,359 @@
+/**
+ * Walks the vault's scope folders and returns every memory plus diagnostics. Never follows a
+ * symbolic link, never enters hidden folders, never throws for a malformed file, and never puts
+ * raw file content into a diagnostic. Bounded (files, depth, bytes) and says when a bound was hit.
+ */
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, type Dirent } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { kindFolder, kindOfFolder, LIMITS, SCOPES, type Memory, type Scope } from '../document/contract.js';
+import { parseMemory, type NonCanonicalReason } from '../document/parse.js';
+import { isVaultError } from '../errors.js';
+import { findSecretShapes } from '../secrets/scan-secrets.js';
+import { scopeRoot, type VaultRoots } from '../store/roots.js';
+
+/** Bounds of one scan. Generous (100,000+ memories) but finite. */
+export interface ScanLimits {
+  /** directory entries visited across all scopes */
+  maxEntries: number;
+  /** folder depth below a scope root (scope root = 0, kind folder = 1) */
+  maxDepth: number;
+  /** bytes of memory files read, in total */
+  maxTotalBytes: number;
+}
+
+export const DEFAULT_SCAN_LIMITS: ScanLimits = { maxEntries: 500_000, maxDepth: 8, maxTotalBytes: 2 * 1024 ** 3 };
+
+/** A readable, valid memory found by the scan. */
+export interface ScanEntry {
+  memory: Memory;
+  /** the scope folder it was found in */
+  scope: Scope;
+  /** vault-relative path, `<scope>/<kind>s/<file>.md`, always with `/` */
+  path: string;
+  /** absolute path */
+  absPath: string;
+  canonical: boolean;
+  nonCanonical: NonCanonicalReason[];
+  /** file size in bytes */
+  size: number;
+  /** modification time in ms since the epoch */
+  mtimeMs: number;
+}
+
+/** What kind of problem a diagnostic reports. */
+export type ScanProblemKind =
+  /** the file could not be parsed or validated (see `code`) */
+  | 'invalid-document'
+  /** scope or kind folder disagrees with the frontmatter */
+  | 'location-mismatch'
+  /** a built-in credential shape was found in an existing file */
+  | 'suspected-secret'
+  /** the file could not be opened or read */
+  | 'unreadable';
+
+/** A file that is in the vault but is not a usable memory. Never holds file content. */
+export interface InvalidFile {
+  kind: ScanProblemKind;
+  scope: Scope;
+  path: string;
+  absPath: string;
+  /** the VaultError code (for invalid documents) or the kind */
+  code: string;
+  message: string;
+  field?: string | undefined;
+  line?: number | undefined;
+  hint?: string | undefined;
+  /** for a location mismatch: the memory's id, when it parsed */
+  id?: string | undefined;
+}
+
+/** The result of a scan. `complete` is false when a bound was hit or a folder could not be read. */
+export interface ScanResult {
+  entries: ScanEntry[];
+  invalid: InvalidFile[];
+  /** symbolic links found (files or folders), never followed: vault-relative paths */
+  symlinks: string[];
+  /** regular non-hidden files that are not `*.md` memories, e.g. notes.txt: vault-relative paths */
+  strays: string[];
+  /** hidden entries skipped (.obsidian/, .index/, dotfiles): count only */
+  hiddenSkipped: number;
+  /** bytes of memory files read */
+  scannedBytes: number;
+  /** false when a limit was hit or a folder could not be listed */
+  complete: boolean;
+  /** why the scan is incomplete, one line each */
+  incompleteReasons: string[];
+  /** scopes scanned, in order */
+  scopes: Scope[];
+}
+
+/** Options of {@link scanVault}. */
+export interface ScanOptions {
+  scopes?: readonly Scope[];
+  limits?: Partial<ScanLimits>;
+  /** re-scan file text for built-in credential shapes (default true) */
+  secretCheck?: boolean;
+}
+
+/** A regular file found by the walk, before reading. */
+export interface WalkedFile {
+  scope: Scope;
+  /** vault-relative, `/`-separated */
+  path: string;
+  absPath: string;
+  /** path segments below the scope root */
+  segments: string[];
+}
+
+/** Callbacks and results of {@link walkVault}. */
+export interface WalkResult {
+  symlinks: string[];
+  strays: string[];
+  hiddenSkipped: number;
+  complete: boolean;
+  incompleteReasons: string[];
+}
+
+function toVaultPath(scope: Scope, root: string, abs: string): string {
+  return `${scope}/${relative(root, abs).split(sep).join('/')}`;
+}
+
+/**
+ * Walks the scope folders without reading files: lists `*.md` candidates, symlinks, strays.
+ * Entries are visited in sorted order (code points) for stable output.
+ *
+ * @param onFile called for every regular, non-hidden `*.md` file; return false to stop the walk
+ */
+export function walkVault(roots: VaultRoots, scopes: readonly Scope[], limits: ScanLimits, onFile: (f: WalkedFile) => boolean | void): WalkResult {
+  const result: WalkResult = { symlinks: [], strays: [], hiddenSkipped: 0, complete: true, incompleteReasons: [] };
+  let visited = 0;
+  let stopped = false;
+  const incomplete = (reason: string) => {
+    result.complete = false;
+    if (!result.incompleteReasons.includes(reason)) result.incompleteReasons.push(reason);
+  };
+
+  const walk = (scope: Scope, root: string, dir: string, depth: number, segments: string[]): void => {
+    if (stopped) return;
+    if (depth > limits.maxDepth) {
+      incomplete(`folder deeper than ${limits.maxDepth} levels not scanned: ${toVaultPath(scope, root, dir)}`);
+      return;
+    }
+    let names: Dirent[];
+    try {
+      names = readdirSync(dir, { withFileTypes: true });
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' && depth === 0) return; // a missing vault is an empty vault
+      incomplete(`folder could not be read (${code ?? 'error'}): ${toVaultPath(scope, root, dir)}`);
+      return;
+    }
+    names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const d of names) {
+      if (stopped) return;
+      if (++visited > limits.maxEntries) {
+        incomplete(`more than ${limits.maxEntries} entries; the rest was not scanned`);
+        stopped = true;
+        return;
+      }
+      const abs = join(dir, d.name);
+      if (d.name.startsWith('.')) {
+        if (d.isSymbolicLink()) result.symlinks.push(toVaultPath(scope, root, abs));
+        else if (!(depth === 0 && d.name === '.gitignore' && scope === 'project')) result.hiddenSkipped++;
+        continue;
+      }
+      if (d.isSymbolicLink()) {
+        result.symlinks.push(toVaultPath(scope, root, abs));
+        continue;
+      }
+      if (d.isDirectory()) {
+        walk(scope, root, abs, depth + 1, [...segments, d.name]);
+        continue;
+      }
+      if (d.isFile() && d.name.endsWith('.md')) {
+        if (onFile({ scope, path: toVaultPath(scope, root, abs), absPath: abs, segments: [...segments, d.name] }) === false) stopped = true;
+        continue;
+      }
+      result.strays.push(toVaultPath(scope, root, abs));
+    }
+  };
+
+  for (const scope of scopes) {
+    const root = scopeRoot(roots, scope);
+    try {
+      const st = lstatSync(root);
+      if (st.isSymbolicLink()) {
+        result.symlinks.push(`${scope}/`);
+        incomplete(`the ${scope} scope folder is a symbolic link and was not scanned`);
+        continue;
+      }
+    } catch {
+      continue; // missing scope = empty
+    }
+    walk(scope, root, root, 0, []);
+  }
+  return result;
+}
+
+/**
+ * Reads one file safely: no symlink (O_NOFOLLOW), no FIFO or device (regular-file check after
+ * open with O_NONBLOCK), at most `maxBytes` (a larger file is reported by size, never read).
+ *
+ * @returns the bytes and stat info, or an error code
+ */
+export function readFileSafe(absPath: string, maxBytes: number): { ok: true; bytes: Buffer; size: number; mtimeMs: number } | { ok: false; code: string; size?: number } {
+  let fd: number | undefined;
+  try {
+    fd = openSync(absPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const st = fstatSync(fd);
+    if (!st.isFile()) return { ok: false, code: 'not-a-regular-file' };
+    if (st.size > maxBytes) return { ok: false, code: 'too-large', size: st.size };
+    const buf = Buffer.allocUnsafe(Math.min(st.size, maxBytes) + 1);
+    let off = 0;
+    for (;;) {
+      const n = readSync(fd, buf, off, buf.length - off, null);
+      if (n === 0) break;
+      off += n;
+      if (off > maxBytes) return { ok: false, code: 'too-large', size: off };
+      if (off === buf.length) break;
+    }
+    return { ok: true, bytes: buf.subarray(0, off), size: off, mtimeMs: st.mtimeMs };
+  } catch (err) {
+    return { ok: false, code: (err as NodeJS.ErrnoException).code ?? 'read-error' };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * Checks that a memory sits where its frontmatter says: in its scope's folder and its kind's
+ * folder (`<scope>/<kind>s/...`; deeper subfolders are allowed).
+ *
+ * @returns undefined when it matches, else a message
+ */
+export function locationProblem(memory: Memory, scope: Scope, segments: readonly string[]): string | undefined {
+  if (memory.scope !== scope) return `frontmatter says scope ${memory.scope} but the file is in the ${scope} folder`;
+  if (segments.length < 2) return `a memory must be inside a kind folder (${kindFolder(memory.kind)}/), not directly in ${scope}/`;
+  if (segments[0] !== kindFolder(memory.kind)) {
+    const folderKind = kindOfFolder(segments[0]!);
+    return folderKind
+      ? `frontmatter says kind ${memory.kind} but the file is in ${segments[0]}/`
+      : `the file is in ${segments[0]}/, which is not a kind folder; kind ${memory.kind} belongs in ${kindFolder(memory.kind)}/`;
+  }
+  return undefined;
+}
+
+/**
+ * Scans the vault: every memory in the requested scopes plus diagnostics.
+ *
+ * @param roots the vault's roots
+ * @param options scopes (default project and team), limits, secret re-check
+ * @returns memories and diagnostics; never throws for file content
+ */
+export function scanVault(roots: VaultRoots, options: ScanOptions = {}): ScanResult {
+  const scopes = options.scopes ?? (['project', 'team'] as Scope[]);
+  const limits = { ...DEFAULT_SCAN_LIMITS, ...options.limits };
+  const secretCheck = options.secretCheck ?? true;
+  const entries: ScanEntry[] = [];
+  const invalid: InvalidFile[] = [];
+  let scannedBytes = 0;
+  const extraReasons: string[] = [];
+
+  const walk = walkVault(roots, scopes, limits, (f) => {
+    const read = readFileSafe(f.absPath, LIMITS.documentMaxBytes);
+    if (!read.ok) {
+      const tooLarge = read.code === 'too-large';
+      invalid.push({
+        kind: tooLarge ? 'invalid-document' : 'unreadable',
+        scope: f.scope,
+        path: f.path,
+        absPath: f.absPath,
+        code: tooLarge ? 'document-too-large' : 'unreadable',
+        message: tooLarge
+          ? `document is too large (${read.size ?? 'over'} bytes, maximum ${LIMITS.documentMaxBytes})`
+          : `file could not be read (${read.code})`,
+        hint: tooLarge ? 'a memory is at most 128 KiB; split it' : 'check the file permissions',
+      });
+      return;
+    }
+    if (scannedBytes + read.size > limits.maxTotalBytes) {
+      extraReasons.push(`more than ${limits.maxTotalBytes} bytes of memories; the rest was not scanned`);
+      return false;
+    }
+    scannedBytes += read.size;
+    let parsed;
+    try {
+      parsed = parseMemory(read.bytes);
+    } catch (err) {
+      const e = isVaultError(err) ? err : undefined;
+      invalid.push({
+        kind: 'invalid-document',
+        scope: f.scope,
+        path: f.path,
+        absPath: f.absPath,
+        code: e?.code ?? 'invalid-document',
+        message: e?.message ?? 'document could not be parsed',
+        field: e?.field,
+        line: e?.line,
+        hint: e?.hint,
+      });
+      return;
+    }
+    const where = locationProblem(parsed.memory, f.scope, f.segments);
+    if (where) {
+      invalid.push({
+        kind: 'location-mismatch',
+        scope: f.scope,
+        path: f.path,
+        absPath: f.absPath,
+        code: 'location-mismatch',
+        message: where,
+        hint: `move it to ${parsed.memory.scope}/${kindFolder(parsed.memory.kind)}/${parsed.memory.id}.md or fix the frontmatter`,
+        id: parsed.memory.id,
+      });
+      return;
+    }
+    if (secretCheck) {
+      const labels = findSecretShapes(read.bytes.toString('utf8'));
+      if (labels.length > 0) {
+        invalid.push({
+          kind: 'suspected-secret',
+          scope: f.scope,
+          path: f.path,
+          absPath: f.absPath,
+          code: 'suspected-secret',
+          message: `memory contains a suspected secret (${labels.join(', ')}); it is quarantined`,
+          hint: 'remove the credential from the file (and rotate it: it may be in git history)',
+          id: parsed.memory.id,
+        });
+        return;
+      }
+    }
+    entries.push({
+      memory: parsed.memory,
+      scope: f.scope,
+      path: f.path,
+      absPath: f.absPath,
+      canonical: parsed.canonical,
+      nonCanonical: parsed.nonCanonical,
+      size: read.size,
+      mtimeMs: read.mtimeMs,
+    });
+  });
+
+  const reasons = [...walk.incompleteReasons, ...extraReasons];
+  return {
+    entries,
+    invalid,
+    symlinks: walk.symlinks,
+    strays: walk.strays,
+    hiddenSkipped: walk.hiddenSkipped,
+    scannedBytes,
+    complete: walk.complete && extraReasons.length === 0,
+    incompleteReasons: reasons,
+    scopes: [...scopes],
+  };
+}
+
+/** Every scope, in the default recall order followed by user. */
+export const ALL_SCOPES: readonly Scope[] = SCOPES;

@@ -1,0 +1,127 @@
+import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cliEnv, gitRepo, runCli, SHARED, tempDir } from '../helpers.js';
+
+function filesUnder(dir: string): string[] {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((d) => d.isFile())
+    .map((d) => join(d.parentPath ?? (d as unknown as { path: string }).path, d.name));
+}
+
+describe('vault save / read through the CLI', () => {
+  it('saves a team decision, prints id and vault-relative path, and reads it back', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const title = 'Use “Redis” sessions: C:\\tmp / 🎉 中文 \'quoted\'';
+    const save = await runCli(['save', '--scope', 'team', '--kind', 'decision', '--title', title, '--body', 'We store sessions in Redis.', '--tag', '#auth', '--json'], { cwd: repo, env });
+    expect(save.code, save.stderr).toBe(0);
+    const out = JSON.parse(save.stdout);
+    expect(out.id).toMatch(/^mem_\d{8}_[0-9a-f]{20}$/);
+    expect(out).toMatchObject({ scope: 'team', kind: 'decision', path: `team/decisions/${out.id}.md` });
+    const file = join(repo, '.ecc/memory/team/decisions', `${out.id}.md`);
+    const text = readFileSync(file, 'utf8');
+    expect(text).toContain(`title: ${JSON.stringify(title)}\n`);
+    expect(text).toContain('tags: ["auth"]\n');
+    expect(text).toContain('trust: "unreviewed"\n');
+    const read = await runCli(['read', out.id, '--json'], { cwd: repo, env });
+    expect(read.code, read.stderr).toBe(0);
+    const m = JSON.parse(read.stdout);
+    expect(m).toMatchObject({ id: out.id, title, kind: 'decision', scope: 'team', trust: 'unreviewed', status: 'active', tags: ['auth'], targetHarnesses: ['all'], sourceHarness: 'unknown', body: 'We store sessions in Redis.', path: out.path });
+  });
+
+  it('defaults to a private project-scope note with a fail-closed .gitignore', async () => {
+    const repo = gitRepo();
+    const r = await runCli(['save', '--title', 't', '--body', 'b', '--json'], { cwd: repo, env: cliEnv({ ECC_MEMORY_HARNESS: 'codex' }) });
+    expect(r.code, r.stderr).toBe(0);
+    const { id } = JSON.parse(r.stdout);
+    const proj = join(repo, '.ecc/memory/project');
+    expect(readFileSync(join(proj, '.gitignore'), 'utf8')).toBe('*\n!.gitignore\n');
+    const file = join(proj, 'notes', `${id}.md`);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(statSync(join(proj, 'notes')).mode & 0o777).toBe(0o700);
+    expect(readFileSync(file, 'utf8')).toContain('source_harness: "codex"');
+  });
+
+  it('refuses a wrong project .gitignore before writing anything', async () => {
+    const repo = gitRepo({ '.ecc/memory/project/.gitignore': '*.md\n' });
+    const r = await runCli(['save', '--title', 't', '--body', 'b'], { cwd: repo, env: cliEnv() });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toMatch(/fail-closed/);
+    expect(existsSync(join(repo, '.ecc/memory/project/notes'))).toBe(false);
+  });
+
+  it('refuses a secret without echoing it, and writes nothing', async () => {
+    const repo = gitRepo();
+    const secret = 'ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
+    const r = await runCli(['save', '--scope', 'team', '--title', 'creds', '--body', `token is ${secret}`], { cwd: repo, env: cliEnv() });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/GitHub token in body/);
+    expect(r.stdout + r.stderr).not.toContain(secret);
+    expect(filesUnder(join(repo, '.ecc/memory/team')).filter((f) => f.endsWith('.md'))).toEqual([]);
+  });
+
+  it('accepts a 64 KiB body and refuses 64 KiB + 1', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const ok = await runCli(['save', '--title', 'big', '--stdin', '--json'], { cwd: repo, env, input: 'x'.repeat(65536) });
+    expect(ok.code, ok.stderr).toBe(0);
+    const bad = await runCli(['save', '--title', 'big', '--stdin'], { cwd: repo, env, input: 'x'.repeat(65537) });
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).toMatch(/body: is too large \(65537 bytes, maximum 65536/);
+  });
+
+  it('20 processes saving the same --id: exactly one file, 19 clear errors', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const id = 'mem_race_condition_test';
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => runCli(['save', '--scope', 'team', '--id', id, '--title', `writer ${i}`, '--body', `body ${i}`], { cwd: repo, env })),
+    );
+    expect(results.filter((r) => r.code === 0)).toHaveLength(1);
+    const failures = results.filter((r) => r.code !== 0);
+    expect(failures).toHaveLength(19);
+    for (const f of failures) {
+      expect(f.code).toBe(5);
+      expect(f.stderr).toMatch(/already exists.*writes are create-only/);
+    }
+    const files = filesUnder(join(repo, '.ecc/memory/team'));
+    expect(files.map((f) => f.split('/').pop())).toEqual([`${id}.md`]);
+  });
+
+  it('refuses to write through a symlinked kind folder', async () => {
+    const repo = gitRepo();
+    const elsewhere = tempDir();
+    mkdirSync(join(repo, '.ecc/memory/team'), { recursive: true });
+    symlinkSync(elsewhere, join(repo, '.ecc/memory/team/notes'));
+    const r = await runCli(['save', '--scope', 'team', '--title', 't', '--body', 'b'], { cwd: repo, env: cliEnv() });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toMatch(/symbolic link/);
+    expect(readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it('reads the reference fixtures and reports not-found, incomplete and ambiguous distinctly', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const older = readFileSync(join(SHARED, 'fixtures/ecc/mem_20260725_01kolder.md'));
+    const handoff = readFileSync(join(SHARED, 'fixtures/ecc/mem_20260726_01k123example.md'));
+    mkdirSync(join(repo, '.ecc/memory/project/decisions'), { recursive: true });
+    mkdirSync(join(repo, '.ecc/memory/project/handoffs'), { recursive: true });
+    writeFileSync(join(repo, '.ecc/memory/project/.gitignore'), '*\n!.gitignore\n');
+    writeFileSync(join(repo, '.ecc/memory/project/decisions/mem_20260725_01kolder.md'), older);
+    writeFileSync(join(repo, '.ecc/memory/project/handoffs/mem_20260726_01k123example.md'), handoff);
+    const r = await runCli(['read', 'mem_20260725_01kolder', '--json'], { cwd: repo, env });
+    expect(r.code, r.stderr).toBe(0);
+    const m = JSON.parse(r.stdout);
+    expect(m.title).toBe('Drop stateless JWT for server sessions');
+    expect(m.backlinks.map((b: { id: string }) => b.id)).toEqual(['mem_20260726_01k123example']);
+    expect((await runCli(['read', 'mem_missing_one'], { cwd: repo, env })).code).toBe(4);
+    writeFileSync(join(repo, '.ecc/memory/project/notes-broken.md'), 'not a memory');
+    mkdirSync(join(repo, '.ecc/memory/project/notes'), { recursive: true });
+    writeFileSync(join(repo, '.ecc/memory/project/notes/broken.md'), '---\nid: x\n');
+    const inc = await runCli(['read', 'mem_missing_one'], { cwd: repo, env });
+    expect(inc.code).toBe(6);
+    expect(inc.stderr).toMatch(/incomplete/);
+  });
+});
