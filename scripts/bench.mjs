@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+// Benchmark runner (`npm run bench`, not part of the tests). Runs every scripts/bench/*.mjs
+// module in name order; each exports `run({ quick })` → `{ title, markdown, readme? }`.
+// Writes docs/benchmarks.md with the machine and command stated. `--quick` uses small sizes;
+// `--only NAME` runs one module.
+import { readdirSync, writeFileSync } from 'node:fs';
+import { cpus, totalmem } from 'node:os';
+import { join, dirname } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
+const modules = readdirSync(join(here, 'bench')).filter((f) => f.endsWith('.mjs')).sort().filter((f) => !only || f.includes(only));
+
+const sections = [];
+for (const file of modules) {
+  console.error(`bench: ${file} ...`);
+  const mod = await import(pathToFileURL(join(here, 'bench', file)).href);
+  const started = Date.now();
+  const result = await mod.run({ quick });
+  console.error(`bench: ${file} done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  sections.push(result);
+}
+
+const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB RAM, Node.js ${process.version}, ${process.platform}`;
+const doc = [
+  '# Benchmarks',
+  '',
+  `Measured by \`npm run bench${quick ? ' -- --quick' : ''}\` on ${new Date().toISOString().slice(0, 10)}; machine: ${machine}.`,
+  'Numbers are from one real run of the script; re-run it to reproduce. Nothing here is edited by hand.',
+  '',
+  ...sections.flatMap((s) => [`## ${s.title}`, '', s.markdown.trim(), '']),
+].join('\n');
+if (!only) {
+  writeFileSync(join(here, '..', 'docs', 'benchmarks.md'), doc);
+  console.error('bench: wrote docs/benchmarks.md');
+} else {
+  process.stdout.write(doc);
+}

@@ -1,0 +1,29 @@
+/**
+ * The public library API of vault: the same operations as the CLI, as typed functions.
+ * Pinned by tests/unit/public-api.test.ts: add to it deliberately.
+ */
+export { VaultError, EXIT, isVaultError, type VaultErrorCode } from './errors.js';
+export {
+  SCHEMA_VERSION,
+  FIELD_ORDER,
+  KINDS,
+  SCOPES,
+  STATUSES,
+  LIMITS,
+  type Memory,
+  type Kind,
+  type Scope,
+  type Status,
+  type Frontmatter,
+} from './document/contract.js';
+export { parseMemory, type ParsedMemory, type NonCanonicalReason } from './document/parse.js';
+export { serializeMemory } from './document/serialize.js';
+export { schemaAccepts, checkFrontmatter } from './schema/check-frontmatter.js';
+export { scanDocumentForSecrets, findSecretShapes, redactSecretShapes, type SecretFinding } from './secrets/scan-secrets.js';
+export { nodeRuntime, type Runtime } from './io/runtime.js';
+export { resolveRoots, type VaultRoots, type RootOptions } from './store/roots.js';
+export { generateMemoryId } from './store/ids.js';
+export { scanVault, walkVault, type ScanResult, type ScanEntry, type InvalidFile, type ScanOptions } from './scanner/scan-vault.js';
+export { saveMemory, buildMemory, type SaveInput, type SaveResult } from './vault/save-memory.js';
+export { readMemory, linkedIds, backlinksOf, type ReadResult, type Backlink } from './vault/read-memory.js';
+export { initVault, type InitResult } from './vault/init-vault.js';
