@@ -6,6 +6,8 @@
 
 import type { CliContext } from '../context.js';
 import { initCommand } from './init.js';
+import { mcpCommand } from './mcp.js';
+import { newCommand } from './new.js';
 import { readCommand } from './read.js';
 import { saveCommand } from './save.js';
 
@@ -15,5 +17,7 @@ export type CommandFactory = (ctx: CliContext) => { command: string; describe: s
 export const commandModules: CommandFactory[] = [
   initCommand,
   saveCommand,
+  newCommand,
   readCommand,
+  mcpCommand,
 ];

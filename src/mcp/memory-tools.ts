@@ -1,0 +1,107 @@
+/**
+ * The four MCP tools: memory_save, memory_search, memory_read, memory_doctor. Each one checks
+ * the server's identity policy, calls one library function and shapes its answer; failures
+ * become tool errors with stable codes (see tool-result.ts).
+ */
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { Memory } from '../document/contract.js';
+import { readVisibleMemory, scopesFor, type McpContext } from './memory-access.js';
+import { RECALL_NOTICE, toolErrorFrom, toolSuccess } from './tool-result.js';
+import { readInput, readOutput, saveInput, saveOutput } from './tool-schemas.js';
+
+const IDENTITY_NOTE = 'The harness identity is fixed by the server configuration; arguments cannot change it.';
+
+/** A memory's metadata without its body. */
+function summarize(m: Memory) {
+  return {
+    id: m.id,
+    title: m.title,
+    kind: m.kind,
+    scope: m.scope,
+    trust: m.trust,
+    status: m.status,
+    sourceHarness: m.sourceHarness,
+    targetHarnesses: m.targetHarnesses,
+    tags: m.tags,
+    links: m.links,
+    createdAt: m.createdAt,
+    updatedAt: m.updatedAt,
+  };
+}
+
+/**
+ * Registers the memory tools on `server`.
+ *
+ * @param server the MCP server
+ * @param ctx roots, runtime, identity and log of this server
+ */
+export function registerMemoryTools(server: McpServer, ctx: McpContext): void {
+  const harness = ctx.identity.harness;
+
+  server.registerTool(
+    'memory_save',
+    {
+      title: 'Save a memory',
+      description: [
+        'Save a durable memory to the project vault: a decision and its reason, a convention, a lesson learned, a runbook, a fact about this codebase, or a hand-off for the next session.',
+        'Use it when something learned now will matter in a later session; do not save transient chatter, whole transcripts, or anything already in the code or docs.',
+        'Writes are create-only: to correct a memory, save a new one that links to the old id. Every memory is stored as "unreviewed"; people review it in git.',
+        `It is recorded as written by harness "${harness}". ${IDENTITY_NOTE}`,
+        'Never include credentials: a suspected secret rejects the whole save.',
+      ].join(' '),
+      inputSchema: saveInput,
+      outputSchema: saveOutput,
+      annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+    },
+    async (args) => {
+      try {
+        const [scope] = scopesFor(ctx, [args.scope ?? 'project']);
+        const { saveMemory } = await import('../vault/save-memory.js');
+        const result = await saveMemory(
+          ctx.roots,
+          {
+            title: args.title,
+            body: args.body,
+            kind: args.kind,
+            scope,
+            tags: args.tags,
+            links: args.links,
+            targetHarnesses: args.targetHarnesses,
+            sourceHarness: harness,
+          },
+          ctx.rt,
+          { dryRun: ctx.rt.env.ECC_DRY_RUN === '1' },
+        );
+        return toolSuccess({ id: result.memory.id, path: result.path, written: result.written, memory: summarize(result.memory) });
+      } catch (err) {
+        return toolErrorFrom('MEMORY_WRITE_REJECTED', err, ctx.log);
+      }
+    },
+  );
+
+  server.registerTool(
+    'memory_read',
+    {
+      title: 'Read a memory',
+      description: [
+        'Read one memory in full by id (mem_...), with its status and the memories that link to it (backlinks; a newer memory linking here may supersede it).',
+        'Use it after memory_search, or when a memory or document mentions an id.',
+        `Only memories targeted at harness "${harness}" or "all" are visible. ${IDENTITY_NOTE}`,
+        `${RECALL_NOTICE} A status other than "active" means it was superseded or rejected.`,
+        'If the vault cannot be read completely the call fails with MEMORY_READ_INCOMPLETE rather than claiming the memory does not exist.',
+      ].join(' '),
+      inputSchema: readInput,
+      outputSchema: readOutput,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async (args) => {
+      try {
+        const scopes = scopesFor(ctx, args.scopes);
+        const r = await readVisibleMemory(ctx, args.id, scopes);
+        return toolSuccess({ notice: RECALL_NOTICE, memory: { ...summarize(r.memory), body: r.memory.body }, path: r.path, backlinks: r.backlinks });
+      } catch (err) {
+        return toolErrorFrom('MEMORY_READ_FAILED', err, ctx.log);
+      }
+    },
+  );
+}

@@ -1,0 +1,130 @@
+/**
+ * Input and output schemas of the MCP tools (zod 4; the SDK publishes them as JSON Schema in
+ * `tools/list`). Inputs declare types, enums and counts so a model can call correctly; the
+ * library still enforces every ecc.memory.v1 rule (patterns, byte limits, secrets) and names the
+ * field and the rule when one fails. Unknown argument keys are dropped, which is how a client's
+ * attempt to pass a harness name is ignored: identity belongs to the server.
+ */
+import * as z from 'zod';
+import { KINDS, LIMITS, SCOPES, STATUSES } from '../document/contract.js';
+
+const kind = z.enum(KINDS);
+const scope = z.enum(SCOPES);
+const status = z.enum(STATUSES);
+const scopes = z
+  .array(scope)
+  .min(1)
+  .max(3)
+  .describe('scopes to look in; default ["project","team"]. "user" only when the user asked for their personal memories and the operator enabled it');
+
+/** `memory_save` arguments. */
+export const saveInput = {
+  title: z.string().min(1).max(LIMITS.titleMax).describe('one-line summary, 1..200 characters'),
+  body: z.string().min(1).max(LIMITS.bodyMaxBytes).describe('the memory in Markdown: what, why, and how to apply it; at most 64 KiB of UTF-8. Never include credentials'),
+  kind: kind.optional().describe('kind of memory; default "note"'),
+  tags: z.array(z.string()).max(LIMITS.tagsMax).optional().describe('lowercase tags (letters, digits, ".", "_", "-"), at most 32'),
+  links: z.array(z.string()).max(LIMITS.linksMax).optional().describe('ids (mem_...) of related memories, e.g. the one this supersedes; at most 64'),
+  targetHarnesses: z
+    .array(z.string())
+    .min(LIMITS.targetHarnessesMin)
+    .max(LIMITS.targetHarnessesMax)
+    .optional()
+    .describe('harnesses that should recall it, e.g. ["claude-code","cursor"]; default ["all"]'),
+  scope: scope.optional().describe('"project" (default: local to this clone, never committed), "team" (committed and reviewed in pull requests) or "user" (personal; only when explicitly asked and enabled)'),
+};
+
+const memorySummary = z.object({
+  id: z.string(),
+  title: z.string(),
+  kind,
+  scope,
+  trust: z.literal('unreviewed'),
+  status,
+  sourceHarness: z.string(),
+  targetHarnesses: z.array(z.string()),
+  tags: z.array(z.string()),
+  links: z.array(z.string()),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+
+/** `memory_save` result. */
+export const saveOutput = {
+  id: z.string(),
+  path: z.string().describe('vault-relative path of the new file'),
+  written: z.boolean().describe('false only when the operator runs the server in dry-run mode (ECC_DRY_RUN=1)'),
+  memory: memorySummary,
+};
+
+/** `memory_search` arguments. */
+export const searchInput = {
+  query: z.string().max(500).describe('words to look for (any language); empty lists the newest memories'),
+  scopes: scopes.optional(),
+  kinds: z.array(kind).max(KINDS.length).optional().describe('only these kinds'),
+  tags: z.array(z.string()).max(LIMITS.tagsMax).optional().describe('only memories carrying these tags'),
+  statuses: z.array(status).max(STATUSES.length).optional().describe('default ["active"]; add "superseded" or "rejected" to see history'),
+  since: z.string().optional().describe('only memories updated at or after this ISO-8601 date or time'),
+  until: z.string().optional().describe('only memories updated at or before this ISO-8601 date or time'),
+  limit: z.number().int().min(1).max(100).optional().describe('maximum results, default 20'),
+};
+
+/** `memory_search` result. */
+export const searchOutput = {
+  notice: z.string(),
+  harness: z.string().describe('results are limited to memories targeted at this harness or "all"'),
+  total: z.number().int().describe('matching memories before the limit'),
+  results: z.array(
+    z.object({
+      id: z.string(),
+      title: z.string(),
+      kind,
+      scope,
+      status,
+      tags: z.array(z.string()),
+      score: z.number(),
+      path: z.string(),
+      excerpt: z.string(),
+      updatedAt: z.string(),
+    }),
+  ),
+  diagnostics: z.array(z.string()).describe('why results may be partial (unreadable or invalid files); empty when the vault read cleanly'),
+};
+
+/** `memory_read` arguments. */
+export const readInput = {
+  id: z.string().max(132).describe('memory id, mem_...'),
+  scopes: scopes.optional(),
+};
+
+const backlink = z.object({ id: z.string(), title: z.string(), kind: z.string(), scope, status: z.string(), path: z.string() });
+
+/** `memory_read` result. */
+export const readOutput = {
+  notice: z.string(),
+  memory: memorySummary.extend({ body: z.string() }),
+  path: z.string(),
+  backlinks: z.array(backlink).describe('memories (visible to this harness) that link to this one; a newer one may supersede it'),
+};
+
+/** `memory_doctor` arguments. */
+export const doctorInput = {
+  scopes: scopes.optional(),
+};
+
+/** `memory_doctor` result. */
+export const doctorOutput = {
+  ok: z.boolean().describe('true when no errors were found'),
+  summary: z.string(),
+  counts: z.record(z.string(), z.number()),
+  problems: z.array(
+    z.object({
+      severity: z.string(),
+      code: z.string(),
+      path: z.string().optional(),
+      line: z.number().optional(),
+      message: z.string(),
+      hint: z.string().optional(),
+    }),
+  ),
+  problemsTruncated: z.boolean().describe('true when more problems exist than listed (run `vault doctor` for all)'),
+};
