@@ -91,17 +91,21 @@ function parseUnchecked(input: Uint8Array | string): ParsedMemory {
   const firstLineEnd = text.indexOf('\n');
   const firstLine = firstLineEnd === -1 ? text : text.slice(0, firstLineEnd);
   if (firstLine !== '---') {
-    if (/^---\s*\S/.test(firstLine)) {
-      throw new VaultError('frontmatter-language', `frontmatter must be YAML; "${firstLine.slice(0, 20)}" names another engine, which is refused`, {
+    // `---js`, `--- yaml`, `---coffee`: gray-matter would pick that engine; we refuse them all.
+    if (/^---[ \t]*[A-Za-z][\w.+-]*[ \t]*\r?$/.test(firstLine)) {
+      throw new VaultError('frontmatter-language', `frontmatter must be YAML; "${firstLine.trimEnd().slice(0, 24)}" names another engine, which is refused`, {
         rule: 'yaml only',
         line: 1,
         hint: 'start the file with a line that is exactly ---',
       });
     }
+    const crOnly = /^---\r(?!\n)/.test(firstLine);
     throw new VaultError('missing-frontmatter', 'document must start with --- frontmatter', {
       rule: 'starts with ---',
       line: 1,
-      hint: 'the first line must be exactly ---, followed by the frontmatter and a closing ---',
+      hint: crOnly
+        ? 'the file uses old Mac (CR-only) line endings; re-save it with LF (or CRLF) line endings'
+        : 'the first line must be exactly ---, followed by the frontmatter and a closing ---',
     });
   }
   const close = /\n---(?:\n|$)/.exec(text.slice(3));
@@ -132,13 +136,27 @@ function parseUnchecked(input: Uint8Array | string): ParsedMemory {
 
   // gray-matter does the split; our options make YAML the only engine that can run.
   const file = matter(text, GRAY_MATTER_OPTIONS as never);
-  const frontmatter = checkFrontmatter(file.data);
+  const blockLines = block.split('\n');
+  let frontmatter;
+  try {
+    frontmatter = checkFrontmatter(file.data);
+  } catch (err) {
+    throw withLine(err, fieldLine(blockLines, err));
+  }
 
   // Body = text after the closing marker, minus one leading and one trailing newline.
   let rawBody = text.slice(blockEnd + 4);
   if (rawBody.startsWith('\n')) rawBody = rawBody.slice(1);
   if (rawBody.endsWith('\n')) rawBody = rawBody.slice(0, -1);
-  const body = validateBody(rawBody);
+  const bodyLine = blockLines.length + 3; // opening ---, the block, closing ---, then the body
+  let body: string;
+  try {
+    body = validateBody(rawBody);
+  } catch (err) {
+    const bad = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ud800-\udfff]/u.exec(rawBody);
+    const offset = isVaultError(err) && err.rule !== 'minLength 1' && err.rule?.startsWith('maxBytes') !== true && bad ? bad.index : 0;
+    throw withLine(err, bodyLine + countNewlines(rawBody, offset));
+  }
 
   const memory = fromFrontmatter(frontmatter, body);
   const canonicalText = serializeMemory(memory);
@@ -148,4 +166,33 @@ function parseUnchecked(input: Uint8Array | string): ParsedMemory {
     else reasons.push('body-spacing');
   }
   return { memory, canonical: reasons.length === 0, nonCanonical: reasons };
+}
+
+function countNewlines(s: string, end: number): number {
+  let n = 0;
+  for (let i = 0; i < end; i++) if (s.charCodeAt(i) === 10) n++;
+  return n;
+}
+
+/** The 1-based document line of the field a frontmatter error names (`tags[3]` → the tags line). */
+function fieldLine(blockLines: readonly string[], err: unknown): number | undefined {
+  if (!isVaultError(err) || err.line !== undefined || !err.field) return undefined;
+  const key = err.field.replace(/\[\d+\]$/, '');
+  const i = blockLines.findIndex((l) => {
+    const m = /^(["']?)([^"':]*)\1\s*:/.exec(l);
+    return m !== null && m[2] === key;
+  });
+  return i === -1 ? undefined : i + 2;
+}
+
+/** The same error with `line` set (VaultError fields are read-only). */
+function withLine(err: unknown, line: number | undefined): unknown {
+  if (!isVaultError(err) || line === undefined || err.line !== undefined) return err;
+  return new VaultError(err.code, err.message, {
+    ...(err.field !== undefined ? { field: err.field } : {}),
+    ...(err.rule !== undefined ? { rule: err.rule } : {}),
+    ...(err.hint !== undefined ? { hint: err.hint } : {}),
+    line,
+    ...(err.cause !== undefined ? { cause: err.cause } : {}),
+  });
 }

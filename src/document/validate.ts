@@ -4,6 +4,7 @@
  * a property test checks that both accept and reject exactly the same frontmatter objects.
  */
 import { VaultError } from '../errors.js';
+import { redactSecretShapes } from '../secrets/scan-secrets.js';
 import {
   FIELD_ORDER,
   ID_PATTERN,
@@ -20,6 +21,17 @@ import {
   utf8Bytes,
   type Frontmatter,
 } from './contract.js';
+
+/** Unpaired UTF-16 surrogates (the `u` flag makes a paired one a single code point, which does not match). */
+const LONE_SURROGATE = /[\ud800-\udfff]/u;
+
+/**
+ * Quotes a value for an error message: at most `max` characters, with every credential shape
+ * replaced first, so that an error about a bad id or tag never echoes a secret.
+ */
+export function quoteValue(s: string, max = 64): string {
+  return JSON.stringify(redactSecretShapes(s).text.slice(0, max));
+}
 
 function fail(field: string, rule: string, message: string, hint: string): never {
   throw new VaultError('invalid-field', `${field}: ${message}`, { field, rule, hint });
@@ -56,7 +68,7 @@ function checkString(field: string, v: unknown): string {
 function checkEnum(field: string, v: unknown, allowed: readonly string[]): void {
   const s = checkString(field, v);
   if (!allowed.includes(s)) {
-    fail(field, `enum ${allowed.join('|')}`, `must be one of: ${allowed.join(', ')} (got ${JSON.stringify(s)})`, `use one of: ${allowed.join(', ')}`);
+    fail(field, `enum ${allowed.join('|')}`, `must be one of: ${allowed.join(', ')} (got ${quoteValue(s, 40)})`, `use one of: ${allowed.join(', ')}`);
   }
 }
 
@@ -66,7 +78,7 @@ function checkSlug(field: string, v: unknown): void {
     fail(
       field,
       `pattern ${SLUG_PATTERN.source}`,
-      `must be a lowercase letters/numbers slug (got ${JSON.stringify(s.slice(0, 70))})`,
+      `must be a lowercase letters/numbers slug (got ${quoteValue(s, 70)})`,
       'use lowercase letters, digits, ".", "_" or "-", starting with a letter or digit, at most 64 characters',
     );
   }
@@ -78,7 +90,7 @@ function checkId(field: string, v: unknown): void {
     fail(
       field,
       `pattern ${ID_PATTERN.source}`,
-      `memory id must match mem_<lowercase-id> (got ${JSON.stringify(s.slice(0, 140))})`,
+      `memory id must match mem_<lowercase-id> (got ${quoteValue(s, 140)})`,
       'use an id like mem_20260726_0123456789abcdef0123 (lowercase letters, digits, "_" or "-")',
     );
   }
@@ -102,7 +114,7 @@ function checkTimestamp(field: string, v: unknown): void {
     const hint = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(s)
       ? 'this looks like an editor "Date & time" property (no seconds, no zone); write UTC with milliseconds, e.g. 2026-08-01T10:15:00.000Z'
       : 'write UTC ISO-8601 with milliseconds, e.g. 2026-07-26T20:00:00.000Z';
-    fail(field, `ISO-8601 timestamp ${TIMESTAMP_PATTERN.source}`, `must be a UTC ISO-8601 timestamp with milliseconds (got ${JSON.stringify(s.slice(0, 40))})`, hint);
+    fail(field, `ISO-8601 timestamp ${TIMESTAMP_PATTERN.source}`, `must be a UTC ISO-8601 timestamp with milliseconds (got ${quoteValue(s, 40)})`, hint);
   }
 }
 
@@ -128,8 +140,9 @@ export function validateFrontmatter(data: unknown): Frontmatter {
   const obj = data as Record<string, unknown>;
   for (const key of Object.keys(obj)) {
     if (!(FIELD_ORDER as readonly string[]).includes(key)) {
-      throw new VaultError('unknown-field', `unknown frontmatter field ${JSON.stringify(key.slice(0, 64))}`, {
-        field: key.slice(0, 64),
+      const shown = redactSecretShapes(key).text.slice(0, 64);
+      throw new VaultError('unknown-field', `unknown frontmatter field ${JSON.stringify(shown)}`, {
+        field: shown,
         rule: 'additionalProperties false',
         hint: `remove it; ecc.memory.v1 allows only: ${FIELD_ORDER.join(', ')}`,
       });
@@ -146,7 +159,7 @@ export function validateFrontmatter(data: unknown): Frontmatter {
   checkList('target_harnesses', obj.target_harnesses, LIMITS.targetHarnessesMin, LIMITS.targetHarnessesMax, checkSlug);
   const schema = checkString('schema', obj.schema);
   if (schema !== SCHEMA_VERSION) {
-    fail('schema', `const ${SCHEMA_VERSION}`, `unsupported memory schema ${JSON.stringify(schema.slice(0, 40))}`, `set schema: "${SCHEMA_VERSION}"`);
+    fail('schema', `const ${SCHEMA_VERSION}`, `unsupported memory schema ${quoteValue(schema, 40)}`, `set schema: "${SCHEMA_VERSION}"`);
   }
   checkId('id', obj.id);
   checkTitle(obj.title);
@@ -162,10 +175,21 @@ export function validateFrontmatter(data: unknown): Frontmatter {
   return obj as unknown as Frontmatter;
 }
 
-/** Title rule: a string, no unsafe characters, trimmed, 1..200 UTF-16 units (limit from ecc.memory.v1). */
+/**
+ * Title rule: a string, no unsafe characters, no unpaired surrogates, trimmed, 1..200 UTF-16
+ * code units (limits from ecc.memory.v1; the surrogate rule is ours: such a title cannot be
+ * written as UTF-8).
+ *
+ * @param v the value as parsed or given
+ * @returns the title, unchanged
+ * @throws VaultError `invalid-field` with field "title"
+ */
 export function checkTitle(v: unknown): string {
   const s = checkString('title', v);
   if (s.length === 0 || s.trim().length === 0) fail('title', 'minLength 1', 'must be a non-empty string', 'give the memory a short title');
+  if (LONE_SURROGATE.test(s)) {
+    fail('title', 'well-formed Unicode', 'contains an unpaired surrogate (not a Unicode character)', 'remove the broken character; the title must be valid Unicode text');
+  }
   if (s !== s.trim()) fail('title', 'trimmed', 'must not start or end with whitespace', 'remove the leading/trailing spaces');
   if (s.length > LIMITS.titleMax) {
     fail('title', `maxLength ${LIMITS.titleMax}`, `is too long (maximum ${LIMITS.titleMax} characters, got ${s.length})`, 'shorten the title; put details in the body');
@@ -175,7 +199,8 @@ export function checkTitle(v: unknown): string {
 
 /**
  * Body rule: non-empty after trimming, at most 65,536 UTF-8 bytes, no control characters other
- * than TAB, LF, CR and no bidi formatting characters (limits from ecc.memory.v1).
+ * than TAB, LF, CR and no bidi formatting characters (limits from ecc.memory.v1), and no unpaired
+ * surrogates (ours: they cannot be written as UTF-8, so the file would not read back the same).
  *
  * Unsafe characters are checked before trimming (so a leading U+000B is refused, not trimmed
  * away); the size is measured after trimming.
@@ -193,6 +218,13 @@ export function validateBody(raw: string): string {
       field: 'body',
       rule: 'no control or bidirectional formatting characters',
       hint: 'only TAB, LF and CR are allowed among control characters; remove bidi overrides (U+202A–U+202E, U+2066–U+2069)',
+    });
+  }
+  if (LONE_SURROGATE.test(raw)) {
+    throw new VaultError('invalid-body', 'body: contains an unpaired surrogate (not a Unicode character)', {
+      field: 'body',
+      rule: 'well-formed Unicode',
+      hint: 'remove the broken character; the body must be text that can be written as UTF-8',
     });
   }
   const body = raw.trim();

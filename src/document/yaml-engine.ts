@@ -59,6 +59,9 @@ function tryCanonical(block: string): Record<string, unknown> | undefined {
  *   `duplicate-field`, `yaml-alias`, `yaml-tag`
  */
 export function parseFrontmatterBlock(block: string): unknown {
+  // gray-matter hands over everything after the opening `---`, i.e. starting with that line's
+  // newline; drop it so that line 1 of `block` is line 2 of the document.
+  if (block.startsWith('\n')) block = block.slice(1);
   const fast = tryCanonical(block);
   if (fast) return fast;
   const doc = YAML.parseDocument(block, {
@@ -72,10 +75,16 @@ export function parseFrontmatterBlock(block: string): unknown {
   });
   const first = doc.errors[0];
   if (first) {
-    const line = (first.linePos?.[0]?.line ?? 1) + 1;
+    const line = (first.linePos?.[0]?.line ?? 1) + 1; // yaml counts from 1 within the block
     const reason = first.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
     if (first.code === 'DUPLICATE_KEY') {
-      throw new VaultError('duplicate-field', `duplicate frontmatter field (line ${line})`, { rule: 'unique keys', line, hint: 'keep one line per field' });
+      const key = keyOnLine(block, line);
+      throw new VaultError('duplicate-field', `duplicate frontmatter field${key ? ` ${JSON.stringify(key)}` : ''} (line ${line})`, {
+        ...(key ? { field: key } : {}),
+        rule: 'unique keys',
+        line,
+        hint: 'keep one line per field',
+      });
     }
     const hint =
       first.code === 'TAB_AS_INDENT'
@@ -86,6 +95,17 @@ export function parseFrontmatterBlock(block: string): unknown {
     throw new VaultError('invalid-frontmatter', `frontmatter is not valid YAML at line ${line}: ${reason}`, { rule: 'yaml syntax', line, hint });
   }
   YAML.visit(doc, {
+    Pair(_key, pair) {
+      const k = pair.key;
+      if (!YAML.isScalar(k) || typeof k.value !== 'string' || k.value === '') {
+        const line = lineOf(block, (YAML.isNode(k) ? k.range?.[0] : undefined) ?? (YAML.isNode(pair.value) ? pair.value.range?.[0] : undefined) ?? 0);
+        throw new VaultError('invalid-frontmatter', `frontmatter key on line ${line} is not a field name`, {
+          rule: 'keys are field names',
+          line,
+          hint: 'write each field as name: value, e.g. title: "text"',
+        });
+      }
+    },
     Node(_key, node) {
       const line = lineOf(block, node.range?.[0] ?? 0);
       if (YAML.isAlias(node) || (node as { anchor?: string }).anchor) {
@@ -105,6 +125,13 @@ export function parseFrontmatterBlock(block: string): unknown {
     },
   });
   return doc.toJS({ maxAliasCount: 0 });
+}
+
+/** The field name written at the start of a 1-based document line, if any. */
+function keyOnLine(block: string, docLine: number): string | undefined {
+  const text = block.split('\n')[docLine - 2];
+  const m = text === undefined ? null : /^["']?([A-Za-z_][A-Za-z0-9_]{0,63})["']?\s*:/.exec(text);
+  return m?.[1];
 }
 
 function lineOf(block: string, offset: number): number {

@@ -1,5 +1,6 @@
 import { ID_PATTERN } from '../document/contract.js';
 import { VaultError } from '../errors.js';
+import { quoteValue } from '../document/validate.js';
 
 /**
  * Generates a memory id the way the reference tool does: `mem_<YYYYMMDD UTC>_<20 lowercase hex>`
@@ -21,7 +22,7 @@ export function generateMemoryId(now: Date, randomHex: (bytes: number) => string
  */
 export function assertMemoryId(id: string, field = 'id'): string {
   if (typeof id !== 'string' || !ID_PATTERN.test(id)) {
-    throw new VaultError('invalid-input', `${field}: memory id must match mem_<lowercase-id> (got ${JSON.stringify(String(id).slice(0, 140))})`, {
+    throw new VaultError('invalid-input', `${field}: memory id must match mem_<lowercase-id> (got ${quoteValue(String(id), 140)})`, {
       field,
       rule: `pattern ${ID_PATTERN.source}`,
       hint: 'use an id like mem_20260726_0123456789abcdef0123 (lowercase letters, digits, "_" or "-")',
