@@ -1,0 +1,66 @@
+import { describe, expect, it } from 'vitest';
+import { cliEnv, gitRepo } from '../helpers.js';
+import { runRawMcp } from './mcp-client.js';
+
+const INIT = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw-test', version: '1.0.0' } } };
+const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
+const call = (id: number, name: string, args: unknown) => ({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+
+describe('vault mcp: protocol hygiene', () => {
+  it.each([
+    ['missing', {}, /ECC_MEMORY_HARNESS is not set/],
+    ['empty', { ECC_MEMORY_HARNESS: '' }, /ECC_MEMORY_HARNESS is not set/],
+    ['not a slug', { ECC_MEMORY_HARNESS: 'Claude Code' }, /ECC_MEMORY_HARNESS must be a harness name/],
+    ['the "all" target', { VAULT_HARNESS: 'all' }, /VAULT_HARNESS must be a harness name/],
+    ['a control character', { ECC_MEMORY_HARNESS: 'cursor\u001b[2J' }, /ECC_MEMORY_HARNESS must be a harness name/],
+  ])('refuses to start when the harness identity is %s: exit 1, one stderr line, nothing on stdout', async (_name, extra, message) => {
+    const r = await runRawMcp(gitRepo(), cliEnv(extra), [INIT]);
+    expect(r.code).toBe(1);
+    expect(r.stdout.length).toBe(0);
+    const lines = r.stderr.split('\n').filter(Boolean);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(/^vault mcp: startup failed: /);
+    expect(lines[0]).toMatch(message);
+    expect(r.stderr).not.toMatch(/\bat .*\.js:\d+|\u001b/);
+  });
+
+  it('writes nothing but newline-delimited JSON-RPC on stdout, whatever the session does', async () => {
+    const repo = gitRepo();
+    const secret = 'xoxb-' + '123456789012-abcdefghijkl';
+    const messages = [
+      INIT,
+      INITIALIZED,
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      call(3, 'memory_save', { title: 'Logs go to stderr', body: 'MCP servers keep stdout for JSON-RPC.', kind: 'lesson', tags: ['mcp'] }),
+      call(4, 'memory_save', { title: 'leak', body: `slack ${secret}` }),
+      call(5, 'memory_read', { id: 'mem_not_there_at_all' }),
+      call(6, 'memory_save', { title: 7 }),
+      call(7, 'no_such_tool', {}),
+      { jsonrpc: '2.0', id: 8, method: 'resources/list' },
+      { jsonrpc: '2.0', id: 9, method: 'resources/read', params: { uri: 'memory://mem_not_there_at_all' } },
+      call(10, 'memory_search', { query: 'stderr' }),
+      call(11, 'memory_doctor', {}),
+      'this line is not JSON',
+      { jsonrpc: '2.0', id: 12, method: 'ping' },
+    ];
+    const r = await runRawMcp(repo, cliEnv({ ECC_MEMORY_HARNESS: 'opencode' }), messages);
+    expect(r.code, r.stderr).toBe(0);
+    const text = r.stdout.toString('utf8');
+    expect(Buffer.from(text, 'utf8').equals(r.stdout)).toBe(true); // valid UTF-8
+    expect(text.endsWith('\n')).toBe(true);
+    const lines = text.slice(0, -1).split('\n');
+    const ids: unknown[] = [];
+    for (const line of lines) {
+      const msg = JSON.parse(line);
+      expect(msg.jsonrpc).toBe('2.0');
+      expect('result' in msg !== 'error' in msg).toBe(true);
+      ids.push(msg.id);
+    }
+    // every request got exactly one answer, the notification none
+    expect(ids.sort((a, b) => Number(a) - Number(b))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(text).not.toContain(secret);
+    expect(text).not.toContain(repo); // no absolute paths
+    expect(text).not.toMatch(/\n\s+at [\w.<>]+ \(/); // no stack traces
+    expect(r.stderr).toContain('vault mcp: serving harness "opencode"');
+  });
+});
