@@ -15,6 +15,9 @@ export interface SaveArgs extends GlobalArgs {
   'target-harness'?: string[];
   id?: string;
   'dry-run'?: boolean;
+  template?: boolean;
+  section?: string[];
+  wikilinks?: boolean;
 }
 
 /** Body bytes read from a file or stdin before validation: enough to report "too large" exactly. */
@@ -69,13 +72,31 @@ export const saveCommand = (ctx: CliContext) => ({
       .option('target-harness', { type: 'string', array: true, describe: 'harness that should recall it (repeatable; default all)' })
       .option('id', { type: 'string', describe: 'explicit id (default mem_<YYYYMMDD>_<20 hex>)' })
       .option('dry-run', { type: 'boolean', describe: 'check everything, write nothing (also ECC_DRY_RUN=1)' })
+      .option('template', { type: 'boolean', describe: "fill the body from the kind's template (templates/<kind>.md) with the --section values" })
+      .option('section', { type: 'string', array: true, describe: 'with --template: "Name=text" for one section, e.g. "Context=..." (repeatable; repeating a name adds a line)' })
+      .option('wikilinks', { type: 'boolean', describe: 'also append "Related: [[id]], ..." for the --link ids to the body (for Obsidian\'s graph)' })
+      .example('$0 save --kind runbook --template --section "When to use=Disk full" --section "Steps=1. df -h" --title "Free disk"', 'a body from templates/runbook.md')
       .example('$0 save --scope team --kind decision --title "Use Redis sessions" --body "..." --tag auth', 'record a team decision'),
   handler: (argv: SaveArgs) =>
     runCommand(ctx, argv, async () => {
       for (const flag of ['kind', 'scope', 'title', 'id', 'source-harness'] as const) {
         if (Array.isArray(argv[flag])) usageError(`--${flag} may be given only once`);
       }
-      const body = await readBodyInput(ctx, argv);
+      let body: string;
+      if (argv.template) {
+        if (argv.body !== undefined || argv['body-file'] !== undefined || argv.stdin) usageError('--template fills the body itself: leave out --body, --body-file and --stdin');
+        const { loadTemplate, fillTemplate, parseSectionValues } = await import('../../templates/index.js');
+        body = fillTemplate(loadTemplate(argv.kind ?? 'note'), parseSectionValues(argv.section ?? []));
+      } else {
+        if (argv.section?.length) usageError('--section needs --template', 'e.g. vault save --kind decision --template --section "Decision=We will ..."');
+        body = await readBodyInput(ctx, argv);
+      }
+      if (argv.wikilinks) {
+        if (!argv.link?.length) usageError('--wikilinks needs at least one --link ID');
+        const { appendRelatedLine } = await import('../../templates/related-links.js');
+        const { assertMemoryId } = await import('../../store/ids.js');
+        body = appendRelatedLine(body, argv.link.map((id) => assertMemoryId(String(id).trim(), 'links')));
+      }
       const { saveMemory } = await import('../../vault/save-memory.js');
       const roots = await rootsFor(ctx, argv);
       const dryRun = Boolean(argv['dry-run']) || ctx.io.runtime.env.ECC_DRY_RUN === '1';

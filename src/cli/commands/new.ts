@@ -1,0 +1,126 @@
+import type { Argv } from 'yargs';
+import { KINDS, type Kind } from '../../document/contract.js';
+import { VaultError } from '../../errors.js';
+import { printJson, printText, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs } from '../context.js';
+
+interface NewArgs extends GlobalArgs {
+  kind?: string;
+  title?: string;
+  scope?: string;
+  tag?: string[];
+  link?: string[];
+  'source-harness'?: string;
+  'target-harness'?: string[];
+  id?: string;
+  draft?: string;
+  'dry-run'?: boolean;
+}
+
+/**
+ * Runs the editor on a file the way git does: the command in $VISUAL or $EDITOR may carry
+ * arguments ("code --wait"), so it goes through the shell with the path as a separate argument.
+ *
+ * @returns the exit status (a signal counts as failure)
+ */
+async function runEditor(editor: string, file: string, env: Readonly<Record<string, string | undefined>>): Promise<{ status: number | null; signal: string | null; error?: string }> {
+  const { spawnSync } = await import('node:child_process');
+  const r =
+    process.platform === 'win32'
+      ? spawnSync(`${editor} "${file}"`, { shell: true, stdio: 'inherit', env: env as NodeJS.ProcessEnv })
+      : spawnSync('/bin/sh', ['-c', `${editor} "$@"`, editor, file], { stdio: 'inherit', env: env as NodeJS.ProcessEnv });
+  return { status: r.status, signal: r.signal, ...(r.error ? { error: r.error.message } : {}) };
+}
+
+/** `vault new --kind K --title T`: write a memory in $EDITOR from the kind's template, create-only. */
+export const newCommand = (ctx: CliContext) => ({
+  command: 'new',
+  describe: "write a new memory in $VISUAL/$EDITOR, starting from the kind's template (create-only)",
+  builder: (y: Argv) =>
+    y
+      .option('kind', { type: 'string', choices: [...KINDS], describe: 'kind of memory; picks templates/<kind>.md (default note)' })
+      .option('title', { type: 'string', describe: 'title, 1..200 characters (can also be written in the draft)' })
+      .option('scope', { type: 'string', choices: ['project', 'team', 'user'], describe: 'project (local, default), team (committed) or user (~/.ecc)' })
+      .option('tag', { type: 'string', array: true, describe: 'tag (repeatable; a leading # is dropped)' })
+      .option('link', { type: 'string', array: true, describe: 'id of a related or superseded memory (repeatable)' })
+      .option('source-harness', { type: 'string', describe: 'who writes it (default $ECC_MEMORY_HARNESS, $VAULT_HARNESS, else "unknown")' })
+      .option('target-harness', { type: 'string', array: true, describe: 'harness that should recall it (repeatable; default all)' })
+      .option('id', { type: 'string', describe: 'explicit id (default mem_<YYYYMMDD>_<20 hex>)' })
+      .option('draft', { type: 'string', describe: 'edit a draft kept by an earlier `vault new` again (its path was printed)' })
+      .option('dry-run', { type: 'boolean', describe: 'check everything, write nothing (also ECC_DRY_RUN=1)' })
+      .example('EDITOR=nano $0 new --kind decision --title "Use Redis sessions" --scope team', 'write an ADR-style decision in nano')
+      .epilog(
+        'The draft is a Markdown file in a private temp folder: a short frontmatter (title, kind, scope, tags, links,\n' +
+          'target_harnesses), then the template. Guidance comments and empty sections are removed on save. Nothing is\n' +
+          'written when the editor exits non-zero or the result is invalid; the draft is then kept and its path printed.',
+      ),
+  handler: (argv: NewArgs) =>
+    runCommand(ctx, argv, async () => {
+      for (const flag of ['kind', 'scope', 'title', 'id', 'source-harness', 'draft'] as const) {
+        if (Array.isArray(argv[flag])) usageError(`--${flag} may be given only once`);
+      }
+      const rt = ctx.io.runtime;
+      const editor = [rt.env.VISUAL, rt.env.EDITOR].find((e) => e !== undefined && e.trim() !== '');
+      if (!editor) usageError('no editor: set $EDITOR (or $VISUAL)', 'e.g. EDITOR=nano vault new --kind decision --title "..."; agents should use `vault save --template` instead');
+      const { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = await import('node:fs');
+      const { dirname, join, resolve } = await import('node:path');
+      const { tmpdir } = await import('node:os');
+      const { loadTemplate, loadAllTemplates, renderDraft, readDraft } = await import('../../templates/index.js');
+      const roots = await rootsFor(ctx, argv);
+
+      let draftPath: string;
+      if (argv.draft !== undefined) {
+        draftPath = resolve(rt.cwd, argv.draft);
+        if (!existsSync(draftPath)) throw new VaultError('not-found', `draft ${argv.draft} does not exist`, { field: 'draft', hint: 'give the path printed by the earlier `vault new`' });
+      } else {
+        const kind = (argv.kind ?? 'note') as Kind;
+        const template = loadTemplate(kind);
+        // A private folder (mode 0700) per draft: the draft may hold unsaved notes nobody else should read.
+        const dir = mkdtempSync(join(rt.env.TMPDIR || tmpdir(), 'vault-new-'));
+        draftPath = join(dir, `${kind}.md`);
+        const text = renderDraft(template, {
+          title: argv.title ?? '',
+          kind,
+          scope: argv.scope ?? 'project',
+          tags: argv.tag ?? [],
+          links: argv.link ?? [],
+          targetHarnesses: argv['target-harness']?.length ? argv['target-harness'] : ['all'],
+        });
+        writeFileSync(draftPath, text, { mode: 0o600, flag: 'wx' });
+      }
+      const keep = (why: string) => ctx.io.stderr(`${why}; draft kept: ${draftPath}\n  edit it again: vault new --draft ${JSON.stringify(draftPath)}\n`);
+
+      const run = await runEditor(editor, draftPath, rt.env);
+      if (run.status !== 0) {
+        const how = run.error ? `could not be started (${run.error})` : run.signal ? `was stopped by ${run.signal}` : `exited with status ${run.status}`;
+        keep('nothing saved');
+        throw new VaultError('io-error', `the editor (${editor}) ${how}; nothing was saved`, { field: 'editor', rule: 'editor exits 0', hint: 'save and quit normally to write the memory; quitting with an error aborts' });
+      }
+      try {
+        const draft = readDraft(readFileSync(draftPath, 'utf8'), loadAllTemplates());
+        if (draft.body === '') {
+          throw new VaultError('invalid-body', 'body: the draft is empty (every section was left empty)', { field: 'body', rule: 'non-empty body', hint: 'write at least one section' });
+        }
+        const { saveMemory } = await import('../../vault/save-memory.js');
+        const dryRun = Boolean(argv['dry-run']) || rt.env.ECC_DRY_RUN === '1';
+        const result = await saveMemory(
+          roots,
+          { ...draft, sourceHarness: argv['source-harness'], id: argv.id },
+          rt,
+          { dryRun },
+        );
+        if (result.written) rmSync(argv.draft !== undefined ? draftPath : dirname(draftPath), { recursive: true, force: true });
+        else keep('dry run: nothing saved');
+        const m = result.memory;
+        if (argv.json) {
+          printJson(ctx, { id: m.id, path: result.path, scope: m.scope, kind: m.kind, written: result.written });
+        } else {
+          printText(ctx, `${result.written ? 'Saved' : 'Dry run: would save'} unreviewed ${m.kind} ${m.id}`);
+          printText(ctx, `  path: ${result.path}`);
+          if (m.scope === 'team' && result.written) printText(ctx, `  commit it: git add ${result.absPath.startsWith(roots.worktreeRoot + '/') ? result.absPath.slice(roots.worktreeRoot.length + 1) : result.absPath}`);
+        }
+      } catch (err) {
+        keep('nothing saved');
+        throw err;
+      }
+    }),
+});
