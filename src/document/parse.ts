@@ -24,7 +24,10 @@ export type NonCanonicalReason =
 /** A parsed memory and how its text differs from the canonical serialization. */
 export interface ParsedMemory {
   memory: Memory;
-  /** true when the input bytes equal {@link serializeMemory}(memory) */
+  /**
+   * true when the input bytes equal {@link serializeMemory}(memory), with either list spelling
+   * (`["a", "b"]` as published, `["a","b"]` as the reference tool writes)
+   */
   canonical: boolean;
   /** empty when canonical */
   nonCanonical: NonCanonicalReason[];
@@ -160,9 +163,10 @@ function parseUnchecked(input: Uint8Array | string): ParsedMemory {
 
   const memory = fromFrontmatter(frontmatter, body);
   const canonicalText = serializeMemory(memory);
-  if (canonicalText !== text) {
-    const expectedBlock = canonicalText.slice(4, canonicalText.indexOf('\n---\n', 3));
-    if (expectedBlock !== block) reasons.push('frontmatter-style');
+  // The reference tool writes lists without a space after the comma; that spelling is canonical too.
+  if (canonicalText !== text && serializeMemory(memory, { listSeparator: ',' }) !== text) {
+    const blockOf = (t: string) => t.slice(4, t.indexOf('\n---\n', 3));
+    if (blockOf(canonicalText) !== block && blockOf(serializeMemory(memory, { listSeparator: ',' })) !== block) reasons.push('frontmatter-style');
     else reasons.push('body-spacing');
   }
   return { memory, canonical: reasons.length === 0, nonCanonical: reasons };

@@ -1,17 +1,33 @@
 import { FIELD_ORDER, toFrontmatter, type Memory } from './contract.js';
 
+/** How lists are spelled in a frontmatter line. */
+export interface SerializeOptions {
+  /**
+   * `", "` (default): `["auth", "migration"]`, byte-identical with the published ecc.memory.v1
+   * example documents (shared/fixtures/ecc). `","`: `["auth","migration"]`, what the reference
+   * tool's `JSON.stringify` writes. Both are canonical when read ({@link parseMemory}).
+   */
+  listSeparator?: ', ' | ',';
+}
+
 /**
  * Writes one memory in the canonical, byte-exact ecc.memory.v1 form: `---`, thirteen
- * `key: <JSON>` lines in the fixed order (compact JSON, one space after the colon), `---`, one
- * blank line, the trimmed body, one final newline. LF line endings only.
+ * `key: <JSON>` lines in the fixed order (one space after the colon; strings as JSON.stringify
+ * writes them; lists as `[]` or `["a", "b"]`), `---`, one blank line, the trimmed body, one final
+ * newline. LF line endings only.
  *
  * The memory is not validated here; callers validate first ({@link buildMemory} or parse).
  *
  * @param memory a valid memory (body already trimmed)
+ * @param options list spelling (see {@link SerializeOptions}); the default is the canonical form
  * @returns the document text (UTF-8 when written)
  */
-export function serializeMemory(memory: Memory): string {
+export function serializeMemory(memory: Memory, options: SerializeOptions = {}): string {
+  const sep = options.listSeparator ?? ', ';
   const fm = toFrontmatter(memory) as unknown as Record<string, unknown>;
-  const lines = FIELD_ORDER.map((key) => `${key}: ${JSON.stringify(fm[key])}`);
+  const lines = FIELD_ORDER.map((key) => {
+    const v = fm[key];
+    return `${key}: ${Array.isArray(v) ? `[${v.map((x) => JSON.stringify(x)).join(sep)}]` : JSON.stringify(v)}`;
+  });
   return `---\n${lines.join('\n')}\n---\n\n${memory.body.trim()}\n`;
 }
