@@ -6,8 +6,10 @@
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, type Dirent } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { kindFolder, kindOfFolder, LIMITS, SCOPES, type Memory, type Scope } from '../document/contract.js';
-import { parseMemory, type NonCanonicalReason } from '../document/parse.js';
+import type { NonCanonicalReason } from '../document/parse.js';
 import { isVaultError } from '../errors.js';
+import { parseMemoryFast } from './fast-parse.js';
+import { describeParseError } from './parse-problem.js';
 import { findSecretShapes } from '../secrets/scan-secrets.js';
 import { scopeRoot, type VaultRoots } from '../store/roots.js';
 
@@ -38,6 +40,8 @@ export interface ScanEntry {
   size: number;
   /** modification time in ms since the epoch */
   mtimeMs: number;
+  /** the decoded file text, only when the scan was asked to keep it ({@link ScanOptions.keepText}) */
+  text?: string;
 }
 
 /** What kind of problem a diagnostic reports. */
@@ -75,8 +79,10 @@ export interface ScanResult {
   symlinks: string[];
   /** regular non-hidden files that are not `*.md` memories, e.g. notes.txt: vault-relative paths */
   strays: string[];
-  /** hidden entries skipped (.obsidian/, .index/, dotfiles): count only */
+  /** hidden entries skipped (.obsidian/, .trash/, .index/, dotfiles): count only */
   hiddenSkipped: number;
+  /** editor files that are never memories (Obsidian *.canvas, *.base, *.excalidraw.md, ...): vault-relative paths */
+  editorFiles: string[];
   /** bytes of memory files read */
   scannedBytes: number;
   /** false when a limit was hit or a folder could not be listed */
@@ -93,6 +99,8 @@ export interface ScanOptions {
   limits?: Partial<ScanLimits>;
   /** re-scan file text for built-in credential shapes (default true) */
   secretCheck?: boolean;
+  /** keep each valid entry's decoded text in {@link ScanEntry.text} (default false; doctor uses it) */
+  keepText?: boolean;
 }
 
 /** A regular file found by the walk, before reading. */
@@ -110,8 +118,20 @@ export interface WalkResult {
   symlinks: string[];
   strays: string[];
   hiddenSkipped: number;
+  editorFiles: string[];
   complete: boolean;
   incompleteReasons: string[];
+}
+
+/**
+ * Files that editors keep beside notes and that are never memories: Obsidian canvases and bases,
+ * Excalidraw drawings (also stored as `*.excalidraw.md`). They are listed, never read, never errors.
+ */
+const EDITOR_FILE = /\.(?:canvas|base|excalidraw|excalidraw\.md|excalidraw\.json)$/i;
+
+/** True when a file name belongs to an editor, not to the vault (see {@link EDITOR_FILE}). */
+export function isEditorFile(name: string): boolean {
+  return EDITOR_FILE.test(name);
 }
 
 function toVaultPath(scope: Scope, root: string, abs: string): string {
@@ -125,7 +145,7 @@ function toVaultPath(scope: Scope, root: string, abs: string): string {
  * @param onFile called for every regular, non-hidden `*.md` file; return false to stop the walk
  */
 export function walkVault(roots: VaultRoots, scopes: readonly Scope[], limits: ScanLimits, onFile: (f: WalkedFile) => boolean | void): WalkResult {
-  const result: WalkResult = { symlinks: [], strays: [], hiddenSkipped: 0, complete: true, incompleteReasons: [] };
+  const result: WalkResult = { symlinks: [], strays: [], hiddenSkipped: 0, editorFiles: [], complete: true, incompleteReasons: [] };
   let visited = 0;
   let stopped = false;
   const incomplete = (reason: string) => {
@@ -168,6 +188,10 @@ export function walkVault(roots: VaultRoots, scopes: readonly Scope[], limits: S
       }
       if (d.isDirectory()) {
         walk(scope, root, abs, depth + 1, [...segments, d.name]);
+        continue;
+      }
+      if (d.isFile() && isEditorFile(d.name)) {
+        result.editorFiles.push(toVaultPath(scope, root, abs));
         continue;
       }
       if (d.isFile() && d.name.endsWith('.md')) {
@@ -283,19 +307,21 @@ export function scanVault(roots: VaultRoots, options: ScanOptions = {}): ScanRes
     scannedBytes += read.size;
     let parsed;
     try {
-      parsed = parseMemory(read.bytes);
+      parsed = parseMemoryFast(read.bytes);
     } catch (err) {
-      const e = isVaultError(err) ? err : undefined;
+      const p = isVaultError(err)
+        ? describeParseError(read.bytes, err)
+        : { code: 'invalid-document', message: 'document could not be parsed', field: undefined, line: undefined, hint: undefined };
       invalid.push({
         kind: 'invalid-document',
         scope: f.scope,
         path: f.path,
         absPath: f.absPath,
-        code: e?.code ?? 'invalid-document',
-        message: e?.message ?? 'document could not be parsed',
-        field: e?.field,
-        line: e?.line,
-        hint: e?.hint,
+        code: p.code,
+        message: p.message,
+        field: p.field,
+        line: p.line,
+        hint: p.hint,
       });
       return;
     }
@@ -313,8 +339,9 @@ export function scanVault(roots: VaultRoots, options: ScanOptions = {}): ScanRes
       });
       return;
     }
+    const text = secretCheck || options.keepText ? read.bytes.toString('utf8') : '';
     if (secretCheck) {
-      const labels = findSecretShapes(read.bytes.toString('utf8'));
+      const labels = findSecretShapes(text);
       if (labels.length > 0) {
         invalid.push({
           kind: 'suspected-secret',
@@ -338,6 +365,7 @@ export function scanVault(roots: VaultRoots, options: ScanOptions = {}): ScanRes
       nonCanonical: parsed.nonCanonical,
       size: read.size,
       mtimeMs: read.mtimeMs,
+      ...(options.keepText ? { text } : {}),
     });
   });
 
@@ -348,6 +376,7 @@ export function scanVault(roots: VaultRoots, options: ScanOptions = {}): ScanRes
     symlinks: walk.symlinks,
     strays: walk.strays,
     hiddenSkipped: walk.hiddenSkipped,
+    editorFiles: walk.editorFiles,
     scannedBytes,
     complete: walk.complete && extraReasons.length === 0,
     incompleteReasons: reasons,

@@ -5,6 +5,7 @@
  */
 
 import type { CliContext } from '../context.js';
+import { doctorCommand } from './doctor.js';
 import { initCommand } from './init.js';
 import { mcpCommand } from './mcp.js';
 import { newCommand } from './new.js';
@@ -19,5 +20,6 @@ export const commandModules: CommandFactory[] = [
   saveCommand,
   newCommand,
   readCommand,
+  doctorCommand,
   mcpCommand,
 ];

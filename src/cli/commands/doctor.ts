@@ -1,0 +1,63 @@
+import type { Argv } from 'yargs';
+import type { Scope } from '../../document/contract.js';
+import { EXIT } from '../../errors.js';
+import { printJson, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs } from '../context.js';
+
+interface DoctorArgs extends GlobalArgs {
+  format?: string;
+  strict?: boolean;
+  changed?: string;
+  staged?: boolean;
+  scope?: Scope[];
+  'index-check'?: boolean;
+}
+
+/** `vault doctor`: check the vault, change nothing; exit 1 when errors (or warnings with --strict) are found. */
+export const doctorCommand = (ctx: CliContext) => ({
+  command: 'doctor',
+  describe: 'check the vault without changing anything (exit 1 on errors)',
+  builder: (y: Argv) =>
+    y
+      .option('format', { type: 'string', choices: ['text', 'json', 'github'], describe: 'output: text (default), json (= --json), github (workflow annotations)' })
+      .option('strict', { type: 'boolean', describe: 'warnings fail too (exit 1)' })
+      .option('changed', { type: 'string', describe: 'check only files changed since the merge base with this git ref (e.g. origin/main); vault-wide checks still see everything' })
+      .option('staged', { type: 'boolean', describe: 'check only files staged in git (pre-commit)' })
+      .option('scope', { type: 'string', array: true, choices: ['team', 'project', 'user'], describe: 'scopes to check (default project and team)' })
+      .option('index-check', { type: 'boolean', default: true, describe: 'check that the search index is fresh (--no-index-check skips it)' })
+      .example('$0 doctor', 'check the project and team scopes')
+      .example('$0 doctor --changed origin/main --format github', 'in CI on a pull request')
+      .example('$0 doctor --staged --strict', 'in a pre-commit hook'),
+  handler: (argv: DoctorArgs) =>
+    runCommand(ctx, argv, async () => {
+      if (Array.isArray(argv.changed) || Array.isArray(argv.format)) usageError('--changed and --format may be given only once');
+      if (argv.changed !== undefined && argv.staged) usageError('choose one of --changed <ref> and --staged', 'use --changed in CI, --staged in a pre-commit hook');
+      if (argv.changed !== undefined && String(argv.changed).trim() === '') usageError('--changed needs a git ref, e.g. --changed origin/main');
+      const format = argv.json ? 'json' : (argv.format ?? 'text');
+      const { runDoctor } = await import('../../doctor/run-doctor.js');
+      const roots = await rootsFor(ctx, argv);
+      const report = await runDoctor(roots, {
+        ...(argv.scope?.length ? { scopes: argv.scope } : {}),
+        strict: Boolean(argv.strict),
+        ...(argv.changed !== undefined ? { changed: String(argv.changed) } : {}),
+        staged: Boolean(argv.staged),
+        checkIndex: argv['index-check'] !== false,
+      });
+      if (format === 'json') {
+        printJson(ctx, report);
+      } else if (format === 'github') {
+        const [{ formatGithub }, { repoPathOf }, { sanitizeTerminalText }] = await Promise.all([
+          import('../../doctor/report-format.js'),
+          import('../../doctor/repo-path.js'),
+          import('../terminal-text.js'),
+        ]);
+        ctx.io.stdout(sanitizeTerminalText(formatGithub(report, (p) => repoPathOf(roots, p.path), Boolean(argv.strict))));
+      } else {
+        const [{ formatText, NO_PAINT }, { sanitizeTerminalText }] = await Promise.all([import('../../doctor/report-format.js'), import('../terminal-text.js')]);
+        const env = ctx.io.runtime.env;
+        const colour = ctx.io.stdoutIsTTY && !env.NO_COLOR && env.TERM !== 'dumb';
+        const paint = colour ? (await import('picocolors')).default.createColors(true) : NO_PAINT;
+        ctx.io.stdout(formatText(report, paint, sanitizeTerminalText, Boolean(argv.strict)));
+      }
+      return report.ok ? EXIT.ok : EXIT.findings;
+    }),
+});

@@ -1,0 +1,159 @@
+/**
+ * `vault doctor` as a library call: scan the whole vault (never writing anything), run every rule,
+ * and return the problems as values. One rule per file under ./rules; each gets the same context.
+ */
+import { readdirSync } from 'node:fs';
+import type { Scope } from '../document/contract.js';
+import { VaultError } from '../errors.js';
+import { scanVault, type ScanEntry, type ScanLimits } from '../scanner/scan-vault.js';
+import { scopeRoot, type VaultRoots } from '../store/roots.js';
+import { idFromFileName, type DoctorContext, type Selection } from './context.js';
+import { sortProblems, type DoctorReport, type Problem } from './problem.js';
+import { checkBrokenLinks } from './rules/broken-links.js';
+import { checkDuplicateIds } from './rules/duplicate-ids.js';
+import { checkFileNames } from './rules/filename-id.js';
+import { checkIndexFreshness } from './rules/index-freshness.js';
+import { checkInvalidDocuments } from './rules/invalid-documents.js';
+import { checkLocations } from './rules/location-mismatch.js';
+import { checkMergeConflicts } from './rules/merge-conflicts.js';
+import { checkCanonicalForm } from './rules/non-canonical.js';
+import { checkObsidianTags } from './rules/obsidian-tags.js';
+import { checkProjectGitignore } from './rules/project-gitignore.js';
+import { checkScanBounds } from './rules/scan-bounds.js';
+import { checkSecondFrontmatter } from './rules/second-frontmatter.js';
+import { checkSecrets } from './rules/suspected-secrets.js';
+import { checkStrayFiles } from './rules/stray-files.js';
+import { checkSuperseded } from './rules/probably-superseded.js';
+import { checkSymlinks } from './rules/symlinks.js';
+import { checkSyncConflicts, findConflictCopies } from './rules/sync-conflicts.js';
+import { checkTimestamps } from './rules/timestamps.js';
+
+/** Options of {@link runDoctor}. */
+export interface DoctorOptions {
+  /** scopes to check (default project and team) */
+  scopes?: readonly Scope[];
+  /** warnings make the report not ok */
+  strict?: boolean;
+  /** limit per-file checks to files changed since the merge base of this git ref and HEAD */
+  changed?: string;
+  /** limit per-file checks to files staged in git */
+  staged?: boolean;
+  /** check the search index's freshness (default true; skipped with changed/staged) */
+  checkIndex?: boolean;
+  /** scan bounds (defaults: see DEFAULT_SCAN_LIMITS) */
+  limits?: Partial<ScanLimits>;
+}
+
+type Rule = (ctx: DoctorContext) => Problem[] | Promise<Problem[]>;
+
+/** Every rule, in report order of concern (the report itself is sorted by file and line). */
+export const DOCTOR_RULES: ReadonlyArray<Rule> = [
+  checkScanBounds,
+  checkInvalidDocuments,
+  checkLocations,
+  checkSecrets,
+  checkDuplicateIds,
+  checkSyncConflicts,
+  checkBrokenLinks,
+  checkSecondFrontmatter,
+  checkMergeConflicts,
+  checkProjectGitignore,
+  checkSymlinks,
+  checkCanonicalForm,
+  checkFileNames,
+  checkStrayFiles,
+  checkSuperseded,
+  checkTimestamps,
+  checkObsidianTags,
+  checkIndexFreshness,
+];
+
+function assertScopeRootsReadable(roots: VaultRoots, scopes: readonly Scope[]): void {
+  for (const scope of scopes) {
+    try {
+      readdirSync(scopeRoot(roots, scope));
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') continue;
+      throw new VaultError('io-error', `the ${scope} scope folder cannot be read (${code ?? 'error'})`, {
+        hint: code === 'ENOTDIR' ? `${scopeRoot(roots, scope)} must be a folder` : 'check the folder permissions',
+        cause: err,
+      });
+    }
+  }
+}
+
+/**
+ * Checks the vault and reports every problem found. Reads only: never modifies, deletes or
+ * rewrites a file, never follows a symbolic link.
+ *
+ * @param roots the vault's roots
+ * @param options scopes, strictness, git selection (`changed` or `staged`), index check, bounds
+ * @returns the report: `ok`, problems sorted by path and line, counts
+ * @throws VaultError `usage` (both `changed` and `staged`, or a bad ref), `io-error` (a scope
+ *   folder that cannot be listed at all, git missing, not a git repository)
+ */
+export async function runDoctor(roots: VaultRoots, options: DoctorOptions = {}): Promise<DoctorReport> {
+  const scopes = options.scopes?.length ? [...new Set(options.scopes)] : (['project', 'team'] as Scope[]);
+  if (options.changed !== undefined && options.staged) {
+    throw new VaultError('usage', 'choose one of --changed <ref> and --staged', { hint: 'use --changed in CI, --staged in a pre-commit hook' });
+  }
+  assertScopeRootsReadable(roots, scopes);
+  const scan = scanVault(roots, { scopes, keepText: true, ...(options.limits ? { limits: options.limits } : {}) });
+
+  const byId = new Map<string, ScanEntry[]>();
+  for (const e of scan.entries) {
+    const list = byId.get(e.memory.id);
+    if (list) list.push(e);
+    else byId.set(e.memory.id, [e]);
+  }
+
+  let selection: Selection | undefined;
+  let selectionInfo: DoctorReport['selection'];
+  if (options.changed !== undefined || options.staged) {
+    const { gitChanges } = await import('./git-changes.js');
+    const changes = gitChanges(roots, scopes, options.changed !== undefined ? { ref: options.changed } : { staged: true });
+    const paths = new Set(changes.changed);
+    const ids = new Set<string>();
+    for (const p of [...changes.changed, ...changes.deleted]) if (p.endsWith('.md')) ids.add(idFromFileName(p));
+    for (const e of scan.entries) if (paths.has(e.path)) ids.add(e.memory.id);
+    for (const f of scan.invalid) if (paths.has(f.path) && f.id) ids.add(f.id);
+    selection = { paths, ids };
+    selectionInfo = { mode: options.changed !== undefined ? 'changed' : 'staged', ...(options.changed !== undefined ? { ref: options.changed } : {}), files: changes.changed };
+  }
+
+  const ctx: DoctorContext = {
+    roots,
+    scopes,
+    scan,
+    selection,
+    checkIndex: options.checkIndex ?? true,
+    byId,
+    conflictCopies: findConflictCopies([...scan.entries.map((e) => e.path), ...scan.invalid.map((f) => f.path)]),
+  };
+  const problems: Problem[] = [];
+  for (const rule of DOCTOR_RULES) problems.push(...(await rule(ctx)));
+  sortProblems(problems);
+
+  const errors = problems.filter((p) => p.severity === 'error').length;
+  const warnings = problems.filter((p) => p.severity === 'warning').length;
+  const infos = problems.length - errors - warnings;
+  const memoryFiles = [...scan.entries.map((e) => e.path), ...scan.invalid.map((f) => f.path)];
+  const checked = selection ? memoryFiles.filter((p) => selection!.paths.has(p)).length : memoryFiles.length;
+  return {
+    ok: errors === 0 && !(options.strict && warnings > 0),
+    problems,
+    counts: {
+      errors,
+      warnings,
+      infos,
+      memories: scan.entries.length,
+      files: new Set(problems.map((p) => p.path)).size,
+      checked,
+      ignored: scan.hiddenSkipped + scan.editorFiles.length,
+    },
+    scopes,
+    complete: scan.complete,
+    ...(selectionInfo ? { selection: selectionInfo } : {}),
+  };
+}

@@ -1,0 +1,229 @@
+/**
+ * Turns a document parse failure into a diagnostic that names the line and the rule but never
+ * echoes the file's content: values, unknown keys and YAML excerpts are left out (the line
+ * number says where to look). Lines are computed here from the text, independently of the
+ * parser, so they are exact for every error kind (1-based, line 1 = the opening `---`).
+ */
+import YAML from 'yaml';
+import { FIELD_ORDER } from '../document/contract.js';
+import type { VaultError } from '../errors.js';
+
+/** A content-free description of why a document is invalid. */
+export interface ParseProblem {
+  /** the VaultError code of the parse failure */
+  code: string;
+  message: string;
+  hint: string | undefined;
+  /** a known frontmatter key or "body"; never an unknown key taken from the file */
+  field: string | undefined;
+  /** 1-based line in the file, when the problem sits on one */
+  line: number | undefined;
+}
+
+interface Layout {
+  /** text after BOM removal and CRLF normalisation */
+  text: string;
+  lines: string[];
+  /** index (0-based) of the closing `---` line, or -1 */
+  closing: number;
+}
+
+function layoutOf(bytes: Uint8Array): Layout | undefined {
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true }).decode(bytes);
+  } catch {
+    return undefined;
+  }
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  text = text.replace(/\r\n/g, '\n');
+  const lines = text.split('\n');
+  let closing = -1;
+  if (lines[0] === '---') {
+    for (let i = 1; i < lines.length; i++) {
+      if (lines[i] === '---') {
+        closing = i;
+        break;
+      }
+    }
+  }
+  return { text, lines, closing };
+}
+
+/** Line (1-based) of the first byte that is not valid UTF-8. */
+function firstInvalidUtf8Line(bytes: Uint8Array): number {
+  let line = 1;
+  for (let i = 0; i < bytes.length; ) {
+    const b = bytes[i]!;
+    let need = 0;
+    if (b === 0x0a) line++;
+    if (b < 0x80) {
+      i++;
+      continue;
+    } else if (b >= 0xc2 && b <= 0xdf) need = 1;
+    else if (b >= 0xe0 && b <= 0xef) need = 2;
+    else if (b >= 0xf0 && b <= 0xf4) need = 3;
+    else return line;
+    for (let k = 1; k <= need; k++) {
+      const c = bytes[i + k];
+      if (c === undefined || (c & 0xc0) !== 0x80) return line;
+    }
+    i += need + 1;
+  }
+  return line;
+}
+
+/** Line of a top-level frontmatter key, searching the frontmatter block only. */
+function keyLine(l: Layout, key: string, occurrence = 1): number | undefined {
+  const end = l.closing === -1 ? l.lines.length : l.closing;
+  let seen = 0;
+  for (let i = 1; i < end; i++) {
+    const m = /^["']?([^\s:"']+)["']?\s*:/.exec(l.lines[i]!);
+    if (m && m[1] === key && ++seen === occurrence) return i + 1;
+  }
+  return undefined;
+}
+
+function yamlError(l: Layout): { code: string; line: number } | undefined {
+  if (l.closing === -1) return undefined;
+  const block = l.lines.slice(1, l.closing).join('\n');
+  try {
+    const doc = YAML.parseDocument(block, { version: '1.2', schema: 'core', uniqueKeys: true, merge: false, strict: true, prettyErrors: true });
+    const e = doc.errors[0];
+    if (!e) return undefined;
+    return { code: e.code, line: (e.linePos?.[0]?.line ?? 1) + 1 };
+  } catch {
+    return undefined;
+  }
+}
+
+function firstBodyLine(l: Layout): number | undefined {
+  if (l.closing === -1) return undefined;
+  for (let i = l.closing + 1; i < l.lines.length; i++) if (l.lines[i]!.trim() !== '') return i + 1;
+  return l.closing + 2 <= l.lines.length ? l.closing + 2 : l.closing + 1;
+}
+
+const UNSAFE_BODY = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
+const UNSAFE_VALUE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
+
+function isKnownField(f: string | undefined): f is string {
+  return f !== undefined && ((FIELD_ORDER as readonly string[]).includes(f) || f === 'body');
+}
+
+/**
+ * Describes why a document failed to parse, without quoting it.
+ *
+ * @param bytes the file's bytes (used only to compute the line)
+ * @param err the error thrown by parseMemory
+ */
+export function describeParseError(bytes: Uint8Array, err: VaultError): ParseProblem {
+  const code = err.code;
+  const rawField = err.field?.replace(/\[\d+\]$/, '');
+  const field = isKnownField(rawField) ? rawField : undefined;
+  const out: ParseProblem = { code, message: err.message, hint: err.hint, field, line: err.line };
+  if (code === 'invalid-utf8') {
+    out.line = firstInvalidUtf8Line(bytes);
+    out.message = 'document is not valid UTF-8 text (binary or wrongly encoded file)';
+    return out;
+  }
+  if (code === 'document-too-large') {
+    out.line = undefined;
+    return out; // message holds sizes only
+  }
+  const l = layoutOf(bytes);
+  if (!l) return out;
+  switch (code) {
+    case 'missing-frontmatter':
+      out.line = 1;
+      out.message = l.text.length === 0 ? 'document is empty; a memory starts with --- frontmatter' : 'document must start with --- frontmatter';
+      break;
+    case 'frontmatter-language':
+      out.line = 1;
+      out.message = 'frontmatter must be YAML; line 1 names another frontmatter language, which is refused';
+      break;
+    case 'unclosed-frontmatter':
+      out.line = 1;
+      out.message = 'frontmatter has no closing --- line (truncated or unterminated frontmatter)';
+      break;
+    case 'invalid-frontmatter':
+    case 'duplicate-field': {
+      const y = yamlError(l);
+      if (y?.code === 'TAB_AS_INDENT') {
+        out.line = y.line;
+        out.message = `a tab is used for indentation on line ${y.line}; YAML indents with spaces`;
+        out.hint = 'replace the tab with spaces, or run `vault fmt` after fixing the value';
+      } else if (y?.code === 'DUPLICATE_KEY' || code === 'duplicate-field') {
+        out.code = 'duplicate-field';
+        out.line = y?.line ?? err.line;
+        out.message = `a frontmatter field is repeated on line ${out.line ?? '?'}`;
+        out.hint = 'keep one line per field';
+      } else if (err.rule === 'delimiter is exactly ---') {
+        out.message = `line ${err.line} starts with --- but is not a frontmatter delimiter`;
+      } else if (y) {
+        out.line = y.line;
+        out.message = `frontmatter is not valid YAML at line ${y.line} (${y.code.toLowerCase().replace(/_/g, ' ')})`;
+      } else {
+        out.message = 'frontmatter is not valid YAML';
+      }
+      break;
+    }
+    case 'yaml-alias':
+    case 'yaml-tag':
+      out.message = code === 'yaml-alias' ? `frontmatter uses a YAML anchor or alias${err.line ? ` (line ${err.line})` : ''}` : `frontmatter uses an explicit YAML tag${err.line ? ` (line ${err.line})` : ''}`;
+      break;
+    case 'frontmatter-not-object': {
+      out.line = 2;
+      for (let i = 1; i < (l.closing === -1 ? l.lines.length : l.closing); i++) {
+        if (l.lines[i]!.trim() !== '') {
+          out.line = i + 1;
+          break;
+        }
+      }
+      out.message = err.message.replace(/, got .*$/, '') + (/, got (a list|a string|a number|a boolean|null)$/.exec(err.message)?.[0] ?? '');
+      break;
+    }
+    case 'unknown-field': {
+      // Find the first top-level key that is not a field name: its line, never its name.
+      const end = l.closing === -1 ? l.lines.length : l.closing;
+      for (let i = 1; i < end; i++) {
+        const m = /^["']?([^\s:"'#-][^:"']*)["']?\s*:/.exec(l.lines[i]!);
+        if (m && !(FIELD_ORDER as readonly string[]).includes(m[1]!.trim())) {
+          out.line = i + 1;
+          break;
+        }
+      }
+      out.message = `unknown frontmatter field${out.line ? ` on line ${out.line}` : ''}; ecc.memory.v1 allows only its thirteen fields`;
+      out.hint = `remove it (editors such as Obsidian add aliases, cssclasses, ...); allowed: ${FIELD_ORDER.join(', ')}`;
+      break;
+    }
+    case 'missing-field':
+      out.line = l.closing === -1 ? undefined : l.closing + 1;
+      break;
+    case 'invalid-field': {
+      if (field) out.line = keyLine(l, field) ?? out.line;
+      out.message = err.message
+        .replace(/\s*\(got [\s\S]*\)$/, '')
+        .replace(/unsupported memory schema [\s\S]*$/, 'unsupported memory schema (expected "ecc.memory.v1")');
+      if (!field) out.message = 'a frontmatter value breaks a rule of ecc.memory.v1';
+      if (field && out.line && UNSAFE_VALUE.test(l.lines[out.line - 1]!)) out.message = `${field}: contains a control or bidirectional formatting character`;
+      break;
+    }
+    case 'invalid-body':
+    case 'body-too-large': {
+      out.field = 'body';
+      out.line = firstBodyLine(l);
+      if (l.closing !== -1) {
+        for (let i = l.closing + 1; i < l.lines.length; i++) {
+          if (UNSAFE_BODY.test(l.lines[i]!)) {
+            out.line = i + 1;
+            break;
+          }
+        }
+      }
+      break;
+    }
+    default:
+      out.message = 'document is invalid';
+  }
+  return out;
+}
