@@ -20,9 +20,9 @@ afterEach(async () => {
   while (open.length) await open.pop()!.close().catch(() => undefined);
 });
 
-/** Starts `vault mcp` in `cwd` with `env` and connects the SDK client to it. */
-export async function startMcp(cwd: string, env: Record<string, string>): Promise<McpSession> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp'], cwd, env, stderr: 'pipe' });
+/** Starts `vault mcp [extraArgs]` in `cwd` with `env` and connects the SDK client to it. */
+export async function startMcp(cwd: string, env: Record<string, string>, extraArgs: string[] = []): Promise<McpSession> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', ...extraArgs], cwd, env, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
   const client = new Client({ name: 'vault-mcp-test', version: '1.0.0' });
@@ -67,9 +67,9 @@ export interface RawRun {
  * Runs `vault mcp` with a hand-written JSON-RPC exchange on stdin (one message per line) and
  * returns the raw stdout bytes, for checks on the protocol stream itself.
  */
-export function runRawMcp(cwd: string, env: Record<string, string>, messages: unknown[], timeoutMs = 30_000): Promise<RawRun> {
+export function runRawMcp(cwd: string, env: Record<string, string>, messages: unknown[], extraArgs: string[] = [], timeoutMs = 30_000): Promise<RawRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'mcp'], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, 'mcp', ...extraArgs], { cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => out.push(d));

@@ -24,6 +24,14 @@ describe('vault mcp: protocol hygiene', () => {
     expect(r.stderr).not.toMatch(/\bat .*\.js:\d+|\u001b/);
   });
 
+  it('refuses a --project folder that does not exist instead of creating a vault there', async () => {
+    const repo = gitRepo();
+    const r = await runRawMcp(repo, cliEnv({ ECC_MEMORY_HARNESS: 'cursor' }), [INIT], ['--project', 'no-such-folder']);
+    expect(r.code).toBe(1);
+    expect(r.stdout.length).toBe(0);
+    expect(r.stderr.trim()).toBe('vault mcp: startup failed: --project no-such-folder is not an existing folder');
+  });
+
   it('writes nothing but newline-delimited JSON-RPC on stdout, whatever the session does', async () => {
     const repo = gitRepo();
     const secret = 'xoxb-' + '123456789012-abcdefghijkl';

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, gitRepo, SHARED } from '../helpers.js';
+import { cliEnv, gitRepo, SHARED, tempDir } from '../helpers.js';
 import { callError, callOk, callTool, startMcp, textOf } from './mcp-client.js';
 
 const FIXTURES = join(SHARED, 'fixtures/ecc');
@@ -57,6 +57,16 @@ describe('vault mcp: tools through the SDK client', () => {
     expect(s.stderr()).toContain('serving harness "cursor"');
   });
 
+  it('serves the vault of --project when the client starts it in another folder', async () => {
+    const repo = repoWithFixtures();
+    const elsewhere = tempDir();
+    const s = await startMcp(elsewhere, cliEnv({ ECC_MEMORY_HARNESS: 'claude' }), ['--project', repo]);
+    expect((await callOk(s, 'memory_read', { id: HANDOFF })).memory.title).toBe('Authentication migration handoff');
+    const saved = await callOk(s, 'memory_save', { title: 'Pinned project', body: 'Saved through --project.' });
+    expect(existsSync(join(repo, '.ecc/memory', saved.path))).toBe(true);
+    expect(existsSync(join(elsewhere, '.ecc'))).toBe(false);
+  });
+
   it('lists the tools with input and output JSON Schemas and descriptions that say memories are not instructions', async () => {
     const s = await startMcp(gitRepo(), cliEnv({ ECC_MEMORY_HARNESS: 'gemini' }));
     const { tools } = await s.client.listTools();
@@ -106,11 +116,11 @@ describe('vault mcp: tools through the SDK client', () => {
     const res = await claude.client.readResource({ uri: `memory://${HANDOFF}` });
     expect(res.contents).toHaveLength(1);
     expect(res.contents[0]).toMatchObject({ uri: `memory://${HANDOFF}`, mimeType: 'text/markdown' });
-    // the memory as its canonical ecc.memory.v1 document (the fixture spaces its arrays)
+    // the memory as its ecc.memory.v1 document
     const text = (res.contents[0] as { text: string }).text;
     expect(text.startsWith(`---\nschema: "ecc.memory.v1"\nid: "${HANDOFF}"\n`)).toBe(true);
     expect(text).toContain('trust: "unreviewed"\n');
-    expect(text).toContain('tags: ["auth","migration"]\n');
+    expect(text).toContain('target_harnesses: ["claude"]\n');
     expect(text.endsWith('\n---\n\nThe token rotation tests pass. The remaining task is to move the session store from JWT cookies to Redis and keep the old token check for 30 days.\n')).toBe(true);
   });
 

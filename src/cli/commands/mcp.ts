@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
-import { isVaultError } from '../../errors.js';
-import { rootsFor, runCommand, type CliContext, type GlobalArgs } from '../context.js';
+import { isVaultError, VaultError } from '../../errors.js';
+import { runCommand, type CliContext, type GlobalArgs } from '../context.js';
 import { sanitizeTerminalText } from '../terminal-text.js';
 
 /**
@@ -9,12 +9,31 @@ import { sanitizeTerminalText } from '../terminal-text.js';
  */
 const STARTUP_FAILED = 1;
 
+interface McpArgs extends GlobalArgs {
+  project?: string;
+}
+
+/** Resolves `--project` to an existing folder: a typo must not create a vault somewhere new. */
+async function projectFolder(cwd: string, project: string): Promise<string> {
+  const [{ statSync }, { resolve }] = await Promise.all([import('node:fs'), import('node:path')]);
+  const dir = resolve(cwd, project);
+  let isDir = false;
+  try {
+    isDir = statSync(dir).isDirectory();
+  } catch {
+    /* reported below */
+  }
+  if (!isDir) throw new VaultError('usage', `--project ${project} is not an existing folder`, { field: 'project', hint: 'give the path of the project (repository) folder' });
+  return dir;
+}
+
 /** `vault mcp`: serve the vault to any MCP client over stdio. */
 export const mcpCommand = (ctx: CliContext) => ({
   command: 'mcp',
   describe: 'serve the vault as an MCP server over stdio (needs ECC_MEMORY_HARNESS; see docs/mcp.md)',
   builder: (y: Argv) =>
     y
+      .option('project', { type: 'string', describe: 'serve the vault of this project folder instead of the working directory (for clients that start servers elsewhere)' })
       .example('ECC_MEMORY_HARNESS=cursor $0 mcp', 'serve the vault to Cursor (configure it in .cursor/mcp.json)')
       .epilog(
         'Environment:\n' +
@@ -22,21 +41,24 @@ export const mcpCommand = (ctx: CliContext) => ({
           '  ECC_MEMORY_ALLOW_USER_SCOPE  set to 1 to let tool calls that ask for it use the user scope\n' +
           'stdout carries JSON-RPC only; logs go to stderr.',
       ),
-  handler: (argv: GlobalArgs) =>
+  handler: (argv: McpArgs) =>
     runCommand(ctx, argv, async () => {
       const { readServerIdentity } = await import('../../mcp/identity.js');
       let identity;
       let roots;
+      let rt = ctx.io.runtime;
       try {
-        identity = readServerIdentity(ctx.io.runtime.env);
-        roots = await rootsFor(ctx, argv);
+        identity = readServerIdentity(rt.env);
+        if (argv.project !== undefined) rt = { ...rt, cwd: await projectFolder(rt.cwd, argv.project) };
+        const { resolveRoots } = await import('../../store/roots.js');
+        roots = resolveRoots(rt, { root: argv.root, userRoot: argv['user-root'] });
       } catch (err) {
         if (!isVaultError(err)) throw err;
         ctx.io.stderr(`vault mcp: startup failed: ${sanitizeTerminalText(err.message)}\n`);
         return STARTUP_FAILED;
       }
       const { serveStdio } = await import('../../mcp/server.js');
-      await serveStdio({ roots, rt: ctx.io.runtime, identity, log: (line) => ctx.io.stderr(`${line}\n`) });
+      await serveStdio({ roots, rt, identity, log: (line) => ctx.io.stderr(`${line}\n`) });
       return 0;
     }),
 });
