@@ -1,5 +1,11 @@
 #!/usr/bin/env node
 // Thin shim: process → main(argv, io) → process.exitCode.
-import { runCli } from '../dist/cli/node-io.js';
-
-process.exitCode = await runCli(process.argv.slice(2));
+// `vault hook ...` skips yargs and loads only the hook runner, so lifecycle hooks start fast.
+const argv = process.argv.slice(2);
+if (argv[0] === 'hook' && !argv.includes('--help') && !argv.includes('-h')) {
+  const { runHookProcess } = await import('../dist/hooks/hook-main.js');
+  process.exitCode = await runHookProcess(argv);
+} else {
+  const { runCli } = await import('../dist/cli/node-io.js');
+  process.exitCode = await runCli(argv);
+}

@@ -6,11 +6,17 @@
 
 import type { CliContext } from '../context.js';
 import { doctorCommand } from './doctor.js';
+import { fmtCommand } from './fmt.js';
+import { shareCommand } from './share.js';
 import { initCommand } from './init.js';
 import { mcpCommand } from './mcp.js';
 import { newCommand } from './new.js';
 import { readCommand } from './read.js';
 import { saveCommand } from './save.js';
+import { hookCommand } from './hook.js';
+import { hooksCommand } from './hooks.js';
+import { sessionsCommand } from './sessions.js';
+import { handoffCommand } from './handoff.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type CommandFactory = (ctx: CliContext) => { command: string; describe: string; builder: (y: any) => any; handler: (argv: any) => Promise<void> };
@@ -21,5 +27,11 @@ export const commandModules: CommandFactory[] = [
   newCommand,
   readCommand,
   doctorCommand,
+  fmtCommand,
+  shareCommand,
   mcpCommand,
+  hookCommand,
+  hooksCommand,
+  sessionsCommand,
+  handoffCommand,
 ];

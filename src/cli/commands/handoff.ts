@@ -1,0 +1,79 @@
+import type { Argv } from 'yargs';
+import { EXIT, VaultError } from '../../errors.js';
+import { printJson, printText, rootsFor, runCommand, usageError, type CliContext } from '../context.js';
+import { readBodyInput, type SaveArgs } from './save.js';
+
+interface HandoffArgs extends SaveArgs {
+  'from-session'?: string;
+  from?: string;
+  target?: string[];
+}
+
+/**
+ * `vault handoff`: save a `handoff` memory, create-only and unreviewed. Either from a session
+ * snapshot (`--from-session <shortid>`) or, like the reference CLI, from a body
+ * (`--body/--body-file/--stdin`) with `--from H --target H`.
+ */
+export const handoffCommand = (ctx: CliContext) => ({
+  command: 'handoff',
+  describe: 'save a hand-off memory, from a session snapshot or a body (create-only, unreviewed)',
+  builder: (y: Argv) =>
+    y
+      .option('title', { type: 'string', demandOption: true, describe: 'title, 1..200 characters' })
+      .option('from-session', { type: 'string', describe: 'short id of a session snapshot (see `vault sessions list`)' })
+      .option('body', { type: 'string', describe: 'body text (Markdown)' })
+      .option('body-file', { type: 'string', describe: 'read the body from a UTF-8 file' })
+      .option('stdin', { type: 'boolean', describe: 'read the body from standard input' })
+      .option('from', { type: 'string', describe: 'harness handing off (source_harness)' })
+      .option('target', { type: 'string', array: true, describe: 'harness that should pick it up (repeatable; alias of --target-harness)' })
+      .option('target-harness', { type: 'string', array: true, describe: 'harness that should pick it up (repeatable; default all)' })
+      .option('scope', { type: 'string', choices: ['project', 'team', 'user'], describe: 'project (default), team or user' })
+      .option('tag', { type: 'string', array: true, describe: 'tag (repeatable)' })
+      .option('link', { type: 'string', array: true, describe: 'id of a related memory (repeatable)' })
+      .option('id', { type: 'string', describe: 'explicit id' })
+      .option('dry-run', { type: 'boolean', describe: 'check everything, write nothing' })
+      .example('$0 handoff --from-session 6e4f2a1b --title "Auth refactor: where it stands" --target-harness codex', 'hand a Claude Code session over to Codex'),
+  handler: (argv: HandoffArgs) =>
+    runCommand(ctx, argv, async () => {
+      for (const flag of ['title', 'from-session', 'from', 'scope', 'id'] as const) if (Array.isArray(argv[flag])) usageError(`--${flag} may be given only once`);
+      const targets = [...(argv.target ?? []), ...(argv['target-harness'] ?? [])];
+      let body: string;
+      let source = argv.from ?? argv['source-harness'];
+      if (argv['from-session'] !== undefined) {
+        if (argv.body !== undefined || argv['body-file'] !== undefined || argv.stdin) usageError('--from-session builds the body itself: leave out --body, --body-file and --stdin');
+        const id = String(argv['from-session']).toLowerCase();
+        if (!/^[a-z0-9_][a-z0-9_-]{0,63}$/.test(id)) throw new VaultError('usage', '--from-session needs the short id of a snapshot', { field: 'from-session', hint: 'run `vault sessions list`' });
+        const store = await import('../../sessions/snapshot-store.js');
+        const dir = store.resolveSessionsDir(ctx.io.runtime);
+        const file = store.listSnapshots(dir).find((f) => f.shortId === id);
+        if (!file) throw new VaultError('not-found', `no session snapshot with short id ${id}`, { field: 'from-session', hint: 'run `vault sessions list` to see them' });
+        const snapshot = store.loadSnapshot(file.path);
+        if (!snapshot) throw new VaultError('invalid-input', `session snapshot ${id} is incomplete or damaged`, { field: 'from-session', hint: 'let the next hook rewrite it, or pick another snapshot' });
+        const { handoffBodyFromSnapshot } = await import('../../sessions/handoff-body.js');
+        body = handoffBodyFromSnapshot(snapshot);
+        source ??= snapshot.harness;
+      } else {
+        if (source === undefined) usageError('a hand-off needs --from <harness> (or --from-session <shortid>)', 'e.g. vault handoff --from claude-code --target codex --title "..." --body "..."');
+        if (!targets.length) usageError('a hand-off needs at least one --target <harness> (or "all")');
+        body = await readBodyInput(ctx, argv);
+      }
+      const { saveMemory } = await import('../../vault/save-memory.js');
+      const roots = await rootsFor(ctx, argv);
+      const dryRun = Boolean(argv['dry-run']) || ctx.io.runtime.env.ECC_DRY_RUN === '1';
+      const result = await saveMemory(
+        roots,
+        { title: argv.title, body, kind: 'handoff', scope: argv.scope, tags: argv.tag, links: argv.link, sourceHarness: source, targetHarnesses: targets.length ? targets : undefined, id: argv.id },
+        ctx.io.runtime,
+        { dryRun },
+      );
+      const m = result.memory;
+      if (argv.json) {
+        printJson(ctx, { id: m.id, path: result.path, scope: m.scope, kind: m.kind, written: result.written, sourceHarness: m.sourceHarness, targetHarnesses: m.targetHarnesses });
+        return EXIT.ok;
+      }
+      printText(ctx, `${result.written ? 'Saved' : 'Dry run: would save'} unreviewed handoff ${m.id}`);
+      printText(ctx, `  path: ${result.path}`);
+      printText(ctx, `  from ${m.sourceHarness} for ${m.targetHarnesses.join(', ')}`);
+      return EXIT.ok;
+    }),
+});

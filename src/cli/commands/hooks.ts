@@ -1,0 +1,68 @@
+import type { Argv } from 'yargs';
+import { VaultError } from '../../errors.js';
+import { printJson, printText, runCommand, usageError, type CliContext, type GlobalArgs } from '../context.js';
+
+interface HooksArgs extends GlobalArgs {
+  action: string;
+  harness: string;
+  scope?: string;
+  'dry-run'?: boolean;
+  command?: string;
+}
+
+/** The command that runs this installation of vault: node plus the absolute bin path, quoted. */
+async function defaultPrefix(): Promise<string> {
+  const { fileURLToPath } = await import('node:url');
+  const bin = fileURLToPath(new URL('../../../bin/vault.js', import.meta.url));
+  return `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)}`;
+}
+
+/** `vault hooks install|uninstall --harness H`: merge our hooks into a harness's settings. */
+export const hooksCommand = (ctx: CliContext) => ({
+  command: 'hooks <action>',
+  describe: 'install or uninstall the session hooks for Claude Code or Codex',
+  builder: (y: Argv) =>
+    y
+      .positional('action', { type: 'string', choices: ['install', 'uninstall'], describe: 'install or uninstall' })
+      .option('harness', { type: 'string', choices: ['claude-code', 'codex'], demandOption: true, describe: 'which agent' })
+      .option('scope', { type: 'string', choices: ['project', 'user'], describe: 'project (default: .claude/settings.local.json or .codex/hooks.json) or user (~/.claude/settings.json or ~/.codex/hooks.json)' })
+      .option('dry-run', { type: 'boolean', describe: 'print the diff, change nothing' })
+      .option('command', { type: 'string', describe: 'how the harness should run vault (default: this node and bin/vault.js, absolute)' })
+      .example('$0 hooks install --harness claude-code --dry-run', 'show what would change in .claude/settings.local.json'),
+  handler: (argv: HooksArgs) =>
+    runCommand(ctx, argv, async () => {
+      if (Array.isArray(argv.harness) || Array.isArray(argv.scope)) usageError('--harness and --scope may be given only once');
+      const harness = argv.harness as 'claude-code' | 'codex';
+      const scope = (argv.scope ?? 'project') as 'project' | 'user';
+      const { settingsFileFor, planInstall, planUninstall, readSettingsFile, applySettingsPlan, diffLines } = await import('../../hooks/install-hooks.js');
+      const { findWorktreeRoot } = await import('../../store/roots.js');
+      const rt = ctx.io.runtime;
+      const file = settingsFileFor(harness, scope, { worktreeRoot: findWorktreeRoot(rt.cwd), home: rt.home, env: rt.env });
+      const before = readSettingsFile(file);
+      let plan;
+      if (argv.action === 'install') {
+        const prefix = argv.command?.trim() || (await defaultPrefix());
+        if (/[\r\n]/.test(prefix)) throw new VaultError('invalid-input', '--command must be one line', { field: 'command' });
+        plan = planInstall(file, before, harness, prefix);
+      } else plan = planUninstall(file, before, harness);
+      const dryRun = Boolean(argv['dry-run']);
+      const backup = dryRun ? undefined : applySettingsPlan(plan, rt.now().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z'), rt.randomHex);
+      if (argv.json) {
+        printJson(ctx, { action: argv.action, harness, scope, file, changed: plan.changed, dryRun, changes: plan.changes, ...(backup ? { backup } : {}), ...(dryRun ? { diff: diffLines(before ?? '', plan.after ?? '') } : {}) });
+        return;
+      }
+      if (!plan.changed) {
+        printText(ctx, `${file}: already ${argv.action === 'install' ? 'installed' : 'clean'}, nothing to change`);
+        return;
+      }
+      if (dryRun) {
+        printText(ctx, `Dry run: would ${plan.after === undefined ? 'delete' : 'change'} ${file}`);
+        printText(ctx, diffLines(before ?? '', plan.after ?? ''));
+        return;
+      }
+      printText(ctx, `${argv.action === 'install' ? 'Installed' : 'Removed'} ${plan.changes.length} hook entries in ${file}`);
+      for (const c of plan.changes) printText(ctx, `  ${c}`);
+      if (backup) printText(ctx, `  backup: ${backup}`);
+      if (harness === 'codex' && argv.action === 'install') printText(ctx, '  Codex: hooks must be enabled ([features] hooks = true in config.toml on older versions) and project hooks trusted; see docs/hooks.md');
+    }),
+});

@@ -1,0 +1,190 @@
+/**
+ * One hook run: `vault hook <event> [--harness H]`. Reads the harness's JSON payload (capped,
+ * with a deadline, never from a terminal), honours the kill switches, calls the session core,
+ * and writes to stdout exactly one JSON document in the harness's shape, or nothing.
+ *
+ * It never fails the agent: every path returns exit code 0, nothing is ever a "block" decision,
+ * problems go to the hook log. It writes only in the sessions folder (snapshots and the log),
+ * never in the vault.
+ */
+import type { Runtime } from '../io/runtime.js';
+import type { Harness } from '../sessions/transcript-summary.js';
+import { DEADLINE_MS, HARNESS_EVENT_NAMES, normalizeEvent, normalizeHarness, STDIN_WAIT_MS, type HookEvent } from './hook-events.js';
+import { appendHookLog } from './hook-log.js';
+import { disabledBy, readHookSettings } from './hook-settings.js';
+
+/** Largest payload read from stdin (bytes); a larger one is ignored and logged. */
+export const PAYLOAD_MAX_BYTES = 1024 * 1024;
+
+/** What reading stdin gave. */
+export interface PayloadRead {
+  bytes: Buffer;
+  /** more than the cap arrived */
+  tooLarge: boolean;
+  /** the deadline passed before end of input */
+  timedOut: boolean;
+  /** stdin is a terminal: not read at all */
+  tty: boolean;
+}
+
+/** The process as a hook sees it. */
+export interface HookIo {
+  readPayload(maxBytes: number, waitMs: number): Promise<PayloadRead>;
+  stdout(text: string): void;
+  runtime: Runtime;
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** True for a SessionStart payload of a fresh start (not resume, clear or compact). */
+export function isStartupPayload(p: Record<string, unknown>): boolean {
+  if (p.source === 'startup') return true;
+  return p.hookName === 'SessionStart:startup';
+}
+
+/**
+ * Runs one hook and writes its output.
+ *
+ * @param eventArg the event as given on the command line
+ * @param harnessArg `--harness` (default claude-code)
+ * @returns always 0
+ */
+export async function runHook(eventArg: string, harnessArg: string | undefined, io: HookIo): Promise<number> {
+  const rt = io.runtime;
+  const started = rt.now().getTime();
+  const harness = normalizeHarness(harnessArg);
+  const event = normalizeEvent(eventArg);
+  const emptyAnswer = () => {
+    // Codex's Stop / PreCompact read stdout as JSON; "{}" is a valid no-op there. Claude takes nothing.
+    if (harness === 'codex' && event !== 'session-start') io.stdout('{}\n');
+  };
+  let sessionsDir: string | undefined;
+  let sessionsModule: typeof import('../sessions/snapshot-store.js') | undefined;
+  const log = (level: 'info' | 'warn' | 'error', message: string) => {
+    if (!sessionsDir) return;
+    if (level === 'info' && rt.env.ECC_HOOK_DEBUG !== '1') return;
+    try {
+      sessionsModule?.ensureSessionsDir(sessionsDir);
+    } catch {
+      return;
+    }
+    appendHookLog(sessionsDir, { time: rt.now().toISOString(), harness: harness ?? String(harnessArg), event: event ?? eventArg, level, message });
+  };
+  try {
+    sessionsModule = await import('../sessions/snapshot-store.js');
+    try {
+      sessionsDir = sessionsModule.resolveSessionsDir(rt);
+    } catch {
+      sessionsDir = undefined; // unusable ECC_SESSIONS_DIR: do nothing, there is nowhere safe to log
+    }
+    if (!harness || !event) {
+      log('warn', `ignored: unknown ${!harness ? `harness ${JSON.stringify(String(harnessArg).slice(0, 40))}` : `event ${JSON.stringify(eventArg.slice(0, 40))}`}`);
+      if (harness === 'codex') io.stdout('{}\n');
+      return 0;
+    }
+    const off = disabledBy(rt.env, event);
+    if (off) {
+      emptyAnswer();
+      return 0;
+    }
+    if (!sessionsDir) {
+      emptyAnswer();
+      return 0;
+    }
+    const deadline = started + DEADLINE_MS[event];
+    const read = await io.readPayload(PAYLOAD_MAX_BYTES, Math.min(STDIN_WAIT_MS[event], Math.max(0, deadline - rt.now().getTime())));
+    let payload: Record<string, unknown> = {};
+    if (read.tooLarge) {
+      log('warn', `payload larger than ${PAYLOAD_MAX_BYTES} bytes ignored`);
+      emptyAnswer();
+      return 0;
+    }
+    if (read.bytes.length > 0) {
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(read.bytes.toString('utf8'));
+      } catch {
+        parsed = undefined;
+      }
+      if (!isObject(parsed)) {
+        log('warn', `payload is not a JSON object (${read.bytes.length} bytes${read.timedOut ? ', stdin still open at the deadline' : ''})`);
+        emptyAnswer();
+        return 0;
+      }
+      payload = parsed;
+    } else if (!read.tty) log('info', read.timedOut ? 'no payload before the stdin deadline' : 'empty payload');
+
+    const settings = readHookSettings(rt.env);
+    if (event === 'session-start') {
+      await sessionStart(io, harness, payload, sessionsDir, settings, deadline, log);
+      return 0;
+    }
+    if (event === 'stop' && payload.stop_hook_active === true) {
+      emptyAnswer();
+      return 0;
+    }
+    const { recordSession } = await import('../sessions/session-events.js');
+    const outcome = recordSession(rt, {
+      harness,
+      event,
+      transcriptPath: payload.transcript_path,
+      sessionId: payload.session_id,
+      cwd: payload.cwd,
+      trigger: payload.trigger,
+      sessionsDir,
+      deadline,
+      ...(settings.transcriptMaxBytes ? { transcriptMaxBytes: settings.transcriptMaxBytes } : {}),
+    });
+    if (outcome.written) {
+      const s = outcome.summary;
+      log(s?.truncated || (s?.skippedBytes ?? 0) > 0 ? 'warn' : 'info', `snapshot ${outcome.shortId} written${s ? ` (${s.records} records, ${s.invalidLines} invalid lines, ${s.skippedBytes} bytes skipped${s.truncated ? ', stopped at the deadline' : ''})` : ''}`);
+    } else log('warn', `no snapshot written: ${outcome.skipped ?? 'unknown reason'}`);
+    emptyAnswer();
+    return 0;
+  } catch (err) {
+    log('error', `${(err as Error)?.name ?? 'Error'}: ${(err as Error)?.message ?? String(err)}`);
+    emptyAnswer();
+    return 0;
+  }
+}
+
+async function sessionStart(
+  io: HookIo,
+  harness: Harness,
+  payload: Record<string, unknown>,
+  sessionsDir: string,
+  settings: ReturnType<typeof readHookSettings>,
+  deadline: number,
+  log: (level: 'info' | 'warn' | 'error', message: string) => void,
+): Promise<void> {
+  const rt = io.runtime;
+  const startup = isStartupPayload(payload);
+  const inject = settings.inject && settings.maxChars > 0 && startup;
+  const [{ prepareSessionStart }, memoriesModule] = await Promise.all([
+    import('../sessions/session-events.js'),
+    inject && settings.listMemories ? Promise.all([import('../sessions/memory-titles.js'), import('../store/roots.js')]) : Promise.resolve(undefined),
+  ]);
+  const cwd = typeof payload.cwd === 'string' ? payload.cwd : rt.cwd;
+  const outcome = prepareSessionStart(rt, {
+    cwd,
+    sessionsDir,
+    inject,
+    maxChars: settings.maxChars,
+    maxAgeDays: settings.maxAgeDays,
+    retentionDays: settings.retentionDays,
+    memories: memoriesModule
+      ? {
+          roots: () => memoriesModule[1].resolveRoots({ ...rt, cwd: typeof payload.cwd === 'string' && payload.cwd.startsWith('/') ? payload.cwd : rt.cwd }),
+          limit: 5,
+          list: (roots, context) => memoriesModule[0].listMemoryPointers(roots, ['project', 'team'], context, { limit: 5, maxFiles: 400, deadline: deadline - 300, now: () => rt.now().getTime() }),
+        }
+      : undefined,
+  });
+  if (outcome.pruned) log('info', `pruned ${outcome.pruned} snapshots older than ${settings.retentionDays} days`);
+  if (!outcome.context) return;
+  log('info', `injected ${outcome.context.length} characters${outcome.snapshotPath ? ' from a snapshot' : ''}, ${outcome.memoryCount} memory titles`);
+  io.stdout(`${JSON.stringify({ hookSpecificOutput: { hookEventName: HARNESS_EVENT_NAMES['session-start'], additionalContext: outcome.context } })}\n`);
+  void harness;
+}

@@ -1,0 +1,168 @@
+/**
+ * The two things lifecycle hooks do, as library operations:
+ * - {@link recordSession}: stop / session-end / pre-compact — read the transcript and create or
+ *   update this session's snapshot (never a placeholder when there is nothing to record);
+ * - {@link prepareSessionStart}: session-start — prune old snapshots, find the latest snapshot of
+ *   this worktree, and build the context to inject.
+ * Neither ever writes outside the sessions folder; neither touches the vault.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import type { Runtime } from '../io/runtime.js';
+import type { VaultRoots } from '../store/roots.js';
+import { buildInjectionText, type MemoryPointer } from './injection-text.js';
+import { checkTranscriptPath, readTranscript, type TranscriptPathProblem } from './read-transcript.js';
+import { deriveShortId } from './session-ids.js';
+import { mergeSnapshots, snapshotFromSummary, withNote, type SessionSnapshot } from './snapshot.js';
+import { findLatestSnapshot, listSnapshots, pruneSnapshots, removeStaleFiles, updateSnapshot } from './snapshot-store.js';
+import { oneLine } from './text.js';
+import type { Harness, TranscriptSummary } from './transcript-summary.js';
+import { identifyWorktree } from './worktree-identity.js';
+
+/** Lifecycle events that record a snapshot. */
+export type RecordEvent = 'stop' | 'session-end' | 'pre-compact';
+
+/** Input of {@link recordSession}, taken from a hook payload. */
+export interface RecordInput {
+  harness: Harness;
+  event: RecordEvent;
+  /** `transcript_path` as received (validated here) */
+  transcriptPath: unknown;
+  /** `session_id` as received */
+  sessionId: unknown;
+  /** `cwd` as received */
+  cwd: unknown;
+  /** pre-compact: `trigger` (manual / auto) */
+  trigger?: unknown;
+  sessionsDir: string;
+  /** absolute deadline, ms since epoch */
+  deadline: number;
+  transcriptMaxBytes?: number;
+}
+
+/** What {@link recordSession} did. */
+export interface RecordOutcome {
+  written: boolean;
+  /** absolute path of the snapshot written */
+  path?: string;
+  shortId?: string;
+  /** why nothing was written (for the log) */
+  skipped?: 'no-transcript' | 'no-session-id' | 'empty-transcript' | 'no-snapshot-to-annotate' | TranscriptPathProblem;
+  summary?: TranscriptSummary;
+}
+
+function usableDir(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !isAbsolute(value) || value.length > 4096 || value.includes('\u0000')) return undefined;
+  try {
+    return statSync(value).isDirectory() ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function hasContent(s: TranscriptSummary): boolean {
+  return Boolean(s.goal || s.prompts.length || s.files.length || s.commands.length || s.lastAssistant || s.compactions.length);
+}
+
+/**
+ * Creates or updates the snapshot of the session a hook payload names.
+ *
+ * Without a valid transcript, stop and session-end write nothing; pre-compact only adds a
+ * compaction note to an existing snapshot of the same session and worktree.
+ *
+ * @throws VaultError `io-error` (sessions folder, lock, write), `invalid-input` (transcript)
+ */
+export function recordSession(rt: Runtime, input: RecordInput): RecordOutcome {
+  const now = () => rt.now().getTime();
+  const nowIso = rt.now().toISOString();
+  const checked = input.transcriptPath === undefined || input.transcriptPath === null ? undefined : checkTranscriptPath(input.transcriptPath);
+  const transcript = checked?.ok ? checked.path : undefined;
+  const payloadSession = typeof input.sessionId === 'string' && input.sessionId.trim() ? oneLine(input.sessionId, 200) : undefined;
+  const compactNote = input.event === 'pre-compact' ? `Context compaction (${typeof input.trigger === 'string' ? oneLine(input.trigger, 20) : 'unknown'}) started at ${nowIso}` : undefined;
+
+  let summary: TranscriptSummary | undefined;
+  if (transcript) {
+    summary = readTranscript(transcript, { harness: input.harness, deadline: input.deadline, now, ...(input.transcriptMaxBytes ? { maxBytes: input.transcriptMaxBytes } : {}) });
+    if (!hasContent(summary) && !compactNote) return { written: false, skipped: 'empty-transcript', summary };
+  } else if (!compactNote) {
+    return { written: false, skipped: checked && !checked.ok ? checked.problem : 'no-transcript' };
+  }
+
+  const sessionId = payloadSession ?? summary?.sessionId;
+  const shortId = deriveShortId(transcript, sessionId);
+  if (!sessionId || !shortId) return { written: false, skipped: 'no-session-id' };
+  const cwd = usableDir(input.cwd) ?? usableDir(summary?.cwd) ?? (typeof summary?.cwd === 'string' && isAbsolute(summary.cwd) ? summary.cwd : undefined);
+  if (!cwd) return { written: false, skipped: 'no-transcript' };
+  const where = identifyWorktree(cwd);
+
+  const result = updateSnapshot(input.sessionsDir, { shortId, sessionId, worktree: where.worktree }, rt, (existing: SessionSnapshot | undefined, id: string) => {
+    let next: SessionSnapshot | undefined;
+    if (summary && hasContent(summary)) {
+      const fresh = snapshotFromSummary(summary, where, { sessionId, shortId: id, transcript, event: input.event, now: nowIso });
+      next = existing ? mergeSnapshots(existing, fresh) : fresh;
+    } else next = existing;
+    if (!next) return undefined; // never a placeholder
+    return compactNote ? withNote(next, compactNote, input.event, nowIso) : next;
+  });
+  if (!result.written) return { written: false, skipped: 'no-snapshot-to-annotate', ...(summary ? { summary } : {}) };
+  return { written: true, path: result.path!, shortId: result.snapshot?.shortId ?? shortId, ...(summary ? { summary } : {}) };
+}
+
+/** Input of {@link prepareSessionStart}. */
+export interface StartInput {
+  /** `cwd` as received (falls back to the runtime's cwd) */
+  cwd: unknown;
+  sessionsDir: string;
+  /** inject the prior snapshot (false: only prune) */
+  inject: boolean;
+  /** character budget of the context */
+  maxChars: number;
+  /** snapshots older than this many days are not injected */
+  maxAgeDays: number;
+  /** retention in days; undefined disables pruning */
+  retentionDays: number | undefined;
+  /** list relevant memories (ids and titles) from these roots */
+  memories?: { roots: () => VaultRoots; limit: number; list: (roots: VaultRoots, context: string) => MemoryPointer[] } | undefined;
+}
+
+/** What {@link prepareSessionStart} found. */
+export interface StartOutcome {
+  /** the context to inject ('' when none) */
+  context: string;
+  pruned: number;
+  snapshotPath?: string;
+  memoryCount: number;
+}
+
+/**
+ * Prepares the session-start context for a working directory: prunes snapshots past the
+ * retention, then injects the newest complete snapshot of exactly this worktree (never another
+ * worktree's or project's, however new), wrapped as historical reference and capped.
+ */
+export function prepareSessionStart(rt: Runtime, input: StartInput): StartOutcome {
+  const nowMs = rt.now().getTime();
+  let files = listSnapshots(input.sessionsDir);
+  let pruned = 0;
+  if (input.retentionDays !== undefined && files.length) {
+    pruned = pruneSnapshots(input.sessionsDir, input.retentionDays, nowMs, files);
+    if (pruned) files = listSnapshots(input.sessionsDir);
+    removeStaleFiles(input.sessionsDir, nowMs);
+  }
+  if (!input.inject || input.maxChars <= 0) return { context: '', pruned, memoryCount: 0 };
+  const cwd = usableDir(input.cwd) ?? rt.cwd;
+  if (!existsSync(cwd)) return { context: '', pruned, memoryCount: 0 };
+  const where = identifyWorktree(cwd);
+  const found = files.length ? findLatestSnapshot(input.sessionsDir, where, { maxAgeMs: input.maxAgeDays * 86_400_000, nowMs, files }) : undefined;
+  let memories: MemoryPointer[] = [];
+  if (input.memories) {
+    try {
+      const s = found?.snapshot;
+      const ctx = s ? [s.goal, ...s.requests, ...s.files, s.branch].filter(Boolean).join(' ') : where.branch ?? '';
+      memories = input.memories.list(input.memories.roots(), ctx).slice(0, input.memories.limit);
+    } catch {
+      memories = []; // a broken vault never breaks session start
+    }
+  }
+  const context = buildInjectionText(found?.snapshot, memories, input.maxChars);
+  return { context, pruned, ...(found ? { snapshotPath: found.file.path } : {}), memoryCount: memories.length };
+}

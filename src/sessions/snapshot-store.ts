@@ -1,0 +1,394 @@
+/**
+ * The sessions folder: where session snapshots live, outside every vault and repository
+ * (default `<home>/.ecc/sessions/`, override `ECC_SESSIONS_DIR`), never indexed as memory.
+ *
+ * Writes are atomic and serialized per session: a hook takes an exclusive lock file
+ * (`.lock-<shortid>`, O_EXCL), reads the current snapshot, merges, writes a hidden work file
+ * (`.wip-…`, O_EXCL|O_NOFOLLOW, fsynced) and renames it over the snapshot. A reader sees the
+ * old or the new snapshot, never a mix. A process killed half-way leaves at most a hidden work
+ * file or a lock that names a dead process; neither matches the snapshot name pattern, and the
+ * next hook removes both.
+ */
+import { createHash } from 'node:crypto';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
+import { isAbsolute, join, resolve, sep } from 'node:path';
+import { VaultError } from '../errors.js';
+import type { Runtime } from '../io/runtime.js';
+import { parseSnapshot, parseSnapshotHeader, renderSnapshot, type SessionSnapshot } from './snapshot.js';
+
+/** File name of a snapshot: `<YYYY-MM-DD>-<shortid>-session.tmp`. */
+export const SNAPSHOT_FILE = /^(\d{4}-\d{2}-\d{2})-([a-z0-9_][a-z0-9_-]{0,63})-session\.tmp$/;
+/** Largest snapshot file read back (a rendered snapshot is a few KB). */
+const MAX_SNAPSHOT_BYTES = 512 * 1024;
+/** A lock older than this is stale whatever its process (hooks finish in seconds). */
+const LOCK_STALE_MS = 30_000;
+/** A work file older than this is left over from a killed process. */
+const WIP_STALE_MS = 60_000;
+
+/**
+ * The sessions folder for a runtime: `ECC_SESSIONS_DIR` (resolved against cwd) or
+ * `<home>/.ecc/sessions`.
+ *
+ * @throws VaultError `invalid-input` when the override is unusable or lies inside a memory vault
+ *   (`…/.ecc/memory/…`): snapshots must never be indexed as memories
+ */
+export function resolveSessionsDir(rt: Runtime): string {
+  const raw = rt.env.ECC_SESSIONS_DIR;
+  let dir: string;
+  if (raw) {
+    if (raw.length > 4096 || raw.includes('\u0000')) {
+      throw new VaultError('invalid-input', 'ECC_SESSIONS_DIR is not a usable path', { field: 'ECC_SESSIONS_DIR', rule: 'path of at most 4096 characters', hint: 'set it to a folder outside the vault' });
+    }
+    dir = isAbsolute(raw) ? resolve(raw) : resolve(rt.cwd, raw);
+  } else dir = join(rt.home, '.ecc', 'sessions');
+  const marker = `${sep}.ecc${sep}memory`;
+  if (`${dir}${sep}`.includes(`${marker}${sep}`) || dir.endsWith(marker)) {
+    throw new VaultError('invalid-input', 'the sessions folder must not be inside a memory vault (.ecc/memory)', { field: 'ECC_SESSIONS_DIR', rule: 'outside the vault', hint: 'use the default ~/.ecc/sessions or another folder outside .ecc/memory' });
+  }
+  return dir;
+}
+
+/**
+ * Creates the sessions folder (0700) if needed, with a `.gitignore` of `*` in case it sits in a
+ * repository, and checks it is a real folder.
+ *
+ * @throws VaultError `symlink-refused` when it is a symbolic link, `io-error` otherwise
+ */
+export function ensureSessionsDir(dir: string): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    throw new VaultError('io-error', `cannot create the sessions folder (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
+  }
+  const st = lstatSync(dir);
+  if (st.isSymbolicLink()) throw new VaultError('symlink-refused', 'the sessions folder is a symbolic link', { rule: 'no symlinks', hint: 'replace it with a real folder' });
+  if (!st.isDirectory()) throw new VaultError('io-error', 'the sessions folder is not a folder');
+  try {
+    const fd = openSync(join(dir, '.gitignore'), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    writeSync(fd, '*\n');
+    closeSync(fd);
+  } catch {
+    /* exists already */
+  }
+}
+
+/** One snapshot file in the sessions folder. */
+export interface SnapshotFile {
+  name: string;
+  path: string;
+  /** the date in the name (UTC day the session started) */
+  date: string;
+  shortId: string;
+  mtimeMs: number;
+  size: number;
+}
+
+/**
+ * Lists the snapshot files (regular files matching {@link SNAPSHOT_FILE}), newest first by
+ * modification time, then by name. A missing folder has none.
+ */
+export function listSnapshots(dir: string): SnapshotFile[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const out: SnapshotFile[] = [];
+  for (const name of names) {
+    const m = SNAPSHOT_FILE.exec(name);
+    if (!m) continue;
+    const path = join(dir, name);
+    try {
+      const st = lstatSync(path);
+      if (!st.isFile()) continue;
+      out.push({ name, path, date: m[1]!, shortId: m[2]!, mtimeMs: st.mtimeMs, size: st.size });
+    } catch {
+      /* removed meanwhile */
+    }
+  }
+  return out.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? 1 : -1));
+}
+
+/** Reads up to `maxBytes` of a snapshot file without following links. */
+export function readSnapshotText(path: string, maxBytes = MAX_SNAPSHOT_BYTES): string | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    if (!fstatSync(fd).isFile()) return undefined;
+    const buf = Buffer.allocUnsafe(maxBytes);
+    let off = 0;
+    while (off < maxBytes) {
+      const n = readSync(fd, buf, off, maxBytes - off, null);
+      if (n === 0) break;
+      off += n;
+    }
+    return buf.toString('utf8', 0, off);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/** Reads and parses a snapshot file; undefined when unreadable or incomplete. */
+export function loadSnapshot(path: string): SessionSnapshot | undefined {
+  const text = readSnapshotText(path);
+  return text === undefined ? undefined : parseSnapshot(text);
+}
+
+/** Where a session ran, for matching snapshots. */
+export interface WorktreeKey {
+  worktree: string;
+  repo: string | undefined;
+}
+
+/** True when a snapshot's header belongs to exactly this worktree (and repository, when both say). */
+export function headerMatches(header: Record<string, string>, key: WorktreeKey): boolean {
+  if (header.Worktree !== key.worktree) return false;
+  if (header.Repo && key.repo && header.Repo !== key.repo) return false;
+  return true;
+}
+
+/**
+ * The newest complete snapshot of one worktree. Snapshots of other worktrees or projects are
+ * never returned, however new (ECC issues #1053, #3160); there is no recency fallback.
+ *
+ * @param options `maxAgeMs` ignore older files; `nowMs` current time; `files` a listing to reuse
+ */
+export function findLatestSnapshot(dir: string, key: WorktreeKey, options: { maxAgeMs: number; nowMs: number; files?: SnapshotFile[] }): { file: SnapshotFile; snapshot: SessionSnapshot } | undefined {
+  for (const file of options.files ?? listSnapshots(dir)) {
+    if (options.nowMs - file.mtimeMs > options.maxAgeMs) break; // sorted newest first
+    const head = readSnapshotText(file.path, 8192);
+    if (head === undefined || !headerMatches(parseSnapshotHeader(head), key)) continue;
+    const snapshot = loadSnapshot(file.path);
+    if (snapshot && snapshot.worktree === key.worktree) return { file, snapshot };
+  }
+  return undefined;
+}
+
+/**
+ * Deletes snapshots whose modification time is older than `retentionDays`.
+ *
+ * @returns the number of files deleted
+ */
+export function pruneSnapshots(dir: string, retentionDays: number, nowMs: number, files: SnapshotFile[] = listSnapshots(dir)): number {
+  const limit = nowMs - retentionDays * 86_400_000;
+  let deleted = 0;
+  for (const f of files) {
+    if (f.mtimeMs >= limit) continue;
+    try {
+      unlinkSync(f.path);
+      deleted++;
+    } catch {
+      /* gone already */
+    }
+  }
+  return deleted;
+}
+
+function pidAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function sleepMs(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+/**
+ * Removes leftovers of killed processes: work files (`.wip-*`) and locks (`.lock-*`) whose
+ * process is gone or which are older than their limit.
+ *
+ * @returns how many files were removed
+ */
+export function removeStaleFiles(dir: string, nowMs: number): number {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  let removed = 0;
+  for (const name of names) {
+    const wip = /^\.wip-[a-z0-9_-]+-(\d+)-[0-9a-f]+$/.exec(name);
+    const lock = /^\.lock-[a-z0-9_-]+$/.test(name);
+    if (!wip && !lock) continue;
+    const path = join(dir, name);
+    try {
+      const st = lstatSync(path);
+      const age = nowMs - st.mtimeMs;
+      let stale: boolean;
+      if (wip) stale = !pidAlive(Number(wip[1])) || age > WIP_STALE_MS;
+      else stale = lockIsStale(path, nowMs);
+      if (stale) {
+        unlinkSync(path);
+        removed++;
+      }
+    } catch {
+      /* gone meanwhile */
+    }
+  }
+  return removed;
+}
+
+function lockIsStale(path: string, nowMs: number): boolean {
+  try {
+    const st = lstatSync(path);
+    if (nowMs - st.mtimeMs > LOCK_STALE_MS) return true;
+    const pid = Number(readFileSync(path, 'utf8').slice(0, 64).split(' ')[0]);
+    return !pidAlive(pid);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Runs `fn` while holding the lock of one short id.
+ *
+ * @param waitMs how long to wait for another process's lock
+ * @throws VaultError `io-error` when the lock could not be taken in time
+ */
+export function withSnapshotLock<T>(dir: string, shortId: string, rt: Runtime, waitMs: number, fn: () => T): T {
+  const path = join(dir, `.lock-${shortId}`);
+  const token = `${process.pid} ${rt.randomHex(8)}`;
+  const until = rt.now().getTime() + waitMs;
+  for (;;) {
+    try {
+      const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+      writeSync(fd, token);
+      closeSync(fd);
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new VaultError('io-error', `cannot lock the session snapshot (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
+      if (lockIsStale(path, rt.now().getTime())) {
+        try {
+          unlinkSync(path);
+        } catch {
+          /* another process broke it first */
+        }
+        continue;
+      }
+      if (rt.now().getTime() > until) throw new VaultError('io-error', 'timed out waiting for the session snapshot lock', { hint: 'another hook of this session is still running' });
+      sleepMs(15);
+    }
+  }
+  try {
+    return fn();
+  } finally {
+    try {
+      if (readFileSync(path, 'utf8') === token) unlinkSync(path);
+    } catch {
+      /* already gone */
+    }
+  }
+}
+
+/**
+ * Writes `content` to `dir/name` atomically: a hidden work file created exclusively without
+ * following links, fsynced, then renamed over the target.
+ */
+export function writeAtomic(dir: string, name: string, content: string, tag: string, rt: Runtime): void {
+  const tmp = join(dir, `.wip-${tag}-${process.pid}-${rt.randomHex(6)}`);
+  let fd: number | undefined;
+  try {
+    fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+    const buf = Buffer.from(content, 'utf8');
+    let off = 0;
+    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
+    fsyncSync(fd);
+    closeSync(fd);
+    fd = undefined;
+    renameSync(tmp, join(dir, name));
+  } catch (err) {
+    if (fd !== undefined) closeSync(fd);
+    try {
+      unlinkSync(tmp);
+    } catch {
+      /* never created or already renamed */
+    }
+    throw new VaultError('io-error', `cannot write the session snapshot (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
+  }
+}
+
+/** Result of {@link updateSnapshot}. */
+export interface UpdateResult {
+  /** absolute path of the snapshot, when one was written */
+  path: string | undefined;
+  written: boolean;
+  snapshot: SessionSnapshot | undefined;
+}
+
+/**
+ * Creates or updates the snapshot of one session under its lock.
+ *
+ * The file is the existing `*-<shortid>-session.tmp` when there is one for this session and
+ * worktree; a file of the same short id that belongs to another session or worktree is never
+ * touched (the short id gets a hash suffix instead).
+ *
+ * @param build gets the current snapshot (undefined when none) and returns the next one, or
+ *   undefined to write nothing
+ * @param options `lockWaitMs` (default 3000)
+ * @throws VaultError `io-error` (folder, lock, write)
+ */
+export function updateSnapshot(
+  dir: string,
+  identity: { shortId: string; sessionId: string; worktree: string },
+  rt: Runtime,
+  build: (existing: SessionSnapshot | undefined, shortId: string) => SessionSnapshot | undefined,
+  options: { lockWaitMs?: number } = {},
+): UpdateResult {
+  ensureSessionsDir(dir);
+  removeStaleFiles(dir, rt.now().getTime());
+  const attempt = (shortId: string, final: boolean): UpdateResult | 'conflict' =>
+    withSnapshotLock(dir, shortId, rt, options.lockWaitMs ?? 3000, () => {
+      const mine = listSnapshots(dir).filter((f) => f.shortId === shortId);
+      let existing: SessionSnapshot | undefined;
+      let name: string | undefined;
+      for (const f of mine) {
+        const text = readSnapshotText(f.path);
+        const header: Record<string, string> = text === undefined ? {} : parseSnapshotHeader(text);
+        if (header.Session !== identity.sessionId || header.Worktree !== identity.worktree) {
+          // another session's or worktree's file (or not a snapshot at all): never touched
+          if (!final) return 'conflict';
+          continue;
+        }
+        existing = text === undefined ? undefined : parseSnapshot(text); // a damaged file of ours is rewritten whole
+        name = f.name;
+        break;
+      }
+      const next = build(existing, shortId);
+      if (!next) return { path: undefined, written: false, snapshot: undefined };
+      const date = (next.startedAt && /^\d{4}-\d{2}-\d{2}/.test(next.startedAt) ? next.startedAt : rt.now().toISOString()).slice(0, 10);
+      if (!name) {
+        name = `${date}-${shortId}-session.tmp`;
+        if (mine.some((f) => f.name === name)) throw new VaultError('io-error', 'a snapshot file of another session has this name', { hint: 'remove or rename the other file' });
+      }
+      writeAtomic(dir, name, renderSnapshot({ ...next, shortId }), shortId, rt);
+      return { path: join(dir, name), written: true, snapshot: { ...next, shortId } };
+    });
+  const first = attempt(identity.shortId, false);
+  if (first !== 'conflict') return first;
+  const suffix = createHash('sha256').update(`${identity.sessionId}\u0000${identity.worktree}`).digest('hex').slice(0, 6);
+  const alt = `${identity.shortId.slice(0, 57)}-${suffix}`;
+  return attempt(alt, true) as UpdateResult;
+}
