@@ -7,7 +7,10 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Memory } from '../document/contract.js';
 import { readVisibleMemory, scopesFor, type McpContext } from './memory-access.js';
 import { RECALL_NOTICE, toolErrorFrom, toolSuccess } from './tool-result.js';
-import { readInput, readOutput, saveInput, saveOutput } from './tool-schemas.js';
+import { doctorInput, doctorOutput, readInput, readOutput, saveInput, saveOutput } from './tool-schemas.js';
+
+/** Doctor problems listed in one answer; the rest are counted (`vault doctor` lists all). */
+const MAX_DOCTOR_PROBLEMS = 100;
 
 const IDENTITY_NOTE = 'The harness identity is fixed by the server configuration; arguments cannot change it.';
 
@@ -101,6 +104,46 @@ export function registerMemoryTools(server: McpServer, ctx: McpContext): void {
         return toolSuccess({ notice: RECALL_NOTICE, memory: { ...summarize(r.memory), body: r.memory.body }, path: r.path, backlinks: r.backlinks });
       } catch (err) {
         return toolErrorFrom('MEMORY_READ_FAILED', err, ctx.log);
+      }
+    },
+  );
+
+  server.registerTool(
+    'memory_doctor',
+    {
+      title: 'Check the vault',
+      description: [
+        'Check the health of the memory vault without changing anything: malformed files, duplicate ids, broken links, misplaced files, symbolic links, suspected secrets, stale index, memories that look superseded.',
+        'Use it when a memory tool reports an incomplete read, or when asked whether the vault is healthy. It returns a summary and the problems with file, rule and a fix hint; fixes are for a person to make.',
+      ].join(' '),
+      inputSchema: doctorInput,
+      outputSchema: doctorOutput,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async (args) => {
+      try {
+        const scopes = scopesFor(ctx, args.scopes);
+        const [{ runDoctor }, { summaryLine }] = await Promise.all([import('../doctor/run-doctor.js'), import('../doctor/report-format.js')]);
+        const report = await runDoctor(ctx.roots, { scopes });
+        const problems = report.problems.slice(0, MAX_DOCTOR_PROBLEMS).map((p) => ({
+          severity: p.severity,
+          code: p.code,
+          path: p.path,
+          ...(p.line !== undefined ? { line: p.line } : {}),
+          message: p.message,
+          hint: p.hint,
+        }));
+        return toolSuccess({
+          ok: report.ok,
+          summary: summaryLine(report),
+          complete: report.complete,
+          scopes: report.scopes,
+          counts: report.counts,
+          problems,
+          problemsTruncated: report.problems.length > problems.length,
+        });
+      } catch (err) {
+        return toolErrorFrom('MEMORY_DOCTOR_FAILED', err, ctx.log);
       }
     },
   );

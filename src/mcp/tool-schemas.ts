@@ -114,16 +114,18 @@ export const doctorInput = {
 /** `memory_doctor` result. */
 export const doctorOutput = {
   ok: z.boolean().describe('true when no errors were found'),
-  summary: z.string(),
-  counts: z.record(z.string(), z.number()),
+  summary: z.string().describe('one line, e.g. "2 errors, 1 warning in 2 files (120 memories checked)"'),
+  complete: z.boolean().describe('false when the vault could not be read completely (reads then answer MEMORY_READ_INCOMPLETE)'),
+  scopes: z.array(scope),
+  counts: z.record(z.string(), z.number()).describe('errors, warnings, infos, memories, files, checked, ignored'),
   problems: z.array(
     z.object({
-      severity: z.string(),
-      code: z.string(),
-      path: z.string().optional(),
-      line: z.number().optional(),
+      severity: z.enum(['error', 'warning', 'info']),
+      code: z.string().describe('stable rule code, e.g. invalid-field, broken-link, duplicate-id'),
+      path: z.string().describe('vault-relative path of the file (or folder) concerned'),
+      line: z.number().int().optional(),
       message: z.string(),
-      hint: z.string().optional(),
+      hint: z.string().describe('how a person can fix it'),
     }),
   ),
   problemsTruncated: z.boolean().describe('true when more problems exist than listed (run `vault doctor` for all)'),

@@ -199,5 +199,13 @@ describe('vault mcp: tools through the SDK client', () => {
     await expect(s.client.readResource({ uri: `memory://${OLDER}` })).rejects.toThrow(/MEMORY_READ_INCOMPLETE/);
     // the project scope alone reads cleanly
     expect((await callOk(s, 'memory_read', { id: OLDER, scopes: ['project'] })).memory.id).toBe(OLDER);
+    // and the doctor names the file and the rule, without quoting it
+    const report = await callOk(s, 'memory_doctor', {});
+    expect(report.ok).toBe(false);
+    expect(report.summary).toMatch(/^1 error/);
+    expect(report.problems).toContainEqual(expect.objectContaining({ severity: 'error', code: 'unclosed-frontmatter', path: 'team/notes/broken.md' }));
+    expect(JSON.stringify(report)).not.toContain('[unclosed');
+    expect(report.counts.memories).toBe(2);
+    expect((await callOk(s, 'memory_doctor', { scopes: ['project'] })).ok).toBe(true);
   });
 });
