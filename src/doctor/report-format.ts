@@ -27,7 +27,9 @@ function plural(n: number, word: string): string {
 /** The one-line summary, e.g. `2 errors, 1 warning in 2 files (120 memories)`. */
 export function summaryLine(report: DoctorReport, strict = false): string {
   const c = report.counts;
-  const scope = report.selection ? `${plural(c.checked, 'changed file')} checked, ${plural(c.memories, 'memory')} in the vault` : `${plural(c.memories, 'memory')} checked`;
+  const scope = report.selection
+    ? `${plural(c.checked, 'changed memory file')} checked, ${plural(c.memories, 'valid memory')} in the vault`
+    : `${plural(c.checked, 'memory file')} checked, ${c.memories} valid`;
   if (c.errors + c.warnings + c.infos === 0) return `no problems (${scope})`;
   const parts = [plural(c.errors, 'error'), plural(c.warnings, 'warning')];
   if (c.infos) parts.push(`${c.infos} info`);

@@ -106,6 +106,21 @@ function firstBodyLine(l: Layout): number | undefined {
 const UNSAFE_BODY = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
 const UNSAFE_VALUE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
 
+/** Plain words for the YAML parser's error codes (its own messages quote the source, so they are not used). */
+const YAML_REASONS: Record<string, string> = {
+  MISSING_CHAR: 'a closing quote or bracket is missing',
+  BAD_INDENT: 'the indentation is inconsistent',
+  BLOCK_AS_IMPLICIT_KEY: 'a key is not followed by ": "',
+  MULTILINE_IMPLICIT_KEY: 'a key spans more than one line',
+  UNEXPECTED_TOKEN: 'a character is out of place (quote values that start with a special character)',
+  BAD_SCALAR_START: 'a value starts with a character that must be quoted',
+  IMPOSSIBLE: 'the text cannot be read as YAML',
+  KEY_OVER_1024_CHARS: 'a key is longer than 1024 characters',
+  MULTIPLE_DOCS: 'there is more than one YAML document',
+  BAD_DIRECTIVE: 'a line starts with % (a YAML directive)',
+  MISSING_ANCHOR: 'an alias names an anchor that does not exist',
+};
+
 function isKnownField(f: string | undefined): f is string {
   return f !== undefined && ((FIELD_ORDER as readonly string[]).includes(f) || f === 'body');
 }
@@ -151,7 +166,7 @@ export function describeParseError(bytes: Uint8Array, err: VaultError): ParsePro
       if (y?.code === 'TAB_AS_INDENT') {
         out.line = y.line;
         out.message = `a tab is used for indentation on line ${y.line}; YAML indents with spaces`;
-        out.hint = 'replace the tab with spaces, or run `vault fmt` after fixing the value';
+        out.hint = 'replace the tab with spaces';
       } else if (y?.code === 'DUPLICATE_KEY' || code === 'duplicate-field') {
         out.code = 'duplicate-field';
         out.line = y?.line ?? err.line;
@@ -161,7 +176,7 @@ export function describeParseError(bytes: Uint8Array, err: VaultError): ParsePro
         out.message = `line ${err.line} starts with --- but is not a frontmatter delimiter`;
       } else if (y) {
         out.line = y.line;
-        out.message = `frontmatter is not valid YAML at line ${y.line} (${y.code.toLowerCase().replace(/_/g, ' ')})`;
+        out.message = `frontmatter is not valid YAML at line ${y.line}: ${YAML_REASONS[y.code] ?? y.code.toLowerCase().replace(/_/g, ' ')}`;
       } else {
         out.message = 'frontmatter is not valid YAML';
       }

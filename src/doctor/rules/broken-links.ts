@@ -24,7 +24,9 @@ export function checkBrokenLinks(ctx: DoctorContext): Problem[] {
           'broken-link',
           e.path,
           line,
-          `${inFrontmatter ? 'links' : 'body wikilink'} points to ${target}, which is not in the vault (scopes ${ctx.scopes.join(', ')})`,
+          inFrontmatter
+            ? `links names ${target}, which is not in the vault (scopes ${ctx.scopes.join(', ')})`
+            : `body wikilink [[${target}]] names a memory that is not in the vault (scopes ${ctx.scopes.join(', ')})`,
           inFrontmatter ? `remove ${target} from links, or restore the memory it names` : `remove the [[${target}]] wikilink, or restore the memory it names`,
         ),
       );
