@@ -1,0 +1,147 @@
+/**
+ * `vault read` on documents the vault did not write: frontmatter in other languages whose code
+ * would run under gray-matter's defaults, the published reference documents, and Obsidian-edited
+ * files.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import matter from 'gray-matter';
+import { describe, expect, it } from 'vitest';
+import { cliEnv, gitRepo, runCli, SHARED, tempDir } from '../helpers.js';
+
+const VALID = (id: string, scope = 'team', kind = 'note') =>
+  `---\nschema: "ecc.memory.v1"\nid: "${id}"\ntitle: "ok"\nkind: "${kind}"\nscope: "${scope}"\ntrust: "unreviewed"\nstatus: "active"\nsource_harness: "claude"\ntarget_harnesses: ["all"]\ntags: []\nlinks: []\ncreated_at: "2026-07-25T09:30:00.000Z"\nupdated_at: "2026-07-25T09:30:00.000Z"\n---\n\nbody\n`;
+
+/** A document whose frontmatter, if evaluated as JavaScript, writes `marker`. */
+function hostile(language: string, marker: string): string {
+  const code = `(function () { require('fs').writeFileSync(${JSON.stringify(marker)}, 'pwned'); return { title: 'x' }; })()`;
+  return `---${language}\n${code}\n---\n\nbody\n`;
+}
+
+describe('frontmatter code never runs', () => {
+  it('the payload is live: gray-matter with its default engines runs it', () => {
+    const dir = tempDir();
+    const marker = join(dir, 'marker-defaults');
+    matter(hostile('js', marker));
+    expect(existsSync(marker)).toBe(true); // proves the test below would catch a regression
+  });
+
+  it('vault read over a vault holding ---js / ---javascript / --- js documents: the marker never appears', async () => {
+    const repo = gitRepo();
+    const markerDir = tempDir();
+    const markers = ['js', 'javascript', ' js', 'coffee'].map((lang, i) => {
+      const marker = join(markerDir, `marker-${i}`);
+      const dir = join(repo, '.ecc/memory/team/notes');
+      mkdirSync(dir, { recursive: true });
+      writeFileSync(join(dir, `mem_hostile_${i}.md`), hostile(lang, marker));
+      return marker;
+    });
+    writeFileSync(join(repo, '.ecc/memory/team/notes/mem_valid_one.md'), VALID('mem_valid_one'));
+    const env = cliEnv();
+    const results = await Promise.all([
+      runCli(['read', 'mem_hostile_0'], { cwd: repo, env }),
+      runCli(['read', 'mem_valid_one', '--json'], { cwd: repo, env }),
+      runCli(['read', 'mem_missing_x', '--scope', 'team'], { cwd: repo, env }),
+    ]);
+    for (const r of results) {
+      // fail-closed: the vault holds documents that cannot be read, so no answer is claimed
+      expect(r.code, r.stderr).toBe(6);
+      expect(r.stdout + r.stderr).not.toMatch(/pwned|internal error/);
+    }
+    expect(results[0]!.stderr).toMatch(/^error: memory lookup is incomplete/);
+    for (const m of markers) expect(existsSync(m), m).toBe(false);
+  });
+});
+
+describe('reading documents written by other tools', () => {
+  it('reads both reference documents with the same values, and leaves the files byte-identical', async () => {
+    const repo = gitRepo();
+    const older = readFileSync(join(SHARED, 'fixtures/ecc/mem_20260725_01kolder.md'));
+    const handoff = readFileSync(join(SHARED, 'fixtures/ecc/mem_20260726_01k123example.md'));
+    const proj = join(repo, '.ecc/memory/project');
+    mkdirSync(join(proj, 'decisions'), { recursive: true });
+    mkdirSync(join(proj, 'handoffs'), { recursive: true });
+    writeFileSync(join(proj, '.gitignore'), '*\n!.gitignore\n');
+    writeFileSync(join(proj, 'decisions/mem_20260725_01kolder.md'), older);
+    writeFileSync(join(proj, 'handoffs/mem_20260726_01k123example.md'), handoff);
+    const env = cliEnv();
+    const [a, b, human] = await Promise.all([
+      runCli(['read', 'mem_20260725_01kolder', '--json'], { cwd: repo, env }),
+      runCli(['read', 'mem_20260726_01k123example', '--json'], { cwd: repo, env }),
+      runCli(['read', 'mem_20260726_01k123example'], { cwd: repo, env }),
+    ]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(b.code, b.stderr).toBe(0);
+    expect(JSON.parse(a.stdout)).toMatchObject({
+      schema: 'ecc.memory.v1',
+      id: 'mem_20260725_01kolder',
+      title: 'Drop stateless JWT for server sessions',
+      kind: 'decision',
+      scope: 'project',
+      trust: 'unreviewed',
+      status: 'active',
+      sourceHarness: 'claude',
+      targetHarnesses: ['all'],
+      tags: ['auth'],
+      links: [],
+      createdAt: '2026-07-25T09:30:00.000Z',
+      updatedAt: '2026-07-25T09:30:00.000Z',
+      body: 'We replace stateless JWT with server-side sessions stored in Redis.\nKey format: `sess:<user-id>:<session-id>`, TTL 14 days.',
+      path: 'project/decisions/mem_20260725_01kolder.md',
+      canonical: true,
+    });
+    expect(JSON.parse(b.stdout)).toMatchObject({
+      id: 'mem_20260726_01k123example',
+      kind: 'handoff',
+      sourceHarness: 'codex',
+      targetHarnesses: ['claude'],
+      tags: ['auth', 'migration'],
+      links: ['mem_20260725_01kolder'],
+      canonical: true,
+    });
+    expect(human.code).toBe(0);
+    expect(human.stdout).toMatch(/^Authentication migration handoff\nmem_20260726_01k123example · handoff · project · active · unreviewed\n/);
+    expect(readFileSync(join(proj, 'decisions/mem_20260725_01kolder.md')).equals(older)).toBe(true);
+    expect(readFileSync(join(proj, 'handoffs/mem_20260726_01k123example.md')).equals(handoff)).toBe(true);
+  });
+
+  it('reads an Obsidian-edited (block-style) memory as non-canonical, and refuses a "Date & time" one with the cause', async () => {
+    const repo = gitRepo();
+    const team = join(repo, '.ecc/memory/team');
+    mkdirSync(join(team, 'handoffs'), { recursive: true });
+    mkdirSync(join(team, 'decisions'), { recursive: true });
+    mkdirSync(join(team, '.obsidian'), { recursive: true });
+    writeFileSync(join(team, '.obsidian/app.json'), '{}');
+    writeFileSync(join(team, 'handoffs/mem_20260726_01k123example.md'), readFileSync(join(SHARED, 'fixtures/obsidian/mem_20260726_01k123example.md')));
+    writeFileSync(join(team, 'decisions/mem_20260725_01kolder.md'), readFileSync(join(SHARED, 'fixtures/ecc/mem_20260725_01kolder.md'), 'utf8').replace('"project"', '"team"'));
+    const env = cliEnv();
+    const r = await runCli(['read', 'mem_20260726_01k123example', '--json'], { cwd: repo, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toMatchObject({ scope: 'team', status: 'superseded', canonical: false, tags: ['auth', 'migration'] });
+    const older = await runCli(['read', 'mem_20260725_01kolder', '--json'], { cwd: repo, env });
+    expect(JSON.parse(older.stdout).backlinks.map((x: { id: string }) => x.id)).toEqual(['mem_20260726_01k123example']);
+
+    mkdirSync(join(team, 'facts'), { recursive: true });
+    writeFileSync(join(team, 'facts/mem_20260801_datetime.md'), readFileSync(join(SHARED, 'fixtures/obsidian/mem_20260801_datetime.md')));
+    const inc = await runCli(['read', 'mem_20260726_01k123example'], { cwd: repo, env });
+    expect(inc.code).toBe(6);
+    expect(inc.stderr).toMatch(/incomplete.*mem_20260801_datetime\.md/);
+  });
+
+  it('reads BOM and CRLF documents (not canonical) and refuses invalid UTF-8 fail-closed', async () => {
+    const repo = gitRepo();
+    const notes = join(repo, '.ecc/memory/team/notes');
+    mkdirSync(notes, { recursive: true });
+    writeFileSync(join(notes, 'mem_with_bom.md'), `\ufeff${VALID('mem_with_bom')}`);
+    writeFileSync(join(notes, 'mem_with_crlf.md'), VALID('mem_with_crlf').replace(/\n/g, '\r\n'));
+    const env = cliEnv();
+    for (const id of ['mem_with_bom', 'mem_with_crlf']) {
+      const r = await runCli(['read', id, '--json'], { cwd: repo, env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout)).toMatchObject({ id, canonical: false, body: 'body' });
+    }
+    writeFileSync(join(notes, 'mem_bad_utf8.md'), Buffer.concat([Buffer.from(VALID('mem_bad_utf8')), Buffer.from([0xff])]));
+    const r = await runCli(['read', 'mem_with_bom'], { cwd: repo, env });
+    expect(r.code).toBe(6);
+  });
+});
