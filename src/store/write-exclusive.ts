@@ -99,22 +99,9 @@ export function checkProjectGitignore(projectDir: string): 'ok' | 'missing' {
  */
 export function prepareScope(roots: VaultRoots, scope: Scope, kinds: readonly Kind[]): string[] {
   const { dir: dirMode } = modesFor(scope);
+  const chain = scopeChain(roots, scope, kinds);
+  checkScope(roots, scope, kinds); // check before creating anything
   const root = scopeRoot(roots, scope);
-  const chain = [...guardedDirs(roots, scope), ...kinds.map((k) => join(root, kindFolder(k)))];
-  // Check before creating anything.
-  for (const dir of chain) {
-    try {
-      if (lstatSync(dir).isSymbolicLink()) {
-        throw new VaultError('symlink-refused', `refusing to write through a symbolic link: ${dir}`, {
-          rule: 'no symlinks in the vault',
-          hint: 'replace the link with a real directory',
-        });
-      }
-    } catch (err) {
-      if (err instanceof VaultError) throw err;
-    }
-  }
-  if (scope === 'project') checkProjectGitignore(root);
   const created: string[] = [];
   for (const dir of chain) {
     let existed = true;
@@ -131,6 +118,41 @@ export function prepareScope(roots: VaultRoots, scope: Scope, kinds: readonly Ki
   }
   if (scope === 'project') writeGitignore(root);
   return created;
+}
+
+function scopeChain(roots: VaultRoots, scope: Scope, kinds: readonly Kind[]): string[] {
+  const root = scopeRoot(roots, scope);
+  return [...guardedDirs(roots, scope), ...kinds.map((k) => join(root, kindFolder(k)))];
+}
+
+/**
+ * The checks of {@link prepareScope} without its writes: no folder of the scope is a symbolic
+ * link (or a file), and the project scope's .gitignore is absent or exact.
+ *
+ * @param kinds kind folders that would be created
+ * @returns the folders that do not exist yet (absolute), outermost first
+ * @throws VaultError `symlink-refused`, `gitignore-mismatch`, `io-error`
+ */
+export function checkScope(roots: VaultRoots, scope: Scope, kinds: readonly Kind[]): string[] {
+  const missing: string[] = [];
+  for (const dir of scopeChain(roots, scope, kinds)) {
+    let st;
+    try {
+      st = lstatSync(dir);
+    } catch {
+      missing.push(dir);
+      continue;
+    }
+    if (st.isSymbolicLink()) {
+      throw new VaultError('symlink-refused', `refusing to write through a symbolic link: ${dir}`, {
+        rule: 'no symlinks in the vault',
+        hint: 'replace the link with a real directory',
+      });
+    }
+    if (!st.isDirectory()) throw new VaultError('io-error', `${dir} exists but is not a directory`, { hint: 'move the file out of the way' });
+  }
+  if (scope === 'project') checkProjectGitignore(scopeRoot(roots, scope));
+  return missing;
 }
 
 function mkdirParents(dir: string, mode: number): void {

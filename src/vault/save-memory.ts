@@ -6,7 +6,7 @@ import { lstatSync } from 'node:fs';
 import { KINDS, LIMITS, SCHEMA_VERSION, SCOPES, utf8Bytes, type Kind, type Memory, type Scope } from '../document/contract.js';
 import { parseMemory } from '../document/parse.js';
 import { serializeMemory } from '../document/serialize.js';
-import { checkTitle, validateBody } from '../document/validate.js';
+import { checkTitle, quoteValue, validateBody } from '../document/validate.js';
 import { VaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
 import { checkFrontmatter } from '../schema/check-frontmatter.js';
@@ -14,7 +14,7 @@ import { scanDocumentForSecrets } from '../secrets/scan-secrets.js';
 import { assertMemoryId, generateMemoryId } from '../store/ids.js';
 import { memoryFilePath, vaultRelativePath } from '../store/layout.js';
 import type { VaultRoots } from '../store/roots.js';
-import { modesFor, prepareScope, writeFileExclusive } from '../store/write-exclusive.js';
+import { checkScope, modesFor, prepareScope, writeFileExclusive } from '../store/write-exclusive.js';
 import { toFrontmatter } from '../document/contract.js';
 
 /** What a caller may choose when saving. trust and status are never inputs. */
@@ -27,7 +27,7 @@ export interface SaveInput {
   scope?: string | undefined;
   tags?: readonly string[] | undefined;
   links?: readonly string[] | undefined;
-  /** default: ECC_MEMORY_HARNESS, then VAULT_HARNESS, then "unknown" */
+  /** default: ECC_MEMORY_HARNESS, then VAULT_HARNESS (empty counts as unset), then "unknown" */
   sourceHarness?: string | undefined;
   /** default ["all"] */
   targetHarnesses?: readonly string[] | undefined;
@@ -52,7 +52,7 @@ function uniq(values: readonly string[]): string[] {
 
 function checkChoice<T extends string>(field: string, value: string, allowed: readonly T[]): T {
   if (!(allowed as readonly string[]).includes(value)) {
-    throw new VaultError('invalid-input', `${field}: must be one of: ${allowed.join(', ')} (got ${JSON.stringify(value.slice(0, 40))})`, {
+    throw new VaultError('invalid-input', `${field}: must be one of: ${allowed.join(', ')} (got ${quoteValue(String(value), 40)})`, {
       field,
       rule: `enum ${allowed.join('|')}`,
       hint: `use one of: ${allowed.join(', ')}`,
@@ -83,7 +83,8 @@ export function buildMemory(input: SaveInput, rt: Runtime): Memory {
   const id = input.id !== undefined ? assertMemoryId(input.id) : generateMemoryId(rt.now(), rt.randomHex);
   const title = checkTitle(typeof input.title === 'string' ? input.title.trim() : input.title);
   const body = validateBody(input.body);
-  const sourceHarness = input.sourceHarness ?? rt.env.ECC_MEMORY_HARNESS ?? rt.env.VAULT_HARNESS ?? 'unknown';
+  // An empty variable counts as unset (shells and CI templates often export VAR=).
+  const sourceHarness = input.sourceHarness ?? (rt.env.ECC_MEMORY_HARNESS || undefined) ?? (rt.env.VAULT_HARNESS || undefined) ?? 'unknown';
   const memory: Memory = {
     schema: SCHEMA_VERSION,
     id,
@@ -157,7 +158,8 @@ export function assertIdFree(roots: VaultRoots, id: string): void {
  * @param roots the vault's roots
  * @param input the memory's values
  * @param rt clock, ids, environment
- * @param options `dryRun`: check everything, write nothing
+ * @param options `dryRun`: check everything (values, secrets, duplicate id, symlinks, the project
+ *   .gitignore), write nothing
  * @returns the memory and where it is (or would be) written
  * @throws VaultError from {@link buildMemory}, `suspected-secret`, `already-exists`,
  *   `symlink-refused`, `gitignore-mismatch`, `io-error`
@@ -174,7 +176,10 @@ export async function saveMemory(roots: VaultRoots, input: SaveInput, rt: Runtim
   const absPath = memoryFilePath(roots, memory.scope, memory.kind, memory.id);
   const path = vaultRelativePath(memory.scope, memory.kind, memory.id);
   assertIdFree(roots, memory.id);
-  if (options.dryRun) return { memory, path, absPath, written: false };
+  if (options.dryRun) {
+    checkScope(roots, memory.scope, [memory.kind]); // symlinks and the project .gitignore, as a real save would
+    return { memory, path, absPath, written: false };
+  }
   prepareScope(roots, memory.scope, [memory.kind]);
   writeFileExclusive(absPath, text, modesFor(memory.scope).file, () => rt.randomHex(8));
   return { memory, path, absPath, written: true };
