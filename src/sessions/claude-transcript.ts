@@ -74,6 +74,15 @@ export function createClaudeReader(options: { sidechainOnly?: boolean } = {}): T
   const toolNames = new Map<string, string>();
   let lastAssistantId: string | undefined;
   let lastAssistantText = '';
+  // The file is a DAG: a rewind starts a new branch from an earlier message. Prompts are kept
+  // with their uuid and, at the end, only those on the branch that leads to the last message stay.
+  const parents = new Map<string, string>();
+  const prompts: Array<{ uuid: string | undefined; text: string }> = [];
+  let lastUuid: string | undefined;
+  const addPrompt = (rec: Record<string, unknown>, text: string) => {
+    prompts.push({ uuid: typeof rec.uuid === 'string' ? rec.uuid : undefined, text });
+    if (prompts.length > 200) prompts.splice(1, 1); // keep the first (the goal) and the recent ones
+  };
 
   const onUser = (rec: Record<string, unknown>, sidechain: boolean) => {
     const msg = rec.message;
@@ -98,11 +107,11 @@ export function createClaudeReader(options: { sidechainOnly?: boolean } = {}): T
     if (Array.isArray(content) && content.some((b) => isObject(b) && b.type === 'tool_result')) return;
     const slash = slashCommand(text);
     if (slash) {
-      notePrompt(s, slash);
+      addPrompt(rec, slash);
       return;
     }
     if (text.includes('<command-message>') || isSyntheticUserText(text)) return;
-    notePrompt(s, text);
+    addPrompt(rec, text.slice(0, 4000));
   };
 
   const onAssistant = (rec: Record<string, unknown>, sidechain: boolean) => {
@@ -145,6 +154,11 @@ export function createClaudeReader(options: { sidechainOnly?: boolean } = {}): T
         if (s.cwd === undefined && typeof record.cwd === 'string') s.cwd = oneLine(record.cwd, 4096);
         if (typeof record.gitBranch === 'string' && record.gitBranch) s.gitBranch = oneLine(record.gitBranch, 200);
         noteTime(s, record.timestamp);
+        if (typeof record.uuid === 'string' && parents.size < 500_000) {
+          const parent = typeof record.parentUuid === 'string' ? record.parentUuid : typeof record.logicalParentUuid === 'string' ? record.logicalParentUuid : undefined;
+          if (parent) parents.set(record.uuid, parent);
+          if (record.type === 'user' || record.type === 'assistant') lastUuid = record.uuid;
+        }
       }
       switch (record.type) {
         case 'user':
@@ -171,6 +185,12 @@ export function createClaudeReader(options: { sidechainOnly?: boolean } = {}): T
     },
     finish() {
       if (lastAssistantText) noteAssistant(s, lastAssistantText);
+      const onBranch = new Set<string>();
+      for (let u = lastUuid; u !== undefined && !onBranch.has(u) && onBranch.size < 1_000_000; u = parents.get(u)) onBranch.add(u);
+      // Keep the first prompt (the goal) and the prompts on the active branch. Files without
+      // parent links (every line a root) have no branches: all prompts stay.
+      const keep = onBranch.size > 1 ? prompts.filter((p, i) => i === 0 || p.uuid === undefined || onBranch.has(p.uuid)) : prompts;
+      for (const p of keep) notePrompt(s, p.text);
       return s;
     },
   };

@@ -100,9 +100,9 @@ export function recordSession(rt: Runtime, input: RecordInput): RecordOutcome {
     if (summary && hasContent(summary)) {
       const fresh = snapshotFromSummary(summary, where, { sessionId, shortId: id, transcript, event: input.event, now: nowIso });
       next = existing ? mergeSnapshots(existing, fresh) : fresh;
-    } else next = existing;
+    } else next = existing ? { ...existing, updates: existing.updates + 1, updatedAt: nowIso, lastEvent: input.event } : undefined;
     if (!next) return undefined; // never a placeholder
-    return compactNote ? withNote(next, compactNote, input.event, nowIso) : next;
+    return compactNote ? withNote(next, compactNote) : next;
   });
   if (!result.written) return { written: false, skipped: 'no-snapshot-to-annotate', ...(summary ? { summary } : {}) };
   return { written: true, path: result.path!, shortId: result.snapshot?.shortId ?? shortId, ...(summary ? { summary } : {}) };

@@ -148,8 +148,8 @@ export function mergeSnapshots(existing: SessionSnapshot, fresh: SessionSnapshot
 }
 
 /** Adds one note (e.g. a compaction event) to a snapshot, most recent last. */
-export function withNote(snapshot: SessionSnapshot, note: string, event: string, now: string): SessionSnapshot {
-  return { ...snapshot, notes: unionRecent(snapshot.notes, [oneLine(note, 300)], 24), updatedAt: now, lastEvent: event, updates: snapshot.updates + 1 };
+export function withNote(snapshot: SessionSnapshot, note: string): SessionSnapshot {
+  return { ...snapshot, notes: unionRecent(snapshot.notes, [oneLine(note, 300)], 24) };
 }
 
 /** Keeps a list item on one line and unable to look like Markdown structure. */
