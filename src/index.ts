@@ -30,3 +30,5 @@ export { initVault, type InitResult } from './vault/init-vault.js';
 export { runDoctor, DOCTOR_RULES, type DoctorOptions } from './doctor/run-doctor.js';
 export type { DoctorReport, Problem, Severity, ProblemCode, DoctorCounts } from './doctor/problem.js';
 export { formatText as formatDoctorText, formatGithub as formatDoctorGithub, summaryLine as doctorSummaryLine } from './doctor/report-format.js';
+export { fmtMemories, formatMemoryFile, type FmtResult, type FmtFileResult, type FmtOptions, type FmtStatus } from './vault/fmt-memory.js';
+export { shareMemory, type ShareResult } from './vault/share-memory.js';

@@ -2,7 +2,7 @@
  * `vault doctor` as a library call: scan the whole vault (never writing anything), run every rule,
  * and return the problems as values. One rule per file under ./rules; each gets the same context.
  */
-import { readdirSync } from 'node:fs';
+import { lstatSync, readdirSync } from 'node:fs';
 import type { Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
 import { scanVault, type ScanEntry, type ScanLimits } from '../scanner/scan-vault.js';
@@ -71,6 +71,7 @@ export const DOCTOR_RULES: ReadonlyArray<Rule> = [
 function assertScopeRootsReadable(roots: VaultRoots, scopes: readonly Scope[]): void {
   for (const scope of scopes) {
     try {
+      if (lstatSync(scopeRoot(roots, scope)).isSymbolicLink()) continue; // reported as a problem, never followed
       readdirSync(scopeRoot(roots, scope));
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;

@@ -11,7 +11,7 @@ import { isVaultError } from '../errors.js';
 import { parseMemoryFast } from './fast-parse.js';
 import { describeParseError } from './parse-problem.js';
 import { findSecretShapes } from '../secrets/scan-secrets.js';
-import { scopeRoot, type VaultRoots } from '../store/roots.js';
+import { guardedDirs, scopeRoot, type VaultRoots } from '../store/roots.js';
 
 /** Bounds of one scan. Generous (100,000+ memories) but finite. */
 export interface ScanLimits {
@@ -204,6 +204,21 @@ export function walkVault(roots: VaultRoots, scopes: readonly Scope[], limits: S
 
   for (const scope of scopes) {
     const root = scopeRoot(roots, scope);
+    // A link above the scope folder (.ecc, .ecc/memory, an override root) would move the whole
+    // scope elsewhere: not followed, reported by doctor, and the scan is incomplete.
+    const linkedParent = guardedDirs(roots, scope)
+      .slice(0, -1)
+      .find((dir) => {
+        try {
+          return lstatSync(dir).isSymbolicLink();
+        } catch {
+          return false;
+        }
+      });
+    if (linkedParent) {
+      incomplete(`a folder above the ${scope} scope is a symbolic link; the scope was not scanned`);
+      continue;
+    }
     try {
       const st = lstatSync(root);
       if (st.isSymbolicLink()) {

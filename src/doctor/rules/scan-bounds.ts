@@ -9,10 +9,11 @@ import { problem, type Problem } from '../problem.js';
 export function checkScanBounds(ctx: DoctorContext): Problem[] {
   return ctx.scan.incompleteReasons.map((reason) => {
     const m = /: ((?:project|team|user)\/\S*)$/.exec(reason);
+    const scope = /\b(project|team|user) scope\b/.exec(reason);
     return problem(
       'error',
       'scan-incomplete',
-      m ? m[1]! : `${ctx.scopes[0] ?? 'team'}/`,
+      m ? m[1]! : scope ? `${scope[1]}/` : `${ctx.scopes[0] ?? 'team'}/`,
       undefined,
       `the vault could not be fully scanned: ${reason}`,
       'fix the folder (permissions, nesting) or split the vault; until then lookups answer "incomplete" instead of "not found"',
