@@ -188,7 +188,13 @@ export function applySettingsPlan(plan: SettingsPlan, stamp: string, randomHex: 
   let backup: string | undefined;
   if (plan.before !== undefined) {
     backup = `${plan.file}.vault-backup-${stamp}`;
-    copyFileSync(plan.file, backup, constants.COPYFILE_EXCL);
+    try {
+      copyFileSync(plan.file, backup, constants.COPYFILE_EXCL);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      backup = `${plan.file}.vault-backup-${stamp}-${randomHex(3)}`; // two runs in one millisecond
+      copyFileSync(plan.file, backup, constants.COPYFILE_EXCL);
+    }
   }
   if (plan.after === undefined) {
     unlinkSync(plan.file);

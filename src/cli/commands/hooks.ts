@@ -46,7 +46,7 @@ export const hooksCommand = (ctx: CliContext) => ({
         plan = planInstall(file, before, harness, prefix);
       } else plan = planUninstall(file, before, harness);
       const dryRun = Boolean(argv['dry-run']);
-      const backup = dryRun ? undefined : applySettingsPlan(plan, rt.now().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z'), rt.randomHex);
+      const backup = dryRun ? undefined : applySettingsPlan(plan, rt.now().toISOString().replace(/[-:]/g, ''), rt.randomHex);
       if (argv.json) {
         printJson(ctx, { action: argv.action, harness, scope, file, changed: plan.changed, dryRun, changes: plan.changes, ...(backup ? { backup } : {}), ...(dryRun ? { diff: diffLines(before ?? '', plan.after ?? '') } : {}) });
         return;

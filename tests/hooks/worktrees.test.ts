@@ -1,0 +1,61 @@
+import { mkdirSync, realpathSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cliEnv, git, gitRepo, tempDir } from '../helpers.js';
+import { CLAUDE_DAG, CLAUDE_REAL, CODEX_SYNTH, contextOf, hook, sessionsDirOf, snapshotNames } from './hook-helpers.js';
+
+const start = (cwd: string) => ({ session_id: 'fresh', cwd, hook_event_name: 'SessionStart', source: 'startup' });
+
+describe('session-start never crosses worktrees', () => {
+  it('worktree B (git worktree add) never sees A’s snapshot, even when A’s is newer', async () => {
+    const a = realpathSync(gitRepo());
+    const b = join(realpathSync(tempDir()), 'wt-b');
+    git(a, 'worktree', 'add', '-q', '-b', 'feature-b', b);
+    const env = cliEnv();
+
+    // A has a session; B has none yet: B gets nothing at all
+    expect(await hook('stop', { session_id: '5c0375b4-57a5-4f26-b12d-d022ee4e51b7', transcript_path: CLAUDE_REAL, cwd: a }, { cwd: a, env })).toMatchObject({ code: 0, stdout: '' });
+    expect(await hook('session-start', start(b), { cwd: b, env })).toMatchObject({ code: 0, stdout: '' });
+
+    // B gets its own session; A's snapshot is then made the newest file
+    expect(await hook('stop', { session_id: 's1', transcript_path: CLAUDE_DAG, cwd: b }, { cwd: b, env })).toMatchObject({ code: 0, stdout: '' });
+    expect(snapshotNames(env)).toHaveLength(2);
+    const future = new Date(Date.now() + 60_000);
+    utimesSync(join(sessionsDirOf(env), '2025-09-07-ee4e51b7-session.tmp'), future, future);
+
+    const inB = contextOf((await hook('session-start', start(b), { cwd: b, env })).stdout);
+    expect(inB).toContain('Goal: Start');
+    expect(inB).toContain('branch feature-b');
+    expect(inB).toContain(`worktree ${b}`);
+    expect(inB).not.toContain('/orchestrator');
+    expect(inB).not.toContain(`worktree ${a}\n`);
+
+    const inA = contextOf((await hook('session-start', start(a), { cwd: a, env })).stdout);
+    expect(inA).toContain('/orchestrator @CLAUDE.md');
+    expect(inA).not.toContain('Goal: Start');
+
+    // a subfolder of A is still A
+    mkdirSync(join(a, 'src', 'deep'), { recursive: true });
+    expect(contextOf((await hook('session-start', start(join(a, 'src', 'deep')), { cwd: join(a, 'src', 'deep'), env })).stdout)).toContain('/orchestrator');
+
+    // another repository with the same folder layout sees neither
+    const other = realpathSync(gitRepo());
+    expect(await hook('session-start', start(other), { cwd: other, env })).toMatchObject({ code: 0, stdout: '' });
+  });
+
+  it('a hook never writes into another worktree’s snapshot, even with the same short id', async () => {
+    const a = realpathSync(gitRepo());
+    const b = join(realpathSync(tempDir()), 'wt-b2');
+    git(a, 'worktree', 'add', '-q', '-b', 'other', b);
+    const env = cliEnv();
+    const payload = (cwd: string) => ({ session_id: '11111111-1111-4111-8111-111111111111', transcript_path: CODEX_SYNTH, cwd });
+    await hook('stop', payload(a), { cwd: a, env, harness: 'codex' });
+    await hook('stop', payload(b), { cwd: b, env, harness: 'codex' });
+    const names = snapshotNames(env);
+    expect(names).toHaveLength(2);
+    expect(names).toContain('2026-01-02-11111111-session.tmp');
+    expect(names.find((n) => n !== '2026-01-02-11111111-session.tmp')).toMatch(/^2026-01-02-11111111-[0-9a-f]{6}-session\.tmp$/);
+    expect(contextOf((await hook('session-start', start(b), { cwd: b, env, harness: 'codex' })).stdout)).toContain(`worktree ${b}`);
+    expect(contextOf((await hook('session-start', start(a), { cwd: a, env, harness: 'codex' })).stdout)).toContain(`worktree ${a}\n`);
+  });
+});

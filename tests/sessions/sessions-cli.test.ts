@@ -1,0 +1,75 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';
+import { CLAUDE_REAL, CODEX_REAL, hook } from '../hooks/hook-helpers.js';
+
+describe('vault sessions / vault handoff', () => {
+  it('lists and shows snapshots; unknown short ids are a clear not-found', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const empty = await runCli(['sessions', 'list'], { cwd: repo, env });
+    expect(empty.code).toBe(0);
+    expect(empty.stdout).toMatch(/^No session snapshots in /);
+    await hook('stop', { session_id: '5c0375b4-57a5-4f26-b12d-d022ee4e51b7', transcript_path: CLAUDE_REAL, cwd: repo }, { cwd: repo, env });
+    await hook('stop', { session_id: '019a93b9-f380-7600-98ff-940e6b99603c', transcript_path: CODEX_REAL, cwd: repo }, { cwd: repo, env, harness: 'codex' });
+    const list = await runCli(['sessions', 'list', '--json'], { cwd: repo, env });
+    expect(list.code, list.stderr).toBe(0);
+    const rows = (JSON.parse(list.stdout) as { sessions: Array<Record<string, unknown>> }).sessions;
+    expect(rows.map((r) => r.shortId).sort()).toEqual(['6b99603c', 'ee4e51b7']);
+    expect(rows.find((r) => r.shortId === '6b99603c')).toMatchObject({ harness: 'codex', branch: 'main', complete: true, worktree: repo });
+    const text = await runCli(['sessions', 'list'], { cwd: repo, env });
+    expect(text.stdout).toMatch(/ee4e51b7 .*\/orchestrator/);
+    const show = await runCli(['sessions', 'show', 'ee4e51b7'], { cwd: repo, env });
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain('# Session snapshot:');
+    expect(show.stdout).toContain('## Files touched');
+    const missing = await runCli(['sessions', 'show', 'deadbeef'], { cwd: repo, env });
+    expect(missing.code).toBe(4);
+    expect(missing.stderr).toMatch(/no session snapshot with short id deadbeef/);
+    const bad = await runCli(['sessions', 'show', '../../etc'], { cwd: repo, env });
+    expect(bad.code).toBe(2);
+  });
+
+  it('handoff --from-session turns a snapshot into an unreviewed handoff memory, create-only', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    await hook('stop', { session_id: '019a93b9-f380-7600-98ff-940e6b99603c', transcript_path: CODEX_REAL, cwd: repo }, { cwd: repo, env, harness: 'codex' });
+    const r = await runCli(['handoff', '--from-session', '6b99603c', '--title', 'LM Studio wiring: where it stands', '--target-harness', 'claude-code', '--json'], { cwd: repo, env });
+    expect(r.code, r.stderr).toBe(0);
+    const out = JSON.parse(r.stdout) as { id: string; path: string; kind: string; sourceHarness: string; targetHarnesses: string[] };
+    expect(out).toMatchObject({ kind: 'handoff', sourceHarness: 'codex', targetHarnesses: ['claude-code'] });
+    const doc = readFileSync(join(repo, '.ecc', 'memory', out.path), 'utf8');
+    expect(doc).toContain('trust: "unreviewed"');
+    expect(doc).toContain('kind: "handoff"');
+    expect(doc).toContain('## Next steps');
+    expect(doc).toMatch(/- \[in_progress\] Implement necessary code updates/);
+    expect(doc).toContain('- File: components/chat/chat-helpers/index.ts');
+    const read = await runCli(['read', out.id, '--json'], { cwd: repo, env });
+    expect(read.code, read.stderr).toBe(0);
+    // create-only: the same explicit id twice is a conflict
+    const again = await runCli(['handoff', '--from-session', '6b99603c', '--title', 'x', '--id', out.id], { cwd: repo, env });
+    expect(again.code).toBe(5);
+    const missing = await runCli(['handoff', '--from-session', 'nothere1', '--title', 'x'], { cwd: repo, env });
+    expect(missing.code).toBe(4);
+  });
+
+  it('the plain form: --from H --target H with a body, and secrets are refused', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const ok = await runCli(['handoff', '--from', 'claude-code', '--target', 'codex', '--target', 'cursor', '--title', 'Pick up the parser', '--stdin', '--json'], { cwd: repo, env, input: 'The streaming parser is half done; see src/sessions.' });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ kind: 'handoff', sourceHarness: 'claude-code', targetHarnesses: ['codex', 'cursor'] });
+    const noFrom = await runCli(['handoff', '--target', 'codex', '--title', 't', '--body', 'b'], { cwd: repo, env });
+    expect(noFrom.code).toBe(2);
+    expect(noFrom.stderr).toMatch(/--from/);
+    const noTarget = await runCli(['handoff', '--from', 'codex', '--title', 't', '--body', 'b'], { cwd: repo, env });
+    expect(noTarget.code).toBe(2);
+    const secret = 'ghp_' + 'Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8';
+    const f = join(tempDir(), 'body.md');
+    writeFileSync(f, `token ${secret}`);
+    const refused = await runCli(['handoff', '--from', 'codex', '--target', 'all', '--title', 't', '--body-file', f], { cwd: repo, env });
+    expect(refused.code).toBe(3);
+    expect(refused.stdout + refused.stderr).not.toContain(secret);
+  });
+});
