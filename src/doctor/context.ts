@@ -7,6 +7,7 @@ import { FIELD_ORDER, type Memory, type Scope } from '../document/contract.js';
 import { LIMITS } from '../document/contract.js';
 import { readFileSafe, type InvalidFile, type ScanEntry, type ScanResult } from '../scanner/scan-vault.js';
 import type { VaultRoots } from '../store/roots.js';
+import { linkedIds } from '../vault/read-memory.js';
 
 /** The files a `--changed` / `--staged` run is limited to. */
 export interface Selection {
@@ -88,6 +89,18 @@ export function readInvalidText(file: InvalidFile): string | undefined {
 export function idFromFileName(path: string): string {
   const base = path.slice(path.lastIndexOf('/') + 1);
   return base.endsWith('.md') ? base.slice(0, -3) : base;
+}
+
+const linkCache = new WeakMap<ScanEntry, string[]>();
+
+/** The ids an entry links to (frontmatter links and body wikilinks), computed once per entry. */
+export function linksOf(entry: ScanEntry): string[] {
+  let ids = linkCache.get(entry);
+  if (!ids) {
+    ids = linkedIds(entry.memory);
+    linkCache.set(entry, ids);
+  }
+  return ids;
 }
 
 /** Short label of a memory for messages: its id and kind (titles are content and stay out). */

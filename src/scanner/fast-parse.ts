@@ -18,17 +18,22 @@ const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 /** Lines of a canonical document: `---`, 13 fields, `---`, blank, body... */
 const HEADER_LINES = FIELD_ORDER.length + 3;
 
-function tryCanonical(bytes: Uint8Array): ParsedMemory | undefined {
-  if (bytes.byteLength > LIMITS.documentMaxBytes || bytes[0] !== 0x2d) return undefined;
-  let text: string;
-  try {
-    text = decoder.decode(bytes);
-  } catch {
-    return undefined;
+/**
+ * The fast path on text already decoded (strict UTF-8, BOM kept): the memory when the text is
+ * byte-exact canonical, else undefined (the caller then uses {@link parseMemory}).
+ */
+export function parseCanonicalText(text: string): ParsedMemory | undefined {
+  if (!text.startsWith('---\n') || text.length > LIMITS.documentMaxBytes) return undefined;
+  // The header: the first HEADER_LINES lines, found without splitting the body.
+  const lines: string[] = [];
+  let at = 0;
+  for (let i = 0; i < HEADER_LINES; i++) {
+    const nl = text.indexOf('\n', at);
+    if (nl === -1) return undefined;
+    lines.push(text.slice(at, nl));
+    at = nl + 1;
   }
-  if (!text.startsWith('---\n')) return undefined;
-  const lines = text.split('\n', HEADER_LINES);
-  if (lines.length < HEADER_LINES || lines[FIELD_ORDER.length + 1] !== '---' || lines[FIELD_ORDER.length + 2] !== '') return undefined;
+  if (lines[FIELD_ORDER.length + 1] !== '---' || lines[FIELD_ORDER.length + 2] !== '') return undefined;
   const data: Record<string, unknown> = {};
   for (let i = 0; i < FIELD_ORDER.length; i++) {
     const key = FIELD_ORDER[i]!;
@@ -43,8 +48,7 @@ function tryCanonical(bytes: Uint8Array): ParsedMemory | undefined {
   if (!schemaAccepts(data).ok) return undefined;
   let body: string;
   try {
-    const start = lines.slice(0, HEADER_LINES).join('\n').length + 1;
-    let raw = text.slice(start);
+    let raw = text.slice(at);
     if (raw.endsWith('\n')) raw = raw.slice(0, -1);
     body = validateBody(raw);
   } catch {
@@ -64,5 +68,12 @@ function tryCanonical(bytes: Uint8Array): ParsedMemory | undefined {
  * @throws VaultError exactly as {@link parseMemory} does
  */
 export function parseMemoryFast(bytes: Uint8Array): ParsedMemory {
-  return tryCanonical(bytes) ?? parseMemory(bytes);
+  if (bytes.byteLength > LIMITS.documentMaxBytes || bytes[0] !== 0x2d) return parseMemory(bytes);
+  let text: string;
+  try {
+    text = decoder.decode(bytes);
+  } catch {
+    return parseMemory(bytes);
+  }
+  return parseCanonicalText(text) ?? parseMemory(bytes);
 }

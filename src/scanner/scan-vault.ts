@@ -8,7 +8,11 @@ import { join, relative, sep } from 'node:path';
 import { kindFolder, kindOfFolder, LIMITS, SCOPES, type Memory, type Scope } from '../document/contract.js';
 import type { NonCanonicalReason } from '../document/parse.js';
 import { isVaultError } from '../errors.js';
-import { parseMemoryFast } from './fast-parse.js';
+import { parseMemory } from '../document/parse.js';
+import { parseCanonicalText } from './fast-parse.js';
+
+/** Strict UTF-8 (invalid bytes throw); the BOM is kept so the parser can report it. */
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 import { describeParseError } from './parse-problem.js';
 import { findSecretShapes } from '../secrets/scan-secrets.js';
 import { guardedDirs, scopeRoot, type VaultRoots } from '../store/roots.js';
@@ -320,9 +324,16 @@ export function scanVault(roots: VaultRoots, options: ScanOptions = {}): ScanRes
       return false;
     }
     scannedBytes += read.size;
+    // Decode once: the fast path, the secret re-check and keepText share the text.
+    let decoded: string | undefined;
+    try {
+      decoded = STRICT_UTF8.decode(read.bytes);
+    } catch {
+      decoded = undefined;
+    }
     let parsed;
     try {
-      parsed = parseMemoryFast(read.bytes);
+      parsed = (decoded !== undefined ? parseCanonicalText(decoded) : undefined) ?? parseMemory(read.bytes);
     } catch (err) {
       const p = isVaultError(err)
         ? describeParseError(read.bytes, err)
@@ -354,7 +365,7 @@ export function scanVault(roots: VaultRoots, options: ScanOptions = {}): ScanRes
       });
       return;
     }
-    const text = secretCheck || options.keepText ? read.bytes.toString('utf8') : '';
+    const text = decoded ?? read.bytes.toString('utf8');
     if (secretCheck) {
       const labels = findSecretShapes(text);
       if (labels.length > 0) {

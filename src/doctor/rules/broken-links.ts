@@ -3,9 +3,8 @@
  * wikilinks `[[mem_id]]` / `[[mem_id|label]]` (see linkedIds). A vault-wide check: with
  * `--changed`, links from selected files and links to ids of changed or deleted files are checked.
  */
-import { bodyLineOf, isSelected, keyLine, type DoctorContext } from '../context.js';
+import { bodyLineOf, isSelected, keyLine, linksOf, type DoctorContext } from '../context.js';
 import { problem, type Problem } from '../problem.js';
-import { linkedIds } from '../../vault/read-memory.js';
 
 /** Errors for links whose target id is not in the scanned scopes. */
 export function checkBrokenLinks(ctx: DoctorContext): Problem[] {
@@ -13,7 +12,7 @@ export function checkBrokenLinks(ctx: DoctorContext): Problem[] {
   for (const f of ctx.scan.invalid) if (f.id !== undefined) known.add(f.id);
   const out: Problem[] = [];
   for (const e of ctx.scan.entries) {
-    for (const target of linkedIds(e.memory)) {
+    for (const target of linksOf(e)) {
       if (known.has(target)) continue;
       if (!isSelected(ctx, e.path) && !ctx.selection?.ids.has(target)) continue;
       const inFrontmatter = e.memory.links.includes(target);

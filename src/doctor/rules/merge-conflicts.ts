@@ -9,6 +9,7 @@ const MARKER = /^(?:<{7}|>{7})(?: |$)/;
 
 /** The 1-based line of the first conflict marker, or undefined. */
 export function conflictMarkerLine(text: string): number | undefined {
+  if (!/^(?:<{7}|>{7})(?: |\r?$)/m.test(text)) return undefined; // the common case, without splitting
   const lines = text.split(/\r?\n/);
   for (let i = 0; i < lines.length; i++) if (MARKER.test(lines[i]!)) return i + 1;
   return undefined;

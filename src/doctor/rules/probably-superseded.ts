@@ -3,9 +3,8 @@
  * reviewed human edit of its `status`. An active memory linked by a newer active memory of the
  * same kind or the same title probably should be retired: a warning on the old one.
  */
-import { isSelected, keyLine, type DoctorContext } from '../context.js';
+import { isSelected, keyLine, linksOf, type DoctorContext } from '../context.js';
 import { problem, type Problem } from '../problem.js';
-import { linkedIds } from '../../vault/read-memory.js';
 
 function sameTitle(a: string, b: string): boolean {
   return a.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ') === b.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ');
@@ -17,7 +16,7 @@ export function checkSuperseded(ctx: DoctorContext): Problem[] {
   const reported = new Set<string>();
   for (const newer of ctx.scan.entries) {
     if (newer.memory.status !== 'active') continue;
-    for (const id of linkedIds(newer.memory)) {
+    for (const id of linksOf(newer)) {
       for (const old of ctx.byId.get(id) ?? []) {
         if (old === newer || old.memory.status !== 'active') continue;
         if (!(newer.memory.createdAt > old.memory.createdAt)) continue;

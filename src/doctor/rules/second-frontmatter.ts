@@ -8,6 +8,7 @@ import { problem, type Problem } from '../problem.js';
 
 /** The 1-based line where a second frontmatter block starts, or undefined. */
 export function secondFrontmatterLine(text: string): number | undefined {
+  if (text.split('---', 4).length < 4) return undefined; // fewer than three markers: no second block
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
   let i = 1;
   while (i < lines.length && lines[i] !== '---') i++; // closing marker of the first block
