@@ -32,3 +32,7 @@ export type { DoctorReport, Problem, Severity, ProblemCode, DoctorCounts } from 
 export { formatText as formatDoctorText, formatGithub as formatDoctorGithub, summaryLine as doctorSummaryLine } from './doctor/report-format.js';
 export { fmtMemories, formatMemoryFile, type FmtResult, type FmtFileResult, type FmtOptions, type FmtStatus } from './vault/fmt-memory.js';
 export { shareMemory, type ShareResult } from './vault/share-memory.js';
+export { searchMemories, type SearchOptions, type SearchResponse, type SearchHit, type SearchDiagnostics, type SearchInvalidFile } from './search/search-memories.js';
+export { indexStatus, refreshIndex, rebuildIndex, type IndexStatus, type ScopeIndexStatus, type IndexMaintenanceOptions } from './search/index-status.js';
+export { findSimilarMemories, type SimilarMemory } from './search/similar-memories.js';
+export { tokenize as tokenizeText, foldText } from './search/tokenizer.js';

@@ -1,0 +1,248 @@
+/**
+ * The search API: `searchMemories(roots, query, options)`, used by `vault search`, the MCP server
+ * and the hooks. Every call checks the index's freshness first (and repairs it), so results always
+ * reflect the Markdown files; a broken index is rebuilt and never fails a search.
+ */
+import { join } from 'node:path';
+import { KINDS, LIMITS, SCOPES, STATUSES, type Kind, type Memory, type Scope, type Status } from '../document/contract.js';
+import { parseMemory } from '../document/parse.js';
+import { VaultError } from '../errors.js';
+import { readFileSafe } from '../scanner/scan-vault.js';
+import { scopeRoot, type VaultRoots } from '../store/roots.js';
+import { makeExcerpt } from './excerpt.js';
+import type { InvalidRecord } from './index-format.js';
+import { openScopeIndex, type FreshnessReport, type ScopeIndex } from './index-freshness.js';
+import { IndexUnusable } from './index-store.js';
+import { compareCandidates, liveDocs, rankDocuments, type Candidate, type DocFilter, type LiveDoc } from './query-ranking.js';
+import { foldText, tokenizeQuery } from './tokenizer.js';
+
+/** Filters and limits of a search. Every filter narrows; unset filters do not. */
+export interface SearchOptions {
+  /** scopes to search (default project and team; user only when asked) */
+  scopes?: readonly Scope[] | undefined;
+  /** any of these kinds */
+  kinds?: readonly Kind[] | undefined;
+  /** every one of these tags */
+  tags?: readonly string[] | undefined;
+  /** any of these statuses (default ["active"]) */
+  statuses?: readonly Status[] | undefined;
+  /** memories for this harness: its name or "all" among target_harnesses */
+  targetHarness?: string | undefined;
+  /** updated_at at or after: ISO-8601 timestamp, or a date (YYYY-MM-DD, start of that day UTC) */
+  since?: string | undefined;
+  /** updated_at at or before: ISO-8601 timestamp, or a date (YYYY-MM-DD, end of that day UTC) */
+  until?: string | undefined;
+  /** results to return, 1..100 (default 20) */
+  limit?: number | undefined;
+}
+
+/** One search result. `path` is vault-relative (`team/decisions/mem_x.md`). */
+export interface SearchHit {
+  id: string;
+  title: string;
+  kind: Kind;
+  scope: Scope;
+  status: Status;
+  tags: string[];
+  /** relevance (BM25+ with field boosts); 0 for an empty query */
+  score: number;
+  path: string;
+  /** about 240 characters of the best-matching passage, `…` where cut */
+  excerpt: string;
+  updatedAt: string;
+}
+
+/** A vault file that is not a usable memory. */
+export interface SearchInvalidFile {
+  scope: Scope;
+  /** vault-relative path */
+  path: string;
+  kind: InvalidRecord['kind'];
+  code: string;
+  message: string;
+  hint?: string | undefined;
+}
+
+/** What the search noticed on the way: bad files, skipped links, index repairs. */
+export interface SearchDiagnostics {
+  invalidFiles: SearchInvalidFile[];
+  /** symbolic links found and not followed (vault-relative) */
+  skippedSymlinks: string[];
+  /** false when the walk hit a limit or could not read a folder */
+  complete: boolean;
+  incompleteReasons: string[];
+  /** per scope: whether the index was fresh, refreshed or rebuilt */
+  index: Array<Pick<FreshnessReport, 'scope' | 'action' | 'reason' | 'added' | 'changed' | 'removed' | 'persisted'>>;
+}
+
+/** The answer of {@link searchMemories}. */
+export interface SearchResponse {
+  results: SearchHit[];
+  diagnostics: SearchDiagnostics;
+  /** number of memories matching the query and filters (results holds at most `limit`) */
+  total: number;
+}
+
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 100;
+
+function invalidInput(field: string, message: string, hint: string): VaultError {
+  return new VaultError('invalid-input', `${field}: ${message}`, { field, hint });
+}
+
+function checkEnum<T extends string>(field: string, values: readonly string[] | undefined, allowed: readonly T[]): T[] | undefined {
+  if (values === undefined) return undefined;
+  for (const v of values) if (!(allowed as readonly string[]).includes(v)) throw invalidInput(field, `must be one of: ${allowed.join(', ')} (got ${JSON.stringify(String(v).slice(0, 40))})`, `use one of: ${allowed.join(', ')}`);
+  return [...new Set(values)] as T[];
+}
+
+/** Parses a --since/--until bound to ms since the epoch. Dates mean the start (since) or end (until) of that UTC day. */
+export function parseTimeBound(field: 'since' | 'until', value: string): number {
+  const v = value.trim();
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(v);
+  const ms = Date.parse(dateOnly ? `${v}T00:00:00.000Z` : v);
+  if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) || Number.isNaN(ms)) {
+    throw invalidInput(field, `must be a date (YYYY-MM-DD) or an ISO-8601 timestamp (got ${JSON.stringify(v.slice(0, 40))})`, 'e.g. 2026-07-26 or 2026-07-26T20:00:00.000Z');
+  }
+  return dateOnly && field === 'until' ? ms + 86_399_999 : ms;
+}
+
+/** Checks options and turns them into a document filter. @throws VaultError `invalid-input` */
+export function resolveSearchOptions(options: SearchOptions): { scopes: Scope[]; limit: number; filter: DocFilter } {
+  const scopes = checkEnum('scope', options.scopes, SCOPES) ?? (['project', 'team'] as Scope[]);
+  const kinds = checkEnum('kind', options.kinds, KINDS);
+  const statuses = checkEnum('status', options.statuses, STATUSES) ?? (['active'] as Status[]);
+  const limit = options.limit ?? DEFAULT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw invalidInput('limit', `must be a whole number from 1 to ${MAX_LIMIT} (got ${String(limit)})`, `e.g. --limit ${DEFAULT_LIMIT}`);
+  const tags = options.tags?.map((t) => String(t).trim().replace(/^#/, '').toLowerCase());
+  const harness = options.targetHarness?.trim().toLowerCase();
+  const since = options.since !== undefined ? parseTimeBound('since', options.since) : undefined;
+  const until = options.until !== undefined ? parseTimeBound('until', options.until) : undefined;
+  const filter: DocFilter = (d: LiveDoc) =>
+    statuses.includes(d.status) &&
+    (!kinds || kinds.includes(d.kind)) &&
+    (!tags || tags.every((t) => d.tags.includes(t))) &&
+    (!harness || harness === 'all' || d.targets.includes(harness) || d.targets.includes('all')) &&
+    (since === undefined || d.updated >= since) &&
+    (until === undefined || d.updated <= until);
+  return { scopes, limit, filter };
+}
+
+/** Reads a candidate's file again (the truth) for its title, tags and excerpt. */
+function readCandidate(roots: VaultRoots, doc: LiveDoc): Memory | undefined {
+  const r = readFileSafe(join(scopeRoot(roots, doc.scope), ...doc.path.split('/')), LIMITS.documentMaxBytes);
+  if (!r.ok) return undefined;
+  try {
+    const m = parseMemory(r.bytes).memory;
+    return m.id === doc.id ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Opens every requested scope's index fresh, collecting diagnostics. */
+export function openIndexes(roots: VaultRoots, scopes: readonly Scope[], rebuild = false): { indexes: ScopeIndex[]; diagnostics: SearchDiagnostics } {
+  const diagnostics: SearchDiagnostics = { invalidFiles: [], skippedSymlinks: [], complete: true, incompleteReasons: [], index: [] };
+  const indexes: ScopeIndex[] = [];
+  for (const scope of scopes) {
+    const { index, report } = openScopeIndex(roots, scope, { rebuild });
+    indexes.push(index);
+    diagnostics.index.push({ scope, action: report.action, reason: report.reason, added: report.added, changed: report.changed, removed: report.removed, persisted: report.persisted });
+    diagnostics.skippedSymlinks.push(...report.symlinks);
+    if (!report.complete) diagnostics.complete = false;
+    diagnostics.incompleteReasons.push(...report.incompleteReasons);
+    const invalid = [...index.base.invalid.filter((r) => !(r.path in index.overlay))];
+    for (const p in index.overlay) {
+      const e = index.overlay[p]!;
+      if ('invalid' in e) invalid.push(e.invalid);
+    }
+    for (const r of invalid.sort((a, b) => (a.path < b.path ? -1 : 1))) {
+      diagnostics.invalidFiles.push({ scope, path: `${scope}/${r.path}`, kind: r.kind, code: r.code, message: r.message, ...(r.hint ? { hint: r.hint } : {}) });
+    }
+  }
+  return { indexes, diagnostics };
+}
+
+function toHit(doc: LiveDoc, m: Memory, score: number, terms: readonly string[]): SearchHit {
+  return {
+    id: m.id,
+    title: m.title,
+    kind: m.kind,
+    scope: doc.scope,
+    status: m.status,
+    tags: m.tags,
+    score: Math.round(score * 1000) / 1000,
+    path: `${doc.scope}/${doc.path}`,
+    excerpt: makeExcerpt(m.body, terms),
+    updatedAt: m.updatedAt,
+  };
+}
+
+const PHRASE_IN_TITLE = 1.5;
+const PHRASE_IN_BODY = 1.2;
+
+/**
+ * Searches the vault.
+ *
+ * The query is tokenised like the memories (any language, case and accents folded); words are
+ * combined with OR and ranked by BM25+ with title > tags > kind/id > body, prefix and light fuzzy
+ * matches, and a boost when the whole query appears as a phrase in the title or body. An empty
+ * query lists the memories newest first under the same filters.
+ *
+ * @param roots the vault's roots (see resolveRoots)
+ * @param query free text; empty lists newest first
+ * @param options filters and limit (defaults: project and team, active, 20)
+ * @returns at most `limit` hits, the total number of matches, and diagnostics (invalid files,
+ *   skipped symlinks, index repairs); never fails because of the index or a bad file
+ * @throws VaultError `invalid-input` for a bad option (unknown kind, limit outside 1..100, bad date)
+ */
+export async function searchMemories(roots: VaultRoots, query: string, options: SearchOptions = {}): Promise<SearchResponse> {
+  const { scopes, limit, filter } = resolveSearchOptions(options);
+  const terms = tokenizeQuery(query);
+  let opened = openIndexes(roots, scopes);
+  let candidates: Candidate[];
+  try {
+    candidates = rankOrList(opened.indexes, query, terms, filter);
+  } catch (err) {
+    if (!(err instanceof IndexUnusable)) throw err;
+    // a bucket vanished or was damaged after the check: rebuild once from the files
+    opened = openIndexes(roots, scopes, true);
+    candidates = rankOrList(opened.indexes, query, terms, filter);
+  }
+  const total = candidates.length;
+  const results: SearchHit[] = [];
+  if (query.trim() === '') {
+    for (const c of candidates) {
+      if (results.length >= limit) break;
+      const m = readCandidate(roots, c.doc);
+      if (m) results.push(toHit(c.doc, m, 0, terms));
+    }
+    return { results, diagnostics: opened.diagnostics, total };
+  }
+  const phrase = terms.length >= 2 ? foldText(query).replace(/\s+/gu, ' ').trim() : '';
+  const pool = candidates.slice(0, Math.max(limit * 3, 30));
+  const read: Array<{ c: Candidate; m: Memory }> = [];
+  for (const c of pool) {
+    const m = readCandidate(roots, c.doc);
+    if (!m) continue;
+    let score = c.score;
+    if (phrase) {
+      if (foldText(m.title).includes(phrase)) score *= PHRASE_IN_TITLE;
+      else if (foldText(m.body).replace(/\s+/gu, ' ').includes(phrase)) score *= PHRASE_IN_BODY;
+    }
+    read.push({ c: { ...c, score }, m });
+  }
+  read.sort((a, b) => compareCandidates(a.c, b.c));
+  for (const { c, m } of read.slice(0, limit)) results.push(toHit(c.doc, m, c.score, terms));
+  return { results, diagnostics: opened.diagnostics, total };
+}
+
+function rankOrList(indexes: ScopeIndex[], query: string, terms: string[], filter: DocFilter): Candidate[] {
+  if (query.trim() === '') {
+    return liveDocs(indexes)
+      .filter(filter)
+      .map((doc) => ({ doc, score: 0, terms: [] }))
+      .sort(compareCandidates);
+  }
+  return rankDocuments(indexes, terms, filter);
+}
