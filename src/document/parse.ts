@@ -2,13 +2,21 @@
  * Parses one memory document: bytes in, validated {@link Memory} out, or a {@link VaultError}
  * with a stable code. Never throws anything else, whatever the input (a property test holds it).
  */
-import matter from 'gray-matter';
+import { createRequire } from 'node:module';
 import { VaultError, isVaultError } from '../errors.js';
 import { fromFrontmatter, LIMITS, type Memory } from './contract.js';
 import { serializeMemory } from './serialize.js';
 import { checkFrontmatter } from '../schema/check-frontmatter.js';
 import { validateBody } from './validate.js';
-import { GRAY_MATTER_OPTIONS } from './yaml-engine.js';
+import { GRAY_MATTER_OPTIONS, parseCanonicalBlock } from './yaml-engine.js';
+
+type GrayMatter = (input: string, options: unknown) => { data: unknown };
+let grayMatter: GrayMatter | undefined;
+/** gray-matter (and the js-yaml it requires), loaded on first use of the YAML path. */
+function matter(text: string): { data: unknown } {
+  grayMatter ??= createRequire(import.meta.url)('gray-matter') as GrayMatter;
+  return grayMatter(text, GRAY_MATTER_OPTIONS);
+}
 
 /** Why a readable document is not in canonical form. */
 export type NonCanonicalReason =
@@ -137,12 +145,14 @@ function parseUnchecked(input: Uint8Array | string): ParsedMemory {
     });
   }
 
-  // gray-matter does the split; our options make YAML the only engine that can run.
-  const file = matter(text, GRAY_MATTER_OPTIONS as never);
+  // Canonical `key: <JSON>` lines are read with JSON.parse; everything else goes through
+  // gray-matter, whose options make our locked-down YAML the only engine that can run. Both
+  // see the same block (the split above is gray-matter's: first "\n---" after the opening line).
+  const data = parseCanonicalBlock(block) ?? matter(text).data;
   const blockLines = block.split('\n');
   let frontmatter;
   try {
-    frontmatter = checkFrontmatter(file.data);
+    frontmatter = checkFrontmatter(data);
   } catch (err) {
     throw withLine(err, fieldLine(blockLines, err));
   }

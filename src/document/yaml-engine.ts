@@ -10,8 +10,15 @@
  * Canonical frontmatter (`key: <JSON>` lines) takes a fast path through JSON.parse; JSON is a
  * subset of YAML 1.2, so the values are the same either way.
  */
-import YAML from 'yaml';
+import { createRequire } from 'node:module';
 import { VaultError } from '../errors.js';
+
+type YamlModule = typeof import('yaml');
+let yamlModule: YamlModule | undefined;
+/** The `yaml` package, loaded on first use: canonical documents never need it (start-up cost). */
+function yaml(): YamlModule {
+  return (yamlModule ??= createRequire(import.meta.url)('yaml') as YamlModule);
+}
 
 const CANONICAL_LINE = /^([a-z_]{1,32}): (.+)$/;
 
@@ -23,7 +30,15 @@ function refuseEngine(): never {
   });
 }
 
-function tryCanonical(block: string): Record<string, unknown> | undefined {
+/**
+ * Reads a frontmatter block written as canonical `key: <JSON>` lines (any order, any JSON
+ * spacing) with JSON.parse; JSON is a subset of YAML 1.2, so the values equal the YAML reading.
+ *
+ * @param block frontmatter text without the `---` lines, LF line endings
+ * @returns the key → value mapping, or undefined when some line is not `key: <JSON scalar or list>`
+ * @throws VaultError `duplicate-field` (with field and 1-based document line)
+ */
+export function parseCanonicalBlock(block: string): Record<string, unknown> | undefined {
   const out: Record<string, unknown> = Object.create(null);
   const lines = block.split('\n');
   for (let i = 0; i < lines.length; i++) {
@@ -62,8 +77,9 @@ export function parseFrontmatterBlock(block: string): unknown {
   // gray-matter hands over everything after the opening `---`, i.e. starting with that line's
   // newline; drop it so that line 1 of `block` is line 2 of the document.
   if (block.startsWith('\n')) block = block.slice(1);
-  const fast = tryCanonical(block);
+  const fast = parseCanonicalBlock(block);
   if (fast) return fast;
+  const YAML = yaml();
   const doc = YAML.parseDocument(block, {
     version: '1.2',
     schema: 'core',

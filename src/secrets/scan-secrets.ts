@@ -101,20 +101,33 @@ export function redactSecretShapes(text: string): { text: string; redacted: numb
 }
 
 type SecretlintRunner = (content: string) => Promise<Array<{ ruleId: string; range: readonly [number, number]; message: string }>>;
-let secretlintRunner: SecretlintRunner | undefined;
+let secretlintLoading: Promise<SecretlintRunner> | undefined;
 
-async function loadSecretlint(): Promise<SecretlintRunner> {
-  if (secretlintRunner) return secretlintRunner;
-  const [{ lintSource }, preset] = await Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend')]);
-  const config = { rules: [{ id: '@secretlint/secretlint-rule-preset-recommend', rule: preset.creator }] };
-  secretlintRunner = async (content: string) => {
-    const result = await lintSource({
-      source: { content, filePath: '/memory.md', ext: '.md', contentType: 'text' },
-      options: { config: config as never, maskSecrets: true },
-    });
-    return result.messages.map((m) => ({ ruleId: m.ruleId, range: m.range, message: m.message }));
-  };
-  return secretlintRunner;
+function loadSecretlint(): Promise<SecretlintRunner> {
+  secretlintLoading ??= (async () => {
+    const [{ lintSource }, preset] = await Promise.all([import('@secretlint/core'), import('@secretlint/secretlint-rule-preset-recommend')]);
+    const config = { rules: [{ id: '@secretlint/secretlint-rule-preset-recommend', rule: preset.creator }] };
+    return async (content: string) => {
+      const result = await lintSource({
+        source: { content, filePath: '/memory.md', ext: '.md', contentType: 'text' },
+        options: { config: config as never, maskSecrets: true },
+      });
+      return result.messages.map((m) => ({ ruleId: m.ruleId, range: m.range, message: m.message }));
+    };
+  })().catch((err: unknown) => {
+    secretlintLoading = undefined; // let the next scan try again and report the failure itself
+    throw err;
+  });
+  return secretlintLoading;
+}
+
+/**
+ * Starts loading secretlint in the background (about 30-150 ms of module loading), so that a
+ * later {@link scanDocumentForSecrets} does not wait for it. Never throws; a failure surfaces
+ * from the scan.
+ */
+export function preloadSecretScanner(): void {
+  loadSecretlint().catch(() => undefined);
 }
 
 function labelFromRule(ruleId: string): string {

@@ -10,7 +10,7 @@ import { checkTitle, quoteValue, validateBody } from '../document/validate.js';
 import { VaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
 import { checkFrontmatter } from '../schema/check-frontmatter.js';
-import { scanDocumentForSecrets } from '../secrets/scan-secrets.js';
+import { preloadSecretScanner, scanDocumentForSecrets } from '../secrets/scan-secrets.js';
 import { assertMemoryId, generateMemoryId } from '../store/ids.js';
 import { memoryFilePath, vaultRelativePath } from '../store/layout.js';
 import type { VaultRoots } from '../store/roots.js';
@@ -165,6 +165,7 @@ export function assertIdFree(roots: VaultRoots, id: string): void {
  *   `symlink-refused`, `gitignore-mismatch`, `io-error`
  */
 export async function saveMemory(roots: VaultRoots, input: SaveInput, rt: Runtime, options: { dryRun?: boolean } = {}): Promise<SaveResult> {
+  preloadSecretScanner();
   const memory = buildMemory(input, rt);
   const text = serializeMemory(memory);
   // Belt and braces: what we write must read back to the same values, canonically.

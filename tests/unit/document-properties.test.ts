@@ -7,6 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { parseMemory } from '../../src/document/parse.js';
 import { serializeMemory } from '../../src/document/serialize.js';
 import { isVaultError, VaultError } from '../../src/errors.js';
+import matter from 'gray-matter';
+import YAML from 'yaml';
+import { GRAY_MATTER_OPTIONS, parseCanonicalBlock } from '../../src/document/yaml-engine.js';
 import { TRICKY_TITLES, validMemory } from './arbitraries.js';
 
 function parseOrError(input: Uint8Array | string): { ok: true } | { ok: false; code: string } {
@@ -36,6 +39,20 @@ describe('serialize → parse', () => {
         expect(serializeMemory(fromBytes.memory)).toBe(text);
       }),
       { numRuns: 400 },
+    );
+  });
+
+  it('the JSON fast path reads canonical frontmatter exactly as YAML 1.2 and gray-matter do', () => {
+    fc.assert(
+      fc.property(validMemory, fc.constantFrom(', ', ',') as fc.Arbitrary<', ' | ','>, (m, listSeparator) => {
+        const text = serializeMemory(m, { listSeparator });
+        const block = text.slice(4, text.indexOf('\n---\n', 3));
+        const fast = parseCanonicalBlock(block);
+        expect(fast).toBeDefined();
+        expect(YAML.parse(block, { version: '1.2', schema: 'core' })).toEqual(fast);
+        expect(matter(text, GRAY_MATTER_OPTIONS as never).data).toEqual(fast);
+      }),
+      { numRuns: 200 },
     );
   });
 
