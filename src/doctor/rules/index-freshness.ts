@@ -1,26 +1,33 @@
 /**
  * Rule: the search index exists and matches the files. The Markdown files are the source of
  * truth and search rebuilds or refreshes the index by itself, so this is a warning: it says the
- * next search will pay for a rebuild, or that something keeps the index from refreshing.
+ * next search will pay for a rebuild or refresh, or that the index is unusable and was ignored.
  *
- * The index belongs to the search module; this rule asks it through `indexStatus(roots)` and is
- * skipped when that module is not available.
+ * The index belongs to the search module; this rule asks `indexStatus(roots, scopes)` from
+ * src/search/index-status.ts (loaded lazily) and is skipped when that module is not available.
+ * Skipped with `--changed`/`--staged` (a pull request has no index) and `--no-index-check`.
  */
+import type { Scope } from '../../document/contract.js';
 import type { DoctorContext } from '../context.js';
 import { problem, type Problem } from '../problem.js';
 
-/** What this rule needs from the search module's answer. */
-interface IndexStatusLike {
-  state?: string;
-  status?: string;
-  reason?: string;
-  path?: string;
-  stale?: number | string[];
+/** The fields of the search module's per-scope status this rule reads. */
+interface ScopeStatusLike {
+  scope: Scope;
+  location?: string;
+  exists: boolean;
+  stale: boolean;
+  reason?: string | undefined;
+  files?: number;
+  added?: number;
+  changed?: number;
+  removed?: number;
 }
 
-type IndexStatusFn = (roots: DoctorContext['roots'], options?: unknown) => IndexStatusLike | Promise<IndexStatusLike>;
+type IndexStatusFn = (roots: DoctorContext['roots'], scopes?: readonly Scope[]) => { scopes?: ScopeStatusLike[] } | Promise<{ scopes?: ScopeStatusLike[] }>;
 
 async function loadIndexStatus(): Promise<IndexStatusFn | undefined> {
+  // A variable specifier: the build and the type check do not require the module to exist.
   const specifier = '../../search/index-status.js';
   try {
     const mod = (await import(specifier)) as { indexStatus?: IndexStatusFn };
@@ -30,23 +37,42 @@ async function loadIndexStatus(): Promise<IndexStatusFn | undefined> {
   }
 }
 
-/** Warnings for a missing or stale search index. */
+/** Warnings for a missing, unusable or stale search index, per scope. */
 export async function checkIndexFreshness(ctx: DoctorContext): Promise<Problem[]> {
   if (!ctx.checkIndex || ctx.selection) return [];
   const indexStatus = await loadIndexStatus();
   if (!indexStatus) return [];
-  let s: IndexStatusLike;
+  let scopes: ScopeStatusLike[];
   try {
-    s = await indexStatus(ctx.roots);
+    scopes = (await indexStatus(ctx.roots, ctx.scopes)).scopes ?? [];
   } catch {
-    return [problem('warning', 'index-stale', '.index', undefined, 'the search index could not be inspected', 'run `vault index --rebuild`')];
+    return [problem('warning', 'index-stale', `${ctx.scopes[0] ?? 'team'}/`, undefined, 'the search index could not be inspected', 'run `vault index --rebuild`')];
   }
-  const state = (s.state ?? s.status ?? '').toLowerCase();
-  const path = s.path ?? '.index';
-  if (state === 'missing' || state === 'absent') {
-    if (ctx.scan.entries.length === 0) return [];
-    return [problem('warning', 'index-missing', path, undefined, 'the search index has not been built yet; the next search builds it', 'run `vault index` (or any `vault search`)')];
+  const out: Problem[] = [];
+  const hasMemories = new Set(ctx.scan.entries.map((e) => e.scope));
+  for (const s of scopes) {
+    const path = `${s.scope}/`;
+    if (!s.exists) {
+      if (!hasMemories.has(s.scope)) continue; // nothing to index
+      out.push(
+        s.reason && s.reason !== 'missing'
+          ? problem('warning', 'index-stale', path, undefined, `the ${s.scope} search index is unusable (${s.reason}); the next search rebuilds it`, 'run `vault index --rebuild` (or any `vault search`)')
+          : problem('warning', 'index-missing', path, undefined, `the ${s.scope} search index has not been built yet; the next search builds it`, 'run `vault index` (or any `vault search`)'),
+      );
+      continue;
+    }
+    if (!s.stale) continue;
+    const parts = [s.added ? `${s.added} added` : '', s.changed ? `${s.changed} changed` : '', s.removed ? `${s.removed} removed` : ''].filter(Boolean);
+    out.push(
+      problem(
+        'warning',
+        'index-stale',
+        path,
+        undefined,
+        `the ${s.scope} search index is out of date${parts.length ? ` (${parts.join(', ')} since the last refresh)` : ''}; the next search refreshes it`,
+        'run `vault index` (or any `vault search`); `vault watch` keeps it current',
+      ),
+    );
   }
-  if (state === 'fresh' || state === 'ok' || state === 'current' || state === '') return [];
-  return [problem('warning', 'index-stale', path, undefined, `the search index is ${state}${s.reason ? ` (${s.reason})` : ''}; the next search refreshes it`, 'run `vault index` (or any `vault search`)')];
+  return out;
 }
