@@ -25,12 +25,15 @@ export const FIELD_ORDER = [
 
 export type FieldName = (typeof FIELD_ORDER)[number];
 
+/** The eight kinds of memory (ecc.memory.v1); each has its folder `<kind>s/` in a scope. */
 export const KINDS = ['context', 'decision', 'fact', 'handoff', 'lesson', 'note', 'preference', 'runbook'] as const;
 export type Kind = (typeof KINDS)[number];
 
+/** Where a memory lives: team (committed), project (local to the clone), user (~/.ecc/memory). */
 export const SCOPES = ['project', 'team', 'user'] as const;
 export type Scope = (typeof SCOPES)[number];
 
+/** Lifecycle states; only a person changes one (ecc.memory.v1). */
 export const STATUSES = ['active', 'rejected', 'superseded'] as const;
 export type Status = (typeof STATUSES)[number];
 
@@ -65,6 +68,7 @@ export const UNSAFE_CHARS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u20
 /** Like {@link UNSAFE_CHARS} but allowing TAB, LF and CR: the rule for bodies. */
 export const UNSAFE_BODY_CHARS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
 
+/** Size and count limits of ecc.memory.v1, with their units (see docs/format.md). */
 export const LIMITS = {
   /** title length in UTF-16 code units (as the reference counts) */
   titleMax: 200,
