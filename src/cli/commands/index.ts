@@ -17,6 +17,9 @@ import { hookCommand } from './hook.js';
 import { hooksCommand } from './hooks.js';
 import { sessionsCommand } from './sessions.js';
 import { handoffCommand } from './handoff.js';
+import { searchCommand } from './search.js';
+import { indexCommand } from './index-cmd.js';
+import { watchCommand } from './watch.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type CommandFactory = (ctx: CliContext) => { command: string; describe: string; builder: (y: any) => any; handler: (argv: any) => Promise<void> };
@@ -34,4 +37,7 @@ export const commandModules: CommandFactory[] = [
   hooksCommand,
   sessionsCommand,
   handoffCommand,
+  searchCommand,
+  indexCommand,
+  watchCommand,
 ];
