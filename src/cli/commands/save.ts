@@ -18,6 +18,7 @@ export interface SaveArgs extends GlobalArgs {
   template?: boolean;
   section?: string[];
   wikilinks?: boolean;
+  unique?: boolean;
 }
 
 /** Body bytes read from a file or stdin before validation: enough to report "too large" exactly. */
@@ -74,6 +75,7 @@ export const saveCommand = (ctx: CliContext) => ({
       .option('dry-run', { type: 'boolean', describe: 'check everything, write nothing (also ECC_DRY_RUN=1)' })
       .option('template', { type: 'boolean', describe: "fill the body from the kind's template (templates/<kind>.md) with the --section values" })
       .option('section', { type: 'string', array: true, describe: 'with --template: "Name=text" for one section, e.g. "Context=..." (repeatable; repeating a name adds a line)' })
+      .option('unique', { type: 'boolean', describe: 'refuse to save when the scope already holds a memory with the same title or a near-identical body' })
       .option('wikilinks', { type: 'boolean', describe: 'also append "Related: [[id]], ..." for the --link ids to the body (for Obsidian\'s graph)' })
       .example('$0 save --kind runbook --template --section "When to use=Disk full" --section "Steps=1. df -h" --title "Free disk"', 'a body from templates/runbook.md')
       .example('$0 save --scope team --kind decision --title "Use Redis sessions" --body "..." --tag auth', 'record a team decision'),
@@ -100,6 +102,11 @@ export const saveCommand = (ctx: CliContext) => ({
       const { saveMemory } = await import('../../vault/save-memory.js');
       const roots = await rootsFor(ctx, argv);
       const dryRun = Boolean(argv['dry-run']) || ctx.io.runtime.env.ECC_DRY_RUN === '1';
+      const { findSimilarMemories } = await import('../../search/similar-memories.js');
+      const similar = (await findSimilarMemories(roots, { title: String(argv.title).trim(), body, scope: (argv.scope ?? 'project') as 'project', id: argv.id })).map((x) => ({ id: x.id, path: x.path, reason: x.reason }));
+      if (argv.unique && similar.length) {
+        throw new VaultError('duplicate-memory', `a similar memory already exists: ${similar.map((x) => `${x.id} (${x.reason})`).join(', ')}`, { rule: 'unique', hint: `read it with \`vault read ${similar[0]!.id}\`, or save without --unique to keep both` });
+      }
       const result = await saveMemory(
         roots,
         {
@@ -118,10 +125,11 @@ export const saveCommand = (ctx: CliContext) => ({
       );
       const m = result.memory;
       if (argv.json) {
-        printJson(ctx, { id: m.id, path: result.path, scope: m.scope, kind: m.kind, written: result.written });
+        printJson(ctx, { id: m.id, path: result.path, scope: m.scope, kind: m.kind, written: result.written, similar });
       } else {
         printText(ctx, `${result.written ? 'Saved' : 'Dry run: would save'} unreviewed ${m.kind} ${m.id}`);
         printText(ctx, `  path: ${result.path}`);
+        if (similar.length) ctx.io.stderr(`warning: similar memories already exist: ${similar.map((x) => `${x.id} (${x.reason})`).join(', ')}\n`);
         if (m.scope === 'team' && result.written) printText(ctx, `  commit it: git add ${result.absPath.startsWith(roots.worktreeRoot + '/') ? result.absPath.slice(roots.worktreeRoot.length + 1) : result.absPath}`);
       }
       return EXIT.ok;
