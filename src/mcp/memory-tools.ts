@@ -5,9 +5,10 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Memory } from '../document/contract.js';
+import type { SearchDiagnostics } from '../search/search-memories.js';
 import { readVisibleMemory, scopesFor, type McpContext } from './memory-access.js';
 import { RECALL_NOTICE, toolErrorFrom, toolSuccess } from './tool-result.js';
-import { doctorInput, doctorOutput, readInput, readOutput, saveInput, saveOutput } from './tool-schemas.js';
+import { doctorInput, doctorOutput, readInput, readOutput, saveInput, saveOutput, searchInput, searchOutput } from './tool-schemas.js';
 
 /** Doctor problems listed in one answer; the rest are counted (`vault doctor` lists all). */
 const MAX_DOCTOR_PROBLEMS = 100;
@@ -30,6 +31,22 @@ function summarize(m: Memory) {
     createdAt: m.createdAt,
     updatedAt: m.updatedAt,
   };
+}
+
+/** Diagnostics per search, listed at most; the doctor lists them all. */
+const MAX_DIAGNOSTICS = 20;
+
+/**
+ * Why a search may have missed something, one line each (vault-relative paths, no file content):
+ * invalid files, skipped symbolic links, an incomplete walk.
+ */
+function describeDiagnostics(d: SearchDiagnostics): string[] {
+  const lines = [
+    ...d.incompleteReasons.map((r) => `vault not fully read: ${r}`),
+    ...d.invalidFiles.map((f) => `${f.path}: not a usable memory (${f.code}); run vault doctor`),
+    ...d.skippedSymlinks.map((p) => `${p}: symbolic link skipped`),
+  ];
+  return lines.length > MAX_DIAGNOSTICS ? [...lines.slice(0, MAX_DIAGNOSTICS), `and ${lines.length - MAX_DIAGNOSTICS} more; run vault doctor`] : lines;
 }
 
 /**
@@ -78,6 +95,59 @@ export function registerMemoryTools(server: McpServer, ctx: McpContext): void {
         return toolSuccess({ id: result.memory.id, path: result.path, written: result.written, memory: summarize(result.memory) });
       } catch (err) {
         return toolErrorFrom('MEMORY_WRITE_REJECTED', err, ctx.log);
+      }
+    },
+  );
+
+  server.registerTool(
+    'memory_search',
+    {
+      title: 'Search memories',
+      description: [
+        'Search the project\'s memory vault (decisions, conventions, lessons, runbooks, hand-offs) by words, in any language.',
+        'Use it at the start of a task or before a design choice to recall what was decided or learned earlier; then memory_read an id for the full text.',
+        `Results are limited to memories targeted at harness "${harness}" or "all". ${IDENTITY_NOTE}`,
+        `${RECALL_NOTICE} Prefer the current code and the user's words when they disagree with a memory.`,
+      ].join(' '),
+      inputSchema: searchInput,
+      outputSchema: searchOutput,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async (args) => {
+      try {
+        const scopes = scopesFor(ctx, args.scopes);
+        const { searchMemories } = await import('../search/search-memories.js');
+        const found = await searchMemories(ctx.roots, args.query, {
+          scopes,
+          kinds: args.kinds,
+          tags: args.tags,
+          statuses: args.statuses,
+          since: args.since,
+          until: args.until,
+          limit: args.limit,
+          targetHarness: harness,
+        });
+        return toolSuccess({
+          notice: RECALL_NOTICE,
+          harness,
+          total: found.total,
+          results: found.results.map((r) => ({
+            id: r.id,
+            title: r.title,
+            kind: r.kind,
+            scope: r.scope,
+            status: r.status,
+            tags: r.tags,
+            score: r.score,
+            path: r.path,
+            excerpt: r.excerpt,
+            updatedAt: r.updatedAt,
+          })),
+          complete: found.diagnostics.complete,
+          diagnostics: describeDiagnostics(found.diagnostics),
+        });
+      } catch (err) {
+        return toolErrorFrom('MEMORY_SEARCH_FAILED', err, ctx.log);
       }
     },
   );

@@ -61,10 +61,10 @@ export const searchInput = {
   query: z.string().max(500).describe('words to look for (any language); empty lists the newest memories'),
   scopes: scopes.optional(),
   kinds: z.array(kind).max(KINDS.length).optional().describe('only these kinds'),
-  tags: z.array(z.string()).max(LIMITS.tagsMax).optional().describe('only memories carrying these tags'),
+  tags: z.array(z.string()).max(LIMITS.tagsMax).optional().describe('only memories carrying every one of these tags'),
   statuses: z.array(status).max(STATUSES.length).optional().describe('default ["active"]; add "superseded" or "rejected" to see history'),
-  since: z.string().optional().describe('only memories updated at or after this ISO-8601 date or time'),
-  until: z.string().optional().describe('only memories updated at or before this ISO-8601 date or time'),
+  since: z.string().max(40).optional().describe('only memories updated at or after this date (YYYY-MM-DD) or ISO-8601 time'),
+  until: z.string().max(40).optional().describe('only memories updated at or before this date (YYYY-MM-DD, inclusive) or ISO-8601 time'),
   limit: z.number().int().min(1).max(100).optional().describe('maximum results, default 20'),
 };
 
@@ -87,7 +87,8 @@ export const searchOutput = {
       updatedAt: z.string(),
     }),
   ),
-  diagnostics: z.array(z.string()).describe('why results may be partial (unreadable or invalid files); empty when the vault read cleanly'),
+  complete: z.boolean().describe('false when part of the vault could not be read'),
+  diagnostics: z.array(z.string()).describe('why results may be partial (invalid files, skipped links); empty when the vault read cleanly'),
 };
 
 /** `memory_read` arguments. */

@@ -46,7 +46,7 @@ describe('vault mcp: protocol hygiene', () => {
       call(7, 'no_such_tool', {}),
       { jsonrpc: '2.0', id: 8, method: 'resources/list' },
       { jsonrpc: '2.0', id: 9, method: 'resources/read', params: { uri: 'memory://mem_not_there_at_all' } },
-      call(10, 'memory_search', { query: 'stderr' }),
+      call(10, 'memory_search', { query: 'stdout stderr' }),
       call(11, 'memory_doctor', {}),
       'this line is not JSON',
       { jsonrpc: '2.0', id: 12, method: 'ping' },
@@ -58,12 +58,21 @@ describe('vault mcp: protocol hygiene', () => {
     expect(text.endsWith('\n')).toBe(true);
     const lines = text.slice(0, -1).split('\n');
     const ids: unknown[] = [];
+    const byId = new Map<unknown, any>();
     for (const line of lines) {
       const msg = JSON.parse(line);
       expect(msg.jsonrpc).toBe('2.0');
       expect('result' in msg !== 'error' in msg).toBe(true);
       ids.push(msg.id);
+      byId.set(msg.id, msg);
     }
+    // the session did real work on the same stream
+    const saved = byId.get(3).result.structuredContent;
+    expect(saved.memory.sourceHarness).toBe('opencode');
+    expect(JSON.parse(byId.get(4).result.content[0].text).error.code).toBe('MEMORY_WRITE_REJECTED');
+    expect(Array.isArray(byId.get(10).result.structuredContent.results)).toBe(true); // requests run concurrently: the save may not be indexed yet
+    expect(byId.get(11).result.structuredContent.ok).toBe(true);
+    expect(byId.get(9).error.code).toBe(-32002);
     // every request got exactly one answer, the notification none
     expect(ids.sort((a, b) => Number(a) - Number(b))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     expect(text).not.toContain(secret);
