@@ -163,7 +163,7 @@ async function sessionStart(
   const startup = isStartupPayload(payload);
   const inject = settings.inject && settings.maxChars > 0 && startup;
   const [{ prepareSessionStart }, memoriesModule] = await Promise.all([
-    import('../sessions/session-events.js'),
+    import('../sessions/session-start.js'),
     inject && settings.listMemories ? Promise.all([import('../sessions/memory-titles.js'), import('../store/roots.js')]) : Promise.resolve(undefined),
   ]);
   const cwd = typeof payload.cwd === 'string' ? payload.cwd : rt.cwd;

@@ -1,20 +1,17 @@
 /**
- * The two things lifecycle hooks do, as library operations:
- * - {@link recordSession}: stop / session-end / pre-compact — read the transcript and create or
- *   update this session's snapshot (never a placeholder when there is nothing to record);
- * - {@link prepareSessionStart}: session-start — prune old snapshots, find the latest snapshot of
- *   this worktree, and build the context to inject.
- * Neither ever writes outside the sessions folder; neither touches the vault.
+ * What the stop, session-end and pre-compact hooks do, as a library operation
+ * ({@link recordSession}): read the transcript and create or update this session's snapshot
+ * (never a placeholder when there is nothing to record). Session start is in session-start.ts.
+ * Nothing here writes outside the sessions folder or touches the vault.
  */
-import { existsSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { isAbsolute } from 'node:path';
 import type { Runtime } from '../io/runtime.js';
-import type { VaultRoots } from '../store/roots.js';
-import { buildInjectionText, type MemoryPointer } from './injection-text.js';
 import { checkTranscriptPath, readTranscript, type TranscriptPathProblem } from './read-transcript.js';
 import { deriveShortId } from './session-ids.js';
 import { mergeSnapshots, snapshotFromSummary, withNote, type SessionSnapshot } from './snapshot.js';
-import { findLatestSnapshot, listSnapshots, pruneSnapshots, removeStaleFiles, updateSnapshot } from './snapshot-store.js';
+import { indexSnapshot } from './snapshot-index.js';
+import { updateSnapshot } from './snapshot-store.js';
 import { oneLine } from './text.js';
 import type { Harness, TranscriptSummary } from './transcript-summary.js';
 import { identifyWorktree } from './worktree-identity.js';
@@ -105,64 +102,6 @@ export function recordSession(rt: Runtime, input: RecordInput): RecordOutcome {
     return compactNote ? withNote(next, compactNote) : next;
   });
   if (!result.written) return { written: false, skipped: 'no-snapshot-to-annotate', ...(summary ? { summary } : {}) };
+  indexSnapshot(input.sessionsDir, result.path!.slice(input.sessionsDir.length + 1), where, rt);
   return { written: true, path: result.path!, shortId: result.snapshot?.shortId ?? shortId, ...(summary ? { summary } : {}) };
-}
-
-/** Input of {@link prepareSessionStart}. */
-export interface StartInput {
-  /** `cwd` as received (falls back to the runtime's cwd) */
-  cwd: unknown;
-  sessionsDir: string;
-  /** inject the prior snapshot (false: only prune) */
-  inject: boolean;
-  /** character budget of the context */
-  maxChars: number;
-  /** snapshots older than this many days are not injected */
-  maxAgeDays: number;
-  /** retention in days; undefined disables pruning */
-  retentionDays: number | undefined;
-  /** list relevant memories (ids and titles) from these roots */
-  memories?: { roots: () => VaultRoots; limit: number; list: (roots: VaultRoots, context: string) => MemoryPointer[] } | undefined;
-}
-
-/** What {@link prepareSessionStart} found. */
-export interface StartOutcome {
-  /** the context to inject ('' when none) */
-  context: string;
-  pruned: number;
-  snapshotPath?: string;
-  memoryCount: number;
-}
-
-/**
- * Prepares the session-start context for a working directory: prunes snapshots past the
- * retention, then injects the newest complete snapshot of exactly this worktree (never another
- * worktree's or project's, however new), wrapped as historical reference and capped.
- */
-export function prepareSessionStart(rt: Runtime, input: StartInput): StartOutcome {
-  const nowMs = rt.now().getTime();
-  let files = listSnapshots(input.sessionsDir);
-  let pruned = 0;
-  if (input.retentionDays !== undefined && files.length) {
-    pruned = pruneSnapshots(input.sessionsDir, input.retentionDays, nowMs, files);
-    if (pruned) files = listSnapshots(input.sessionsDir);
-    removeStaleFiles(input.sessionsDir, nowMs);
-  }
-  if (!input.inject || input.maxChars <= 0) return { context: '', pruned, memoryCount: 0 };
-  const cwd = usableDir(input.cwd) ?? rt.cwd;
-  if (!existsSync(cwd)) return { context: '', pruned, memoryCount: 0 };
-  const where = identifyWorktree(cwd);
-  const found = files.length ? findLatestSnapshot(input.sessionsDir, where, { maxAgeMs: input.maxAgeDays * 86_400_000, nowMs, files }) : undefined;
-  let memories: MemoryPointer[] = [];
-  if (input.memories) {
-    try {
-      const s = found?.snapshot;
-      const ctx = s ? [s.goal, ...s.requests, ...s.files, s.branch].filter(Boolean).join(' ') : where.branch ?? '';
-      memories = input.memories.list(input.memories.roots(), ctx).slice(0, input.memories.limit);
-    } catch {
-      memories = []; // a broken vault never breaks session start
-    }
-  }
-  const context = buildInjectionText(found?.snapshot, memories, input.maxChars);
-  return { context, pruned, ...(found ? { snapshotPath: found.file.path } : {}), memoryCount: memories.length };
 }

@@ -157,50 +157,6 @@ export interface WorktreeKey {
   repo: string | undefined;
 }
 
-/** True when a snapshot's header belongs to exactly this worktree (and repository, when both say). */
-export function headerMatches(header: Record<string, string>, key: WorktreeKey): boolean {
-  if (header.Worktree !== key.worktree) return false;
-  if (header.Repo && key.repo && header.Repo !== key.repo) return false;
-  return true;
-}
-
-/**
- * The newest complete snapshot of one worktree. Snapshots of other worktrees or projects are
- * never returned, however new (ECC issues #1053, #3160); there is no recency fallback.
- *
- * @param options `maxAgeMs` ignore older files; `nowMs` current time; `files` a listing to reuse
- */
-export function findLatestSnapshot(dir: string, key: WorktreeKey, options: { maxAgeMs: number; nowMs: number; files?: SnapshotFile[] }): { file: SnapshotFile; snapshot: SessionSnapshot } | undefined {
-  for (const file of options.files ?? listSnapshots(dir)) {
-    if (options.nowMs - file.mtimeMs > options.maxAgeMs) break; // sorted newest first
-    const head = readSnapshotText(file.path, 8192);
-    if (head === undefined || !headerMatches(parseSnapshotHeader(head), key)) continue;
-    const snapshot = loadSnapshot(file.path);
-    if (snapshot && snapshot.worktree === key.worktree) return { file, snapshot };
-  }
-  return undefined;
-}
-
-/**
- * Deletes snapshots whose modification time is older than `retentionDays`.
- *
- * @returns the number of files deleted
- */
-export function pruneSnapshots(dir: string, retentionDays: number, nowMs: number, files: SnapshotFile[] = listSnapshots(dir)): number {
-  const limit = nowMs - retentionDays * 86_400_000;
-  let deleted = 0;
-  for (const f of files) {
-    if (f.mtimeMs >= limit) continue;
-    try {
-      unlinkSync(f.path);
-      deleted++;
-    } catch {
-      /* gone already */
-    }
-  }
-  return deleted;
-}
-
 function pidAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {

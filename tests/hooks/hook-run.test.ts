@@ -249,7 +249,7 @@ describe('vault hook stop / session-end / pre-compact (subprocess, real transcri
     const text = readFileSync(join(sessionsDirOf(env), snapshotNames(env)[0]!), 'utf8');
     for (let i = 0; i < n; i++) expect(text).toContain(`- Context compaction (t${i}) started at`);
     expect(text).toContain(`**Updates:** ${n + 1}`);
-    expect(filesUnder(sessionsDirOf(env)).filter((f) => !f.endsWith('-session.tmp') && f !== '.gitignore' && f !== 'hooks.log')).toEqual([]);
+    expect(filesUnder(sessionsDirOf(env)).filter((f) => !f.endsWith('-session.tmp') && f !== '.gitignore' && f !== 'hooks.log' && f !== '.snapshot-index.json')).toEqual([]);
   });
 });
 
