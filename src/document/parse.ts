@@ -8,7 +8,7 @@ import { fromFrontmatter, LIMITS, type Memory } from './contract.js';
 import { serializeMemory } from './serialize.js';
 import { checkFrontmatter } from '../schema/check-frontmatter.js';
 import { validateBody } from './validate.js';
-import { GRAY_MATTER_OPTIONS, parseCanonicalBlock } from './yaml-engine.js';
+import { assertYamlLimits, GRAY_MATTER_OPTIONS, parseCanonicalBlock } from './yaml-engine.js';
 
 type GrayMatter = (input: string, options: unknown) => { data: unknown };
 let grayMatter: GrayMatter | undefined;
@@ -148,7 +148,11 @@ function parseUnchecked(input: Uint8Array | string): ParsedMemory {
   // Canonical `key: <JSON>` lines are read with JSON.parse; everything else goes through
   // gray-matter, whose options make our locked-down YAML the only engine that can run. Both
   // see the same block (the split above is gray-matter's: first "\n---" after the opening line).
-  const data = parseCanonicalBlock(block) ?? matter(text).data;
+  let data: unknown = parseCanonicalBlock(block);
+  if (data === undefined) {
+    assertYamlLimits(block); // before gray-matter, whose comment regex is quadratic in blank lines
+    data = matter(text).data;
+  }
   const blockLines = block.split('\n');
   let frontmatter;
   try {

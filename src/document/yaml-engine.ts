@@ -66,6 +66,85 @@ export function parseCanonicalBlock(block: string): Record<string, unknown> | un
 }
 
 /**
+ * Limits on frontmatter that goes through gray-matter and the YAML parser. A valid ecc.memory.v1
+ * frontmatter is at most about 15 KiB, about 150 lines in block style, and one level of lists; the
+ * limits are far above that and far below what makes the parsers slow (gray-matter's comment
+ * regex is quadratic in blank lines, YAML's unique-key check in keys, its composer recursive in
+ * nesting). Ours, not the format's: canonical `key: <JSON>` lines never reach them.
+ */
+export const YAML_LIMITS = {
+  /** UTF-8 bytes of the frontmatter block */
+  maxBytes: 32 * 1024,
+  /** lines of the frontmatter block */
+  maxLines: 1000,
+  /** `[` / `{` nesting outside quoted scalars */
+  maxDepth: 8,
+  /** commas outside quoted scalars (flow collection items) */
+  maxCommas: 2000,
+} as const;
+
+/**
+ * Refuses a frontmatter block that would make gray-matter or the YAML parser slow or recurse
+ * deeply, before either sees it.
+ *
+ * @param block frontmatter text without the `---` lines, LF line endings
+ * @throws VaultError `invalid-frontmatter` (rule "yaml limits") naming the limit exceeded
+ */
+export function assertYamlLimits(block: string): void {
+  const refuse = (what: string, line?: number): never => {
+    throw new VaultError('invalid-frontmatter', `frontmatter is too complex to read safely: ${what}`, {
+      rule: 'yaml limits',
+      ...(line !== undefined ? { line } : {}),
+      hint: 'write the frontmatter as the thirteen canonical key: <JSON> lines (vault fmt does this for a valid file)',
+    });
+  };
+  const bytes = Buffer.byteLength(block, 'utf8');
+  if (bytes > YAML_LIMITS.maxBytes) refuse(`${bytes} bytes (at most ${YAML_LIMITS.maxBytes} outside the canonical form)`);
+  let line = 2;
+  let lines = 1;
+  let depth = 0;
+  let commas = 0;
+  let quote = '';
+  let prev = '\n'; // last non-space character outside a quoted scalar on this line
+  for (let i = 0; i < block.length; i++) {
+    const c = block[i]!;
+    if (c === '\n') {
+      line++;
+      if (++lines > YAML_LIMITS.maxLines) refuse(`more than ${YAML_LIMITS.maxLines} lines`, line);
+      if (!quote) prev = '\n';
+      continue;
+    }
+    if (quote === '"') {
+      if (c === '\\') i++;
+      else if (c === '"') quote = '';
+      continue;
+    }
+    if (quote === "'") {
+      if (c === "'" && block[i + 1] === "'") i++;
+      else if (c === "'") quote = '';
+      continue;
+    }
+    if (c === ' ' || c === '\t') continue;
+    if (c === '#' && (prev === '\n' || /[ \t]/.test(block[i - 1] ?? ' '))) {
+      const end = block.indexOf('\n', i);
+      i = (end === -1 ? block.length : end) - 1;
+      continue;
+    }
+    // A quote opens a quoted scalar only where a scalar starts.
+    if ((c === '"' || c === "'") && '\n:-[{,?'.includes(prev)) {
+      quote = c;
+      prev = c;
+      continue;
+    }
+    if (c === '[' || c === '{') {
+      if (++depth > YAML_LIMITS.maxDepth) refuse(`lists or maps nested more than ${YAML_LIMITS.maxDepth} deep`, line);
+    } else if ((c === ']' || c === '}') && depth > 0) depth--;
+    else if (c === ',' && ++commas > YAML_LIMITS.maxCommas) refuse(`more than ${YAML_LIMITS.maxCommas} list items`, line);
+    prev = c;
+  }
+}
+
+/**
  * Parses a frontmatter block (the text between the `---` lines).
  *
  * @param block frontmatter text, LF line endings
@@ -79,6 +158,7 @@ export function parseFrontmatterBlock(block: string): unknown {
   if (block.startsWith('\n')) block = block.slice(1);
   const fast = parseCanonicalBlock(block);
   if (fast) return fast;
+  assertYamlLimits(block);
   const YAML = yaml();
   const doc = YAML.parseDocument(block, {
     version: '1.2',

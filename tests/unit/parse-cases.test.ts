@@ -214,6 +214,25 @@ describe('parse cases', () => {
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 
+  it('refuses frontmatter built to make the YAML path slow, quickly, and still reads an edited file with comments', () => {
+    const hostile: Array<[string, string]> = [
+      ['120,000 blank lines (gray-matter comment regex is quadratic)', `---\n${'\n'.repeat(120_000)}a: 1\n---\n\nb\n`],
+      ['30,000 blank lines (under the byte limit)', `---\n${'\n'.repeat(30_000)}a: 1\n---\n\nb\n`],
+      ['12,000 keys (YAML unique-key check is quadratic)', `---\n${Array.from({ length: 12_000 }, (_, i) => `k${i}: 1`).join('\n')}\n---\n\nb\n`],
+      ['a flow map of 3,000 keys on one line', `---\na: {${Array.from({ length: 3_000 }, (_, i) => `k${i}: 1`).join(', ')}}\n---\n\nb\n`],
+      ['lists nested 120,000 deep', `---\na: ${'['.repeat(120_000)}\n---\n\nb\n`],
+      ['lists nested 1,000 deep after an apostrophe', `---\ntitle: it's\nx: ${'['.repeat(1_000)}\n---\n\nb\n`],
+      ['maps nested 5,000 deep', `---\na: ${'{a: '.repeat(5_000)}\n---\n\nb\n`],
+    ];
+    for (const [name, input] of hostile) {
+      const started = performance.now();
+      expect(() => parseMemory(input), name).toThrow(expect.objectContaining({ code: 'invalid-frontmatter', rule: 'yaml limits' }));
+      expect(performance.now() - started, name).toBeLessThan(2_000); // each took 0.3 to 22 s before the limits
+    }
+    const edited = doc({ title: '"[[[[[[[[[[[[ brackets in a quoted title ]]"', tags: '\n  - auth # the only tag, {[{[{[{[{[{[' });
+    expect(parseMemory(edited).nonCanonical).toEqual(['frontmatter-style']);
+  });
+
   it('the reference fixtures parse to the same values and re-serialize byte-identical', () => {
     for (const name of ['mem_20260725_01kolder.md', 'mem_20260726_01k123example.md']) {
       const bytes = fixture(`ecc/${name}`);
