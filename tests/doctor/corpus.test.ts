@@ -117,6 +117,20 @@ describe('doctor over the hostile corpus (tests/fixtures/broken)', () => {
     }
   });
 
+  it('the library scan of the corpus never throws and its diagnostics never hold file content', async () => {
+    const repo = corpusRepo();
+    const { scanVault } = await import('../../src/scanner/scan-vault.js');
+    const { resolveRoots } = await import('../../src/store/roots.js');
+    const { nodeRuntime } = await import('../../src/io/runtime.js');
+    const roots = resolveRoots(nodeRuntime({ cwd: repo, env: {}, home: repo }));
+    const scan = scanVault(roots, { scopes: ['project', 'team', 'user'] });
+    const diagnostics = JSON.stringify({ invalid: scan.invalid, symlinks: scan.symlinks, strays: scan.strays, reasons: scan.incompleteReasons });
+    expect(diagnostics).not.toMatch(/CANARY/);
+    expect(scan.invalid.length).toBeGreaterThan(25);
+    expect(scan.complete).toBe(true); // hostile, but within every bound
+    for (const f of scan.invalid) expect(f.message.length).toBeLessThan(300);
+  });
+
   it('fmt --check over the corpus refuses the invalid files, writes nothing and never prints content', async () => {
     const repo = corpusRepo();
     const file = join(repo, '.ecc/memory/team/handoffs/mem_obsidian_rewritten.md');
