@@ -72,6 +72,27 @@ describe('vault mcp: memory_search', () => {
     expect((await callError(s, 'memory_read', { id: OLDER })).code).toBe('MEMORY_READ_INCOMPLETE');
   });
 
+  it('never returns a credential from a file already in the vault: search, read, doctor and resources', async () => {
+    const repo = repoWithFixtures();
+    const secret = 'ghp_' + 'Q'.repeat(36);
+    const leaky = readFileSync(join(FIXTURES, `${OLDER}.md`), 'utf8')
+      .replace(`id: "${OLDER}"`, 'id: "mem_leaky_note"')
+      .replace(/\n\n[\s\S]*$/, `\n\nThe staging deploy token is ${secret} (sessions).\n`);
+    writeFileSync(join(repo, '.ecc/memory/project/decisions/mem_leaky_note.md'), leaky);
+    const s = await startMcp(repo, cliEnv({ ECC_MEMORY_HARNESS: 'cursor' }));
+    const answers = [
+      await callOk(s, 'memory_search', { query: 'staging deploy token sessions' }),
+      await callError(s, 'memory_read', { id: 'mem_leaky_note' }),
+      await callOk(s, 'memory_doctor', {}),
+      await s.client.listResources(),
+      await s.client.readResource({ uri: 'memory://mem_leaky_note' }).catch((e: Error) => e.message),
+    ];
+    expect(ids(answers[0] as never)).toEqual([OLDER]);
+    expect((answers[2] as { problems: unknown[] }).problems).toContainEqual(expect.objectContaining({ code: 'suspected-secret', path: 'project/decisions/mem_leaky_note.md' }));
+    expect(JSON.stringify(answers)).not.toContain(secret);
+    expect(s.stderr()).not.toContain(secret);
+  });
+
   it('a save through MCP is found at once by `vault search`, and a CLI save by memory_search', async () => {
     const repo = gitRepo();
     const env = cliEnv({ ECC_MEMORY_HARNESS: 'opencode' });
