@@ -39,7 +39,8 @@ export const mcpCommand = (ctx: CliContext) => ({
         'Environment:\n' +
           '  ECC_MEMORY_HARNESS           required: the harness this server speaks for (alias VAULT_HARNESS)\n' +
           '  ECC_MEMORY_ALLOW_USER_SCOPE  set to 1 to let tool calls that ask for it use the user scope\n' +
-          'stdout carries JSON-RPC only; logs go to stderr.',
+          'stdout carries JSON-RPC only; logs go to stderr.\n' +
+          'Exit codes: 0 when the client closes the connection; 1 when the identity or --project is missing or invalid.',
       ),
   handler: (argv: McpArgs) =>
     runCommand(ctx, argv, async () => {
