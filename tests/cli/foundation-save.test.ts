@@ -154,9 +154,14 @@ describe('vault save: ids and dry runs', () => {
     // a dry run still applies every rule
     const bad = await runCli(['save', '--title', ' ', '--body', 'b', '--dry-run'], { cwd: repo, env: cliEnv() });
     expect(bad.code).toBe(3);
+  });
+
+  it('a dry run in user scope creates nothing under the user root (no folder, no index)', async () => {
+    const repo = gitRepo();
     const user = tempDir();
     const userDry = await runCli(['save', '--scope', 'user', '--title', 't', '--body', 'b', '--dry-run'], { cwd: repo, env: cliEnv({ ECC_MEMORY_USER_ROOT: join(user, 'mem') }) });
     expect(userDry.code, userDry.stderr).toBe(0);
+    expect(filesUnder(user)).toEqual([]);
     expect(existsSync(join(user, 'mem'))).toBe(false);
   });
 });
