@@ -30,7 +30,7 @@ export const EVENTS_BY_HARNESS: Record<Harness, readonly HookEvent[]> = {
 
 /** Internal deadline of a hook run, ms (stdin read included). */
 export const DEADLINE_MS: Record<HookEvent, number> = {
-  'session-start': 1500,
+  'session-start': 3000,
   stop: 8000,
   'session-end': 8000,
   'pre-compact': 8000,
@@ -38,10 +38,10 @@ export const DEADLINE_MS: Record<HookEvent, number> = {
 
 /** How long stdin may take to deliver the payload, ms. */
 export const STDIN_WAIT_MS: Record<HookEvent, number> = {
-  'session-start': 800,
-  stop: 2000,
-  'session-end': 2000,
-  'pre-compact': 2000,
+  'session-start': 2000,
+  stop: 3000,
+  'session-end': 3000,
+  'pre-compact': 3000,
 };
 
 /** Timeout written into the harness configuration, seconds (> the internal deadline). */

@@ -60,6 +60,11 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /** A stateful reader: feed records in file order, then take the summary. */
 export interface TranscriptRecordReader {
   onRecord(record: unknown): void;
+  /**
+   * Optional fast path: looks at the raw bytes of a line before it is parsed and returns true
+   * when the record is known to carry nothing the summary needs (the reader accounts for it).
+   */
+  skipRaw?(line: Buffer, start: number, end: number): boolean;
   finish(): TranscriptSummary;
 }
 

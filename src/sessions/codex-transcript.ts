@@ -72,6 +72,21 @@ function commandText(command: unknown): string | undefined {
   return argv.join(' ');
 }
 
+/** Payload types recognised in the first bytes of a line (the envelope comes first). */
+const SKIPPABLE = /"type":\s*"(token_count|agent_reasoning|reasoning|function_call_output)"/;
+const EXIT_CODE = Buffer.from('exit_code\\":');
+
+/** True when an (escaped, nested) `"exit_code":N` with N ≠ 0 appears in the line. */
+function hasFailedExitCode(line: Buffer, start: number, end: number): boolean {
+  for (let at = line.indexOf(EXIT_CODE, start); at !== -1 && at < end; at = line.indexOf(EXIT_CODE, at + 1)) {
+    let i = at + EXIT_CODE.length;
+    while (i < end && line[i] === 32) i++;
+    const c = line[i];
+    if (c === 45 || (c !== undefined && c >= 49 && c <= 57)) return true; // '-' or 1-9
+  }
+  return false;
+}
+
 /** Creates a reader for Codex rollout records. */
 export function createCodexReader(): TranscriptRecordReader {
   const s = emptySummary('codex');
@@ -130,6 +145,8 @@ export function createCodexReader(): TranscriptRecordReader {
         return;
       }
       case 'function_call_output': {
+        // Outputs can be large; only a failed command (non-zero exit code) is worth parsing.
+        if (typeof p.output !== 'string' || !/"exit_code":\s*-?[1-9]/.test(p.output)) return;
         const out = parseJson(p.output);
         if (!isObject(out) || !isObject(out.metadata)) return;
         const code = out.metadata.exit_code;
@@ -151,6 +168,18 @@ export function createCodexReader(): TranscriptRecordReader {
   };
 
   return {
+    skipRaw(line: Buffer, start: number, end: number): boolean {
+      // Token counts, reasoning and successful command outputs are most of a rollout's bytes and
+      // carry nothing for the snapshot: recognise them from the envelope without JSON.parse.
+      const head = line.toString('latin1', start, Math.min(end, start + 200));
+      const kind = SKIPPABLE.exec(head)?.[1];
+      const skip = kind !== undefined && (kind !== 'function_call_output' || !hasFailedExitCode(line, start, end));
+      if (!skip) return false;
+      s.records++;
+      const ts = /"timestamp":\s*"([^"]{10,40})"/.exec(head);
+      if (ts) noteTime(s, ts[1]);
+      return true;
+    },
     onRecord(record: unknown) {
       s.records++;
       if (!isObject(record)) {

@@ -67,15 +67,22 @@ interface LineStats {
   stoppedEarly: boolean;
 }
 
+let shared: Buffer | undefined;
+/** One read buffer for the process: reads are synchronous and never nested. */
+function chunkBuffer(): Buffer {
+  shared ??= Buffer.allocUnsafe(CHUNK);
+  return shared;
+}
+
 /**
  * Feeds every complete JSON line of `[start, end)` of an open file to `onRecord`.
  *
  * @param skipFirst drop the bytes up to the first newline (a window starting mid-line)
  * @param dropLast drop a trailing line without newline (a window ending mid-line)
  */
-function forEachJsonLine(fd: number, start: number, end: number, skipFirst: boolean, dropLast: boolean, onRecord: (r: unknown) => void, overdue: () => boolean): LineStats {
+function forEachJsonLine(fd: number, start: number, end: number, skipFirst: boolean, dropLast: boolean, reader: TranscriptRecordReader, overdue: () => boolean): LineStats {
   const stats: LineStats = { invalidLines: 0, bytesRead: 0, stoppedEarly: false };
-  const buf = Buffer.allocUnsafe(CHUNK);
+  const buf = chunkBuffer();
   let carry: Buffer[] = [];
   let carryLen = 0;
   let skipping = skipFirst;
@@ -87,8 +94,9 @@ function forEachJsonLine(fd: number, start: number, end: number, skipFirst: bool
     let i = 0;
     while (i < len && (line[i] === 32 || line[i] === 9)) i++;
     if (i === len) return;
+    if (reader.skipRaw?.(line, i, len)) return;
     try {
-      onRecord(JSON.parse(line.toString('utf8', i, len)));
+      reader.onRecord(JSON.parse(line.toString('utf8', i, len)));
     } catch {
       stats.invalidLines++;
     }
@@ -153,13 +161,13 @@ function readInto(path: string, reader: TranscriptRecordReader, maxBytes: number
   const { fd, size } = openRegular(path);
   try {
     if (size <= maxBytes) {
-      const st = forEachJsonLine(fd, 0, size, false, false, (r) => reader.onRecord(r), overdue);
+      const st = forEachJsonLine(fd, 0, size, false, false, reader, overdue);
       return { skipped: size - st.bytesRead, invalid: st.invalidLines, stoppedEarly: st.stoppedEarly };
     }
     const head = Math.min(8 * 1024 * 1024, Math.floor(maxBytes / 4));
     const tail = maxBytes - head;
-    const a = forEachJsonLine(fd, 0, head, false, true, (r) => reader.onRecord(r), overdue);
-    const b = a.stoppedEarly ? { invalidLines: 0, bytesRead: 0, stoppedEarly: true } : forEachJsonLine(fd, size - tail, size, true, false, (r) => reader.onRecord(r), overdue);
+    const a = forEachJsonLine(fd, 0, head, false, true, reader, overdue);
+    const b = a.stoppedEarly ? { invalidLines: 0, bytesRead: 0, stoppedEarly: true } : forEachJsonLine(fd, size - tail, size, true, false, reader, overdue);
     return { skipped: size - a.bytesRead - b.bytesRead, invalid: a.invalidLines + b.invalidLines, stoppedEarly: a.stoppedEarly || b.stoppedEarly };
   } finally {
     closeSync(fd);

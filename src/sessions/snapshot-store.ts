@@ -15,6 +15,7 @@ import {
   constants,
   fstatSync,
   fsyncSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -228,24 +229,39 @@ export function withSnapshotLock<T>(dir: string, shortId: string, rt: Runtime, w
   const path = join(dir, `.lock-${shortId}`);
   const token = `${process.pid} ${rt.randomHex(8)}`;
   const until = rt.now().getTime() + waitMs;
-  for (;;) {
-    try {
-      const fd = openSync(path, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-      writeSync(fd, token);
-      closeSync(fd);
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new VaultError('io-error', `cannot lock the session snapshot (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
-      if (lockIsStale(path, rt.now().getTime())) {
-        try {
-          unlinkSync(path);
-        } catch {
-          /* another process broke it first */
+  // The lock appears with its content in one step (written to a work file, then hard-linked),
+  // so no process ever sees an empty lock and mistakes it for a dead one.
+  const draft = join(dir, `.wip-lock-${process.pid}-${rt.randomHex(6)}`);
+  const fd = openSync(draft, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  try {
+    writeSync(fd, token);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    for (;;) {
+      try {
+        linkSync(draft, path);
+        break;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new VaultError('io-error', `cannot lock the session snapshot (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
+        if (lockIsStale(path, rt.now().getTime())) {
+          try {
+            unlinkSync(path);
+          } catch {
+            /* another process broke it first */
+          }
+          continue;
         }
-        continue;
+        if (rt.now().getTime() > until) throw new VaultError('io-error', 'timed out waiting for the session snapshot lock', { hint: 'another hook of this session is still running' });
+        sleepMs(15);
       }
-      if (rt.now().getTime() > until) throw new VaultError('io-error', 'timed out waiting for the session snapshot lock', { hint: 'another hook of this session is still running' });
-      sleepMs(15);
+    }
+  } finally {
+    try {
+      unlinkSync(draft);
+    } catch {
+      /* gone */
     }
   }
   try {
@@ -303,7 +319,7 @@ export interface UpdateResult {
  *
  * @param build gets the current snapshot (undefined when none) and returns the next one, or
  *   undefined to write nothing
- * @param options `lockWaitMs` (default 3000)
+ * @param options `lockWaitMs` (default 5000)
  * @throws VaultError `io-error` (folder, lock, write)
  */
 export function updateSnapshot(
@@ -316,7 +332,7 @@ export function updateSnapshot(
   ensureSessionsDir(dir);
   removeStaleFiles(dir, rt.now().getTime());
   const attempt = (shortId: string, final: boolean): UpdateResult | 'conflict' =>
-    withSnapshotLock(dir, shortId, rt, options.lockWaitMs ?? 3000, () => {
+    withSnapshotLock(dir, shortId, rt, options.lockWaitMs ?? 5000, () => {
       const mine = listSnapshots(dir).filter((f) => f.shortId === shortId);
       let existing: SessionSnapshot | undefined;
       let name: string | undefined;
