@@ -5,6 +5,7 @@
  */
 import yargs from 'yargs';
 import { EXIT, VaultError } from '../errors.js';
+import { redactSecretShapes } from '../secrets/scan-secrets.js';
 import { commandModules } from './commands/index.js';
 import { reportError, type CliContext, type CliIo } from './context.js';
 
@@ -18,6 +19,15 @@ export const EXIT_CODES_HELP = `Exit codes:
   6   incomplete: the vault could not be fully read, so a lookup refuses to say "not found"
   7   file system or environment problem: permissions, symlinks, project .gitignore
   70  internal error (a bug; please report it)`;
+
+/**
+ * yargs' validation messages span several lines and quote the given value ("Invalid values:
+ * Argument: kind, Given: ..."): make them one line, and never echo a credential a user pasted.
+ */
+function oneLineUsage(msg: string | undefined): string {
+  const text = (msg ?? 'invalid arguments').split('\n').map((l) => l.trim()).filter(Boolean).join(' ');
+  return redactSecretShapes(text).text;
+}
 
 /** Builds the yargs parser (also used to generate docs/cli.md). */
 export function buildParser(ctx: CliContext, argv: readonly string[]) {
@@ -35,7 +45,7 @@ export function buildParser(ctx: CliContext, argv: readonly string[]) {
     .exitProcess(false)
     .fail((msg, err) => {
       if (err) throw err;
-      throw new VaultError('usage', msg ?? 'invalid arguments', { hint: 'run `vault --help` or `vault <command> --help`' });
+      throw new VaultError('usage', oneLineUsage(msg), { hint: 'run `vault --help` or `vault <command> --help`' });
     });
   for (const make of commandModules) parser = parser.command(make(ctx) as never);
   return parser;
