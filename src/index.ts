@@ -36,3 +36,13 @@ export { searchMemories, type SearchOptions, type SearchResponse, type SearchHit
 export { indexStatus, refreshIndex, rebuildIndex, type IndexStatus, type ScopeIndexStatus, type IndexMaintenanceOptions } from './search/index-status.js';
 export { findSimilarMemories, type SimilarMemory } from './search/similar-memories.js';
 export { tokenize as tokenizeText, foldText } from './search/tokenizer.js';
+export { readTranscript, checkTranscriptPath, DEFAULT_TRANSCRIPT_MAX_BYTES, type ReadTranscriptOptions, type TranscriptPathProblem } from './sessions/read-transcript.js';
+export { HARNESSES, type Harness, type TranscriptSummary } from './sessions/transcript-summary.js';
+export { renderSnapshot, parseSnapshot, mergeSnapshots, snapshotFromSummary, SNAPSHOT_MARKER, SNAPSHOT_END, type SessionSnapshot } from './sessions/snapshot.js';
+export { resolveSessionsDir, listSnapshots, loadSnapshot, updateSnapshot, SNAPSHOT_FILE, type SnapshotFile, type UpdateResult } from './sessions/snapshot-store.js';
+export { discoverSnapshot, type Discovery } from './sessions/snapshot-index.js';
+export { recordSession, type RecordInput, type RecordOutcome, type RecordEvent } from './sessions/session-events.js';
+export { prepareSessionStart, type StartInput, type StartOutcome } from './sessions/session-start.js';
+export { buildInjectionText, HISTORICAL_MARKER, type MemoryPointer } from './sessions/injection-text.js';
+export { deriveShortId, sanitizeShortId } from './sessions/session-ids.js';
+export { handoffBodyFromSnapshot } from './sessions/handoff-body.js';
