@@ -66,6 +66,13 @@ export async function runHookProcess(argv: readonly string[]): Promise<number> {
     else if (a.startsWith('--harness=')) harness = a.slice('--harness='.length);
     else if (!a.startsWith('-') && event === undefined) event = a;
   }
+  // Never fail the agent: a closed stdout (EPIPE) or a stray async error still exits 0, and a
+  // handle that would keep the process alive cannot hold it past the budget.
+  process.stdout.on('error', () => {});
+  process.on('uncaughtException', () => {
+    process.exitCode = 0;
+  });
+  setTimeout(() => process.exit(0), 15_000).unref();
   try {
     return await runHook(event ?? '', harness, processHookIo());
   } catch {
