@@ -30,6 +30,8 @@ export interface DoctorContext {
   byId: ReadonlyMap<string, ScanEntry[]>;
   /** vault paths of sync-conflict copies (reported by their own rule, skipped by duplicate-id) */
   conflictCopies: ReadonlySet<string>;
+  /** `--staged`: the staged content of changed files, which replaces the working-tree copy */
+  contents: ReadonlyMap<string, Buffer>;
 }
 
 /** True when per-file checks apply to `path` (no selection, or the file is selected). */
@@ -80,7 +82,9 @@ export function bodyLineOf(entry: ScanEntry, needle: string): number | undefined
  * Re-reads an invalid file's text (bounded, no symlinks) for rules that need a line number.
  * Returns undefined when it cannot be read; the text is used for locating, never printed.
  */
-export function readInvalidText(file: InvalidFile): string | undefined {
+export function readInvalidText(file: InvalidFile, ctx?: DoctorContext): string | undefined {
+  const staged = ctx?.contents.get(file.path);
+  if (staged) return staged.toString('utf8');
   const r = readFileSafe(file.absPath, LIMITS.documentMaxBytes);
   return r.ok ? r.bytes.toString('utf8') : undefined;
 }

@@ -4,7 +4,7 @@
  *
  * `--changed <ref>` compares the working tree with the merge base of `<ref>` and HEAD (what a pull
  * request shows), plus untracked files. `--staged` lists the files in the index that differ from
- * HEAD; their working-tree copies are checked (as lint-staged does), so stage what you check.
+ * HEAD, with their staged blobs, so doctor checks exactly what the commit will hold.
  */
 import { spawnSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
@@ -21,6 +21,19 @@ export interface GitChanges {
   changed: string[];
   /** vault-relative paths of files deleted since the base */
   deleted: string[];
+  /** `--staged` only: what the index holds for each changed vault path (mode 100644, 120000, ...; blob id) */
+  staged?: StagedFile[];
+}
+
+/** One staged change, as `git diff --cached --raw` reports it. */
+export interface StagedFile {
+  /** vault-relative path */
+  path: string;
+  /** git file mode in the index: 100644 / 100755 regular, 120000 symbolic link, 160000 submodule */
+  mode: string;
+  /** blob id in the index */
+  sha: string;
+  deleted: boolean;
 }
 
 const MAX_OUTPUT = 64 * 1024 * 1024;
@@ -33,18 +46,51 @@ function run(cwd: string, args: string[]): { ok: boolean; out: string; err: stri
   return { ok: r.status === 0, out: r.stdout ?? '', err: r.stderr ?? '' };
 }
 
-/** Parses `git diff --name-status -z` output into changed and deleted repository paths. */
-function parseNameStatus(out: string): { changed: string[]; deleted: string[] } {
+interface RawChange {
+  path: string;
+  mode: string;
+  sha: string;
+  deleted: boolean;
+}
+
+/** Parses `git diff --raw -z --no-abbrev` output: `:<old mode> <new mode> <old sha> <new sha> <status>` NUL `<path>` NUL. */
+function parseRaw(out: string): RawChange[] {
   const parts = out.split('\0');
-  const changed: string[] = [];
-  const deleted: string[] = [];
+  const changes: RawChange[] = [];
   for (let i = 0; i + 1 < parts.length; i += 2) {
-    const status = parts[i]!;
-    const path = parts[i + 1]!;
-    if (!status) break;
-    (status.startsWith('D') ? deleted : changed).push(path);
+    const header = parts[i]!;
+    if (!header.startsWith(':')) break;
+    const [, mode = '', , sha = '', status = ''] = header.slice(1).split(' ');
+    changes.push({ path: parts[i + 1]!, mode, sha, deleted: status.startsWith('D') });
   }
-  return { changed, deleted };
+  return changes;
+}
+
+/**
+ * Reads blobs from the object database in one `git cat-file --batch` run.
+ *
+ * @param shas blob ids (40 or 64 hex)
+ * @returns id → content; ids git does not have are left out
+ */
+export function readBlobs(cwd: string, shas: readonly string[]): Map<string, Buffer> {
+  const wanted = [...new Set(shas.filter((x) => /^[0-9a-f]{40,64}$/.test(x)))];
+  const out = new Map<string, Buffer>();
+  if (wanted.length === 0) return out;
+  const r = spawnSync('git', ['cat-file', '--batch'], { cwd, input: `${wanted.join('\n')}\n`, maxBuffer: MAX_OUTPUT, env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } });
+  if (r.error || r.status !== 0 || !r.stdout) throw new VaultError('io-error', 'git cat-file could not read the staged files', { hint: 'check the repository state', cause: r.error });
+  const buf = r.stdout as Buffer;
+  let at = 0;
+  for (const sha of wanted) {
+    const nl = buf.indexOf(10, at);
+    if (nl === -1) break;
+    const header = buf.subarray(at, nl).toString('utf8').split(' ');
+    at = nl + 1;
+    if (header[1] === 'missing' || header.length < 3) continue;
+    const size = Number(header[2]);
+    out.set(sha, buf.subarray(at, at + size));
+    at += size + 1; // content, then a newline
+  }
+  return out;
 }
 
 /**
@@ -62,6 +108,7 @@ export function gitChanges(roots: VaultRoots, scopes: readonly Scope[], mode: { 
   if (!topRun.ok) throw new VaultError('io-error', '--changed and --staged need a git repository, and this vault is not in one', { hint: 'run doctor without --changed/--staged' });
   const top = realpathSync(topRun.out.trim());
   let listed: { changed: string[]; deleted: string[] };
+  let raw: RawChange[] = [];
   if ('ref' in mode) {
     const ref = mode.ref;
     if (ref === '' || ref.startsWith('-') || /[\u0000-\u001f\s]/.test(ref)) throw new VaultError('usage', '--changed needs a git ref such as origin/main', { hint: 'e.g. vault doctor --changed origin/main' });
@@ -69,15 +116,17 @@ export function gitChanges(roots: VaultRoots, scopes: readonly Scope[], mode: { 
     if (!verify.ok) throw new VaultError('usage', `--changed: ${ref} is not a commit in this repository`, { hint: 'fetch it first (git fetch origin main) or name another ref' });
     const mb = run(cwd, ['merge-base', verify.out.trim(), 'HEAD']);
     const base = mb.ok ? mb.out.trim() : verify.out.trim();
-    const diff = run(cwd, ['diff', '--name-status', '-z', '--no-renames', base, '--']);
+    const diff = run(cwd, ['diff', '--raw', '-z', '--no-abbrev', '--no-renames', base, '--']);
     if (!diff.ok) throw new VaultError('io-error', `git diff failed: ${diff.err.split('\n')[0]}`, { hint: 'check the repository state' });
-    listed = parseNameStatus(diff.out);
+    raw = parseRaw(diff.out);
+    listed = { changed: raw.filter((c) => !c.deleted).map((c) => c.path), deleted: raw.filter((c) => c.deleted).map((c) => c.path) };
     const untracked = run(cwd, ['ls-files', '-z', '--others', '--exclude-standard']);
     if (untracked.ok) listed.changed.push(...untracked.out.split('\0').filter(Boolean));
   } else {
-    const diff = run(cwd, ['diff', '--cached', '--name-status', '-z', '--no-renames']);
+    const diff = run(cwd, ['diff', '--cached', '--raw', '-z', '--no-abbrev', '--no-renames']);
     if (!diff.ok) throw new VaultError('io-error', `git diff --cached failed: ${diff.err.split('\n')[0]}`, { hint: 'check the repository state' });
-    listed = parseNameStatus(diff.out);
+    raw = parseRaw(diff.out);
+    listed = { changed: raw.filter((c) => !c.deleted).map((c) => c.path), deleted: raw.filter((c) => c.deleted).map((c) => c.path) };
   }
   const scopeRels: Array<[Scope, string]> = [];
   for (const scope of scopes) {
@@ -98,5 +147,12 @@ export function gitChanges(roots: VaultRoots, scopes: readonly Scope[], mode: { 
     return undefined;
   };
   const uniq = (xs: string[]) => [...new Set(xs.map(toVault).filter((p): p is string => p !== undefined))].sort();
-  return { top, changed: uniq(listed.changed), deleted: uniq(listed.deleted) };
+  const result: GitChanges = { top, changed: uniq(listed.changed), deleted: uniq(listed.deleted) };
+  if (!('ref' in mode)) {
+    result.staged = raw.flatMap((c) => {
+      const path = toVault(c.path);
+      return path === undefined ? [] : [{ path, mode: c.mode, sha: c.sha, deleted: c.deleted }];
+    });
+  }
+  return result;
 }

@@ -102,18 +102,16 @@ export async function runDoctor(roots: VaultRoots, options: DoctorOptions = {}):
   assertScopeRootsReadable(roots, scopes);
   const scan = scanVault(roots, { scopes, keepText: true, ...(options.limits ? { limits: options.limits } : {}) });
 
-  const byId = new Map<string, ScanEntry[]>();
-  for (const e of scan.entries) {
-    const list = byId.get(e.memory.id);
-    if (list) list.push(e);
-    else byId.set(e.memory.id, [e]);
-  }
-
   let selection: Selection | undefined;
   let selectionInfo: DoctorReport['selection'];
+  let contents = new Map<string, Buffer>();
   if (options.changed !== undefined || options.staged) {
-    const { gitChanges } = await import('./git-changes.js');
+    const { gitChanges, readBlobs } = await import('./git-changes.js');
     const changes = gitChanges(roots, scopes, options.changed !== undefined ? { ref: options.changed } : { staged: true });
+    if (changes.staged) {
+      const { applyStagedFiles } = await import('./staged-overlay.js');
+      contents = applyStagedFiles(scan, roots, changes.staged, readBlobs(roots.worktreeRoot, changes.staged.filter((f) => !f.deleted).map((f) => f.sha)));
+    }
     const paths = new Set(changes.changed);
     const ids = new Set<string>();
     for (const p of [...changes.changed, ...changes.deleted]) if (p.endsWith('.md')) ids.add(idFromFileName(p));
@@ -121,6 +119,13 @@ export async function runDoctor(roots: VaultRoots, options: DoctorOptions = {}):
     for (const f of scan.invalid) if (paths.has(f.path) && f.id) ids.add(f.id);
     selection = { paths, ids };
     selectionInfo = { mode: options.changed !== undefined ? 'changed' : 'staged', ...(options.changed !== undefined ? { ref: options.changed } : {}), files: changes.changed };
+  }
+
+  const byId = new Map<string, ScanEntry[]>();
+  for (const e of scan.entries) {
+    const list = byId.get(e.memory.id);
+    if (list) list.push(e);
+    else byId.set(e.memory.id, [e]);
   }
 
   const ctx: DoctorContext = {
@@ -131,6 +136,7 @@ export async function runDoctor(roots: VaultRoots, options: DoctorOptions = {}):
     checkIndex: options.checkIndex ?? true,
     byId,
     conflictCopies: findConflictCopies([...scan.entries.map((e) => e.path), ...scan.invalid.map((f) => f.path)]),
+    contents,
   };
   const problems: Problem[] = [];
   for (const rule of DOCTOR_RULES) problems.push(...(await rule(ctx)));

@@ -287,6 +287,93 @@ export function locationProblem(memory: Memory, scope: Scope, segments: readonly
 }
 
 /**
+ * Classifies the bytes of one memory file: a valid entry, or an invalid file (parse error,
+ * location mismatch, suspected secret). Never throws for content; never quotes it.
+ *
+ * Used by {@link scanVault} for files on disk, and by doctor `--staged` for the staged copy of a
+ * file (the bytes git will commit, which may differ from the working tree).
+ *
+ * @param f where the file is (scope, vault path, segments)
+ * @param bytes its content (at most the document limit; larger content is reported, not parsed)
+ * @param mtimeMs modification time to record
+ */
+export function scanFileBytes(
+  f: WalkedFile,
+  bytes: Buffer,
+  mtimeMs: number,
+  options: { secretCheck: boolean; keepText: boolean },
+): { entry: ScanEntry; invalid?: undefined } | { entry?: undefined; invalid: InvalidFile } {
+  const base = { scope: f.scope, path: f.path, absPath: f.absPath };
+  if (bytes.length > LIMITS.documentMaxBytes) {
+    return {
+      invalid: {
+        kind: 'invalid-document',
+        ...base,
+        code: 'document-too-large',
+        message: `document is too large (${bytes.length} bytes, maximum ${LIMITS.documentMaxBytes})`,
+        hint: 'a memory is at most 128 KiB; split it',
+      },
+    };
+  }
+  // Decode once: the fast path, the secret re-check and keepText share the text.
+  let decoded: string | undefined;
+  try {
+    decoded = STRICT_UTF8.decode(bytes);
+  } catch {
+    decoded = undefined;
+  }
+  let parsed;
+  try {
+    parsed = (decoded !== undefined ? parseCanonicalText(decoded) : undefined) ?? parseMemory(bytes);
+  } catch (err) {
+    const p = isVaultError(err)
+      ? describeParseError(bytes, err)
+      : { code: 'invalid-document', message: 'document could not be parsed', field: undefined, line: undefined, hint: undefined };
+    return { invalid: { kind: 'invalid-document', ...base, code: p.code, message: p.message, field: p.field, line: p.line, hint: p.hint } };
+  }
+  const where = locationProblem(parsed.memory, f.scope, f.segments);
+  if (where) {
+    return {
+      invalid: {
+        kind: 'location-mismatch',
+        ...base,
+        code: 'location-mismatch',
+        message: where,
+        hint: `move it to ${parsed.memory.scope}/${kindFolder(parsed.memory.kind)}/${parsed.memory.id}.md or fix the frontmatter`,
+        id: parsed.memory.id,
+      },
+    };
+  }
+  const text = decoded ?? bytes.toString('utf8');
+  if (options.secretCheck) {
+    const labels = findSecretShapes(text);
+    if (labels.length > 0) {
+      return {
+        invalid: {
+          kind: 'suspected-secret',
+          ...base,
+          code: 'suspected-secret',
+          message: `memory contains a suspected secret (${labels.join(', ')}); it is quarantined`,
+          hint: 'remove the credential from the file (and rotate it: it may be in git history)',
+          id: parsed.memory.id,
+        },
+      };
+    }
+  }
+  return {
+    entry: {
+      memory: parsed.memory,
+      ...base,
+      canonical: parsed.canonical,
+      nonCanonical: parsed.nonCanonical,
+      size: bytes.length,
+      mtimeMs,
+      ...(options.keepText ? { text } : {}),
+    },
+  };
+}
+
+/**
  * Scans the vault: every memory in the requested scopes plus diagnostics.
  *
  * @param roots the vault's roots
@@ -324,75 +411,9 @@ export function scanVault(roots: VaultRoots, options: ScanOptions = {}): ScanRes
       return false;
     }
     scannedBytes += read.size;
-    // Decode once: the fast path, the secret re-check and keepText share the text.
-    let decoded: string | undefined;
-    try {
-      decoded = STRICT_UTF8.decode(read.bytes);
-    } catch {
-      decoded = undefined;
-    }
-    let parsed;
-    try {
-      parsed = (decoded !== undefined ? parseCanonicalText(decoded) : undefined) ?? parseMemory(read.bytes);
-    } catch (err) {
-      const p = isVaultError(err)
-        ? describeParseError(read.bytes, err)
-        : { code: 'invalid-document', message: 'document could not be parsed', field: undefined, line: undefined, hint: undefined };
-      invalid.push({
-        kind: 'invalid-document',
-        scope: f.scope,
-        path: f.path,
-        absPath: f.absPath,
-        code: p.code,
-        message: p.message,
-        field: p.field,
-        line: p.line,
-        hint: p.hint,
-      });
-      return;
-    }
-    const where = locationProblem(parsed.memory, f.scope, f.segments);
-    if (where) {
-      invalid.push({
-        kind: 'location-mismatch',
-        scope: f.scope,
-        path: f.path,
-        absPath: f.absPath,
-        code: 'location-mismatch',
-        message: where,
-        hint: `move it to ${parsed.memory.scope}/${kindFolder(parsed.memory.kind)}/${parsed.memory.id}.md or fix the frontmatter`,
-        id: parsed.memory.id,
-      });
-      return;
-    }
-    const text = decoded ?? read.bytes.toString('utf8');
-    if (secretCheck) {
-      const labels = findSecretShapes(text);
-      if (labels.length > 0) {
-        invalid.push({
-          kind: 'suspected-secret',
-          scope: f.scope,
-          path: f.path,
-          absPath: f.absPath,
-          code: 'suspected-secret',
-          message: `memory contains a suspected secret (${labels.join(', ')}); it is quarantined`,
-          hint: 'remove the credential from the file (and rotate it: it may be in git history)',
-          id: parsed.memory.id,
-        });
-        return;
-      }
-    }
-    entries.push({
-      memory: parsed.memory,
-      scope: f.scope,
-      path: f.path,
-      absPath: f.absPath,
-      canonical: parsed.canonical,
-      nonCanonical: parsed.nonCanonical,
-      size: read.size,
-      mtimeMs: read.mtimeMs,
-      ...(options.keepText ? { text } : {}),
-    });
+    const r = scanFileBytes(f, read.bytes, read.mtimeMs, { secretCheck, keepText: Boolean(options.keepText) });
+    if (r.entry) entries.push(r.entry);
+    else invalid.push(r.invalid);
   });
 
   const reasons = [...walk.incompleteReasons, ...extraReasons];

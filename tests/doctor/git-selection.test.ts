@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, git, gitRepo, runCli } from '../helpers.js';
@@ -100,6 +100,39 @@ describe('doctor --changed / --staged in a real git repository', () => {
     expect(summary((JSON.parse(r2.stdout) as { problems: JsonProblem[] }).problems)).toEqual(['team/notes/mem_pr_c.md:1 non-canonical', 'team/notes/mem_pr_d.md:18 broken-link']);
   });
 
+  it('--staged checks the staged content, not the working tree', async () => {
+    const repo = prRepo();
+    const env = cliEnv();
+    const e = '.ecc/memory/team/notes/mem_pr_e.md';
+    // staged: a broken link on line 12; working tree: fixed but not staged
+    put(repo, 'team/notes/mem_pr_e.md', memoryText({ id: 'mem_pr_e', links: ['mem_pr_nowhere'] }, 'E.'));
+    git(repo, 'add', e);
+    put(repo, 'team/notes/mem_pr_e.md', memoryText({ id: 'mem_pr_e' }, 'E, fixed on disk only.'));
+    // staged: fine; working tree: broken after staging (must not block this commit)
+    git(repo, 'add', '.ecc/memory/team/notes/mem_pr_d.md');
+    put(repo, 'team/notes/mem_pr_d.md', '---\nbroken after staging\n');
+    // staged: invalid frontmatter; working tree: deleted
+    put(repo, 'team/notes/mem_pr_g.md', memoryText({ id: 'mem_pr_g', kind: 'nonsense' }, 'G.'));
+    git(repo, 'add', '.ecc/memory/team/notes/mem_pr_g.md');
+    rmSync(join(repo, '.ecc/memory/team/notes/mem_pr_g.md'));
+    // a staged symbolic link
+    symlinkSync('/etc/hostname', join(repo, '.ecc/memory/team/notes/mem_pr_link.md'));
+    git(repo, 'add', '.ecc/memory/team/notes/mem_pr_link.md');
+    const r = await runCli(['doctor', '--staged', '--json'], { cwd: repo, env });
+    expect(r.code, r.stderr).toBe(1);
+    const report = JSON.parse(r.stdout) as { problems: JsonProblem[] };
+    expect(summary(report.problems)).toEqual([
+      'team/notes/mem_pr_d.md:18 broken-link', // the staged D still links to a missing memory
+      'team/notes/mem_pr_e.md:12 broken-link',
+      'team/notes/mem_pr_g.md:5 invalid-field',
+      'team/notes/mem_pr_link.md:- symlink',
+    ]);
+    // the whole-vault run sees the working tree instead
+    const wt = JSON.parse((await runCli(['doctor', '--json', '--no-index-check'], { cwd: repo, env })).stdout) as { problems: JsonProblem[] };
+    const wtE = wt.problems.filter((p) => p.path.endsWith('mem_pr_e.md') || p.path.endsWith('mem_pr_d.md') || p.path.endsWith('mem_pr_g.md'));
+    expect(summary(wtE)).toEqual(['team/notes/mem_pr_d.md:1 unclosed-frontmatter']);
+  });
+
   it('--format github prints workflow annotations with repository paths and lines', async () => {
     const repo = prRepo();
     const r = await runCli(['doctor', '--changed', 'main', '--format', 'github'], { cwd: repo, env: cliEnv() });
@@ -145,7 +178,7 @@ describe('doctor --changed / --staged in a real git repository', () => {
     const notGit = await runCli(['doctor', '--staged', '--root', join(repo, '.ecc/memory')], { cwd: dirname(repo), env });
     expect(notGit.code).toBe(7);
     const teamIsFile = await runCli(['doctor', '--root', join(repo, 'x')], { cwd: repo, env: { ...env } });
-    expect(teamIsFile.code).toBe(0); // a missing vault is an empty vault
+    expect(teamIsFile.code, teamIsFile.stdout + teamIsFile.stderr).toBe(0); // a missing vault is an empty vault
     put(repo, '../x/team', 'not a folder');
     const unreadable = await runCli(['doctor', '--root', join(repo, '.ecc/x')], { cwd: repo, env });
     expect(unreadable.code).toBe(7);

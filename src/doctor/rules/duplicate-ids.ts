@@ -30,7 +30,7 @@ export function checkDuplicateIds(ctx: DoctorContext): Problem[] {
     for (const c of list) {
       const others = list.filter((o) => o !== c).map((o) => o.path);
       const invalidFile = c.line === undefined ? ctx.scan.invalid.find((f) => f.path === c.path) : undefined;
-      const line = c.line ?? (invalidFile ? keyLineIn(readInvalidText(invalidFile), false, 'id') : undefined);
+      const line = c.line ?? (invalidFile ? keyLineIn(readInvalidText(invalidFile, ctx), false, 'id') : undefined);
       out.push(
         problem('error', 'duplicate-id', c.path, line, `id ${id} is also claimed by ${others.join(', ')}`, 'keep one file per id: delete the copy, or give a genuinely different memory a new id (vault save writes a fresh one)'),
       );

@@ -11,7 +11,7 @@ export function checkLocations(ctx: DoctorContext): Problem[] {
   for (const f of ctx.scan.invalid) {
     if (f.kind !== 'location-mismatch' || !isSelected(ctx, f.path)) continue;
     const key = /scope/.test(f.message) ? 'scope' : 'kind';
-    const line = keyLineIn(readInvalidText(f), false, key);
+    const line = keyLineIn(readInvalidText(f, ctx), false, key);
     out.push(problem('error', 'location-mismatch', f.path, line, f.message, f.hint ?? 'move the file or fix the frontmatter'));
   }
   return out;

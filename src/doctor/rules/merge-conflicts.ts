@@ -25,6 +25,6 @@ export function checkMergeConflicts(ctx: DoctorContext): Problem[] {
     }
   };
   for (const e of ctx.scan.entries) if (isSelected(ctx, e.path)) report(e.path, e.text);
-  for (const f of ctx.scan.invalid) if (f.kind === 'invalid-document' && isSelected(ctx, f.path)) report(f.path, readInvalidText(f));
+  for (const f of ctx.scan.invalid) if (f.kind === 'invalid-document' && isSelected(ctx, f.path)) report(f.path, readInvalidText(f, ctx));
   return out;
 }

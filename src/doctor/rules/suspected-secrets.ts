@@ -67,7 +67,7 @@ export async function checkSecrets(ctx: DoctorContext): Promise<Problem[]> {
     out.push(...toProblems(e.path, await scanDocumentForSecrets(e.text ?? '')));
   }
   for (const f of quarantined) {
-    const text = readInvalidText(f);
+    const text = readInvalidText(f, ctx);
     const findings = text === undefined ? [] : await scanDocumentForSecrets(text);
     if (findings.length > 0) out.push(...toProblems(f.path, findings));
     else out.push(problem('error', 'suspected-secret', f.path, undefined, f.message, HINT));

@@ -31,7 +31,7 @@ export function checkSyncConflicts(ctx: DoctorContext): Problem[] {
     if (ctx.selection && !ctx.selection.paths.has(path)) continue;
     const base = path.slice(path.lastIndexOf('/') + 1);
     const original = path.slice(0, path.lastIndexOf('/') + 1) + syncConflictOriginal(base)!;
-    const line = entry ? keyLine(entry, 'id') : file ? (keyLineIn(readInvalidText(file), false, 'id') ?? 1) : 1;
+    const line = entry ? keyLine(entry, 'id') : file ? (keyLineIn(readInvalidText(file, ctx), false, 'id') ?? 1) : 1;
     const id = entry?.memory.id ?? file?.id;
     out.push(
       problem(
