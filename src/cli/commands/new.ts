@@ -45,12 +45,12 @@ export const newCommand = (ctx: CliContext) => ({
       .option('source-harness', { type: 'string', describe: 'who writes it (default $ECC_MEMORY_HARNESS, $VAULT_HARNESS, else "unknown")' })
       .option('target-harness', { type: 'string', array: true, describe: 'harness that should recall it (repeatable; default all)' })
       .option('id', { type: 'string', describe: 'explicit id (default mem_<YYYYMMDD>_<20 hex>)' })
-      .option('draft', { type: 'string', describe: 'edit a draft kept by an earlier `vault new` again (its path was printed)' })
+      .option('draft', { type: 'string', describe: 'reopen a draft kept by an earlier `vault new` (its path was printed)' })
       .option('dry-run', { type: 'boolean', describe: 'check everything, write nothing (also ECC_DRY_RUN=1)' })
       .example('EDITOR=nano $0 new --kind decision --title "Use Redis sessions" --scope team', 'write an ADR-style decision in nano')
       .epilog(
-        'The draft is a Markdown file in a private temp folder: a short frontmatter (title, kind, scope, tags, links,\n' +
-          'target_harnesses), then the template. Guidance comments and empty sections are removed on save. Nothing is\n' +
+        'The draft is a Markdown file in a private temp folder: a short frontmatter (title, kind, scope, tags, links, ' +
+          'target_harnesses), then the template. Guidance comments and empty sections are removed on save. Nothing is ' +
           'written when the editor exits non-zero or the result is invalid; the draft is then kept and its path printed.',
       ),
   handler: (argv: NewArgs) =>
