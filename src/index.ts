@@ -27,7 +27,7 @@ export { scanVault, walkVault, type ScanResult, type ScanEntry, type InvalidFile
 export { saveMemory, buildMemory, type SaveInput, type SaveResult } from './vault/save-memory.js';
 export { readMemory, linkedIds, backlinksOf, type ReadResult, type Backlink } from './vault/read-memory.js';
 export { initVault, type InitResult } from './vault/init-vault.js';
-export { runDoctor, DOCTOR_RULES, type DoctorOptions } from './doctor/run-doctor.js';
+export { runDoctor, type DoctorOptions } from './doctor/run-doctor.js';
 export type { DoctorReport, Problem, Severity, ProblemCode, DoctorCounts } from './doctor/problem.js';
 export { formatText as formatDoctorText, formatGithub as formatDoctorGithub, summaryLine as doctorSummaryLine } from './doctor/report-format.js';
 export { fmtMemories, formatMemoryFile, type FmtResult, type FmtFileResult, type FmtOptions, type FmtStatus } from './vault/fmt-memory.js';

@@ -3,8 +3,7 @@
  * checks stay exact), the selection of files the per-file checks are limited to, and helpers
  * that find the line of a frontmatter key or of a text in a file.
  */
-import { FIELD_ORDER, type Memory, type Scope } from '../document/contract.js';
-import { LIMITS } from '../document/contract.js';
+import { FIELD_ORDER, LIMITS, type Scope } from '../document/contract.js';
 import { readFileSafe, type InvalidFile, type ScanEntry, type ScanResult } from '../scanner/scan-vault.js';
 import type { VaultRoots } from '../store/roots.js';
 import { linkedIds } from '../vault/read-memory.js';
@@ -105,9 +104,4 @@ export function linksOf(entry: ScanEntry): string[] {
     linkCache.set(entry, ids);
   }
   return ids;
-}
-
-/** Short label of a memory for messages: its id and kind (titles are content and stay out). */
-export function labelOf(memory: Memory): string {
-  return `${memory.kind} ${memory.id}`;
 }
