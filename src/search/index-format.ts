@@ -18,7 +18,7 @@
 import type { Kind, Scope, Status } from '../document/contract.js';
 
 /** Bumped whenever the files' shape or the tokenizer changes: an index of another format is rebuilt. */
-export const INDEX_FORMAT_VERSION = 3;
+export const INDEX_FORMAT_VERSION = 4;
 /** Number of term buckets in a generation. */
 export const BUCKET_COUNT = 128;
 /** MiniSearch fields, in field-id order. */
@@ -29,6 +29,8 @@ export const RACY_WINDOW_MS = 2000;
 
 /** Fingerprint and filter metadata of one indexed memory (a row of docs.json). */
 export interface DocRecord {
+  /** the scope folder it is in (not stored: every generation belongs to one scope) */
+  scope: Scope;
   /** path below the scope folder, `/`-separated (`decisions/mem_x.md`) */
   path: string;
   id: string;

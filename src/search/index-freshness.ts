@@ -215,29 +215,47 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
   }
 }
 
+const pathMaps = new WeakMap<BaseDocs, Map<string, DocRecord | InvalidRecord>>();
+
+/** path → record of a generation (documents and invalid files), built once per loaded generation. */
+function basePathMap(base: BaseDocs): Map<string, DocRecord | InvalidRecord> {
+  let m = pathMaps.get(base);
+  if (!m) {
+    m = new Map();
+    for (const d of base.docs) m.set(d.path, d);
+    for (const d of base.invalid) m.set(d.path, d);
+    pathMaps.set(base, m);
+  }
+  return m;
+}
+
 /** Files whose fingerprint differs from the index (or that are new), and indexed paths that are gone. */
-export function diffFiles(base: BaseDocs, overlay: Record<string, OverlayEntry>, files: readonly StatFile[]): { changed: StatFile[]; removed: string[]; known: Set<string>; inBase: Set<string> } {
-  const effective = new Map<string, DocRecord | InvalidRecord>();
-  for (const d of base.docs) effective.set(d.path, d);
-  for (const d of base.invalid) effective.set(d.path, d);
-  const inBase = new Set(effective.keys());
+export function diffFiles(base: BaseDocs, overlay: Record<string, OverlayEntry>, files: readonly StatFile[], trustRacy = false): { changed: StatFile[]; removed: string[]; known: Set<string>; inBase: Set<string> } {
+  const baseMap = basePathMap(base);
+  let expected = baseMap.size;
   for (const p in overlay) {
-    const e = overlay[p]!;
-    if ('deleted' in e) effective.delete(p);
-    else effective.set(p, 'doc' in e ? e.doc : e.invalid);
+    const deleted = 'deleted' in overlay[p]!;
+    if (baseMap.has(p)) expected -= deleted ? 1 : 0;
+    else expected += deleted ? 0 : 1;
   }
   const changed: StatFile[] = [];
   const known = new Set<string>();
   for (const f of files) {
-    const cur = effective.get(f.rel);
+    const e = overlay[f.rel];
+    const cur = e ? ('doc' in e ? e.doc : 'invalid' in e ? e.invalid : undefined) : baseMap.get(f.rel);
     if (cur) {
       known.add(f.rel);
-      effective.delete(f.rel);
-      if (cur.size === f.size && cur.mtime === f.mtime) continue;
+      if (cur.size === f.size && (cur.mtime === f.mtime || (trustRacy && cur.mtime === -1))) continue;
     }
     changed.push(f);
   }
-  return { changed, removed: [...effective.keys()], known, inBase };
+  const removed: string[] = [];
+  if (known.size !== expected) {
+    for (const p of baseMap.keys()) if (!known.has(p) && !(p in overlay && 'deleted' in overlay[p]!)) removed.push(p);
+    for (const p in overlay) if (!('deleted' in overlay[p]!) && !known.has(p) && !removed.includes(p)) removed.push(p);
+  }
+  const inBase = { has: (p: string) => baseMap.has(p) } as Set<string>;
+  return { changed, removed, known, inBase };
 }
 
 /**
@@ -250,7 +268,8 @@ export function checkScopeIndex(roots: VaultRoots, scope: Scope): { exists: bool
   try {
     const { state, mtime } = readState(dir, scope, root);
     const base = readBaseDocs(dir, state.generation, scope);
-    const diff = diffFiles(base, state.overlay, listing.files);
+    // a file read within the racy window is re-verified by the next search; for a report it counts as indexed
+    const diff = diffFiles(base, state.overlay, listing.files, true);
     let documents = base.docs.length;
     let invalid = base.invalid.length;
     const docPaths = new Set(base.docs.map((d) => d.path));

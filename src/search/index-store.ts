@@ -133,6 +133,7 @@ export function readBaseDocs(dir: string, generation: string, scope: Scope): Bas
     const id = s.id[i]!;
     const p = s.path[i];
     docs[i] = {
+      scope,
       path: p === 0 ? `${kindFolder(kind)}/${id}.md` : String(p),
       id,
       kind,

@@ -84,6 +84,7 @@ export function readIndexableFile(file: WalkedFile, relPath: string): IndexableF
     memory,
     doc: {
       ...base,
+      scope: file.scope,
       id: memory.id,
       kind: memory.kind,
       status: memory.status,

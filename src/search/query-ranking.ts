@@ -5,15 +5,12 @@
  * and light fuzzy expansion. Ties break by newer updated_at, then id.
  */
 import MiniSearch, { type SearchResult } from 'minisearch';
-import type { Scope } from '../document/contract.js';
 import { FIELDS, bucketOf, type DocRecord, type IndexEntry } from './index-format.js';
 import type { ScopeIndex } from './index-freshness.js';
 import { isUnspacedTerm } from './tokenizer.js';
 
 /** A live document of a scope index. */
-export interface LiveDoc extends DocRecord {
-  scope: Scope;
-}
+export type LiveDoc = DocRecord;
 
 /** A filter over live documents. */
 export type DocFilter = (doc: LiveDoc) => boolean;
@@ -35,16 +32,30 @@ const MS_OPTIONS = { fields: [...FIELDS], idField: 'id' } as const;
 export function liveDocs(indexes: readonly ScopeIndex[]): LiveDoc[] {
   const out: LiveDoc[] = [];
   for (const ix of indexes) {
-    for (const d of ix.base.docs) if (!(d.path in ix.overlay)) out.push({ ...d, scope: ix.scope });
+    for (const d of ix.base.docs) if (!(d.path in ix.overlay)) out.push(d);
     for (const p in ix.overlay) {
       const e = ix.overlay[p]!;
-      if ('doc' in e) {
-        const { terms: _t, ...d } = e.doc;
-        out.push({ ...d, scope: ix.scope });
-      }
+      if ('doc' in e) out.push(e.doc);
     }
   }
   return out;
+}
+
+/** True when `a` and `b` differ by at most one insertion, deletion or substitution. */
+export function withinOneEdit(a: string, b: string): boolean {
+  if (a === b) return true;
+  const la = a.length;
+  const lb = b.length;
+  if (Math.abs(la - lb) > 1) return false;
+  let i = 0;
+  while (i < la && i < lb && a[i] === b[i]) i++;
+  if (la === lb) return a.slice(i + 1) === b.slice(i + 1);
+  return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
+/** Whether an index term can match a query term (exactly, by prefix or by one edit), as MiniSearch will decide. */
+function termCanMatch(term: string, q: string): boolean {
+  return term === q || (prefixFor(q) && term.startsWith(q)) || (fuzzyFor(q) !== false && withinOneEdit(term, q));
 }
 
 /** Orders candidates: higher score, then newer updated_at, then id (code-point order). */
@@ -62,33 +73,33 @@ interface Assembled {
 }
 
 function assemble(indexes: readonly ScopeIndex[], terms: readonly string[]): Assembled {
-  const needed = [...new Set(terms.map(bucketOf))];
+  const byBucket = new Map<number, string[]>();
+  for (const t of terms) {
+    const b = bucketOf(t);
+    byBucket.set(b, [...(byBucket.get(b) ?? []), t]);
+  }
+  const matches = (term: string, qs: readonly string[]) => qs.some((q) => termCanMatch(term, q));
   const F = FIELDS.length;
   const docs: LiveDoc[] = [];
+  const live: boolean[] = [];
   const documentIds: Record<number, number> = {};
   const fieldLength: Record<number, number[]> = {};
   const lenSum = new Array<number>(F).fill(0);
-  const entries = new Map<string, { fields: Record<string, Record<string, number>>; owned: boolean }>();
+  let documentCount = 0;
+  const entries = new Map<string, Record<string, Record<string, number>>>();
   const add = (term: string, fields: Record<string, Record<string, number>>, offset: number) => {
-    const cur = entries.get(term);
-    if (!cur && offset === 0) {
-      entries.set(term, { fields, owned: false });
-      return;
-    }
-    let target: Record<string, Record<string, number>>;
-    if (!cur) {
-      target = {};
-      entries.set(term, { fields: target, owned: true });
-    } else if (!cur.owned) {
-      target = {};
-      for (const f in cur.fields) target[f] = { ...cur.fields[f] };
-      cur.fields = target;
-      cur.owned = true;
-    } else target = cur.fields;
+    const target = entries.get(term) ?? {};
+    entries.set(term, target);
     for (const f in fields) {
       const src = fields[f]!;
       const dst = (target[f] ??= {});
-      for (const id in src) dst[Number(id) + offset] = src[id]!;
+      for (const id in src) {
+        const n = Number(id) + offset;
+        if (!live[n]) continue; // replaced or deleted since the generation was built
+        dst[n] = src[id]!;
+        documentIds[n] = n;
+        fieldLength[n] = docs[n]!.len;
+      }
     }
   };
   let offset = 0;
@@ -96,33 +107,34 @@ function assemble(indexes: readonly ScopeIndex[], terms: readonly string[]): Ass
     const base = ix.base.docs;
     for (let i = 0; i < base.length; i++) {
       const d = base[i]!;
-      docs.push({ ...d, scope: ix.scope });
-      if (d.path in ix.overlay) continue; // replaced or gone: its postings are ignored by MiniSearch
-      documentIds[offset + i] = offset + i;
-      fieldLength[offset + i] = d.len;
+      docs.push(d);
+      const isLive = !(d.path in ix.overlay);
+      live.push(isLive);
+      if (!isLive) continue;
+      documentCount++;
       for (let f = 0; f < F; f++) lenSum[f]! += d.len[f]!;
     }
-    for (const b of needed) for (const [term, fields] of ix.loadBucket(b) as IndexEntry[]) add(term, fields, offset);
+    for (const [b, qs] of byBucket) for (const [term, fields] of ix.loadBucket(b) as IndexEntry[]) if (matches(term, qs)) add(term, fields, offset);
     offset += base.length;
     for (const p in ix.overlay) {
       const e = ix.overlay[p]!;
       if (!('doc' in e)) continue;
-      const { terms: docTerms, ...d } = e.doc;
+      const d = e.doc;
       const id = offset++;
-      docs.push({ ...d, scope: ix.scope });
-      documentIds[id] = id;
-      fieldLength[id] = d.len;
+      docs.push(d);
+      live.push(true);
+      documentCount++;
       for (let f = 0; f < F; f++) lenSum[f]! += d.len[f]!;
-      for (const term in docTerms) {
-        if (!needed.includes(bucketOf(term))) continue;
-        const freqs = docTerms[term]!;
+      for (const term in d.terms) {
+        const qs = byBucket.get(bucketOf(term));
+        if (!qs || !matches(term, qs)) continue;
+        const freqs = d.terms[term]!;
         const fields: Record<string, Record<string, number>> = {};
         for (let f = 0; f < F; f++) if (freqs[f]! > 0) fields[f] = { 0: freqs[f]! };
         add(term, fields, id);
       }
     }
   }
-  const documentCount = Object.keys(documentIds).length;
   const js = {
     documentCount,
     nextId: offset,
@@ -132,7 +144,7 @@ function assemble(indexes: readonly ScopeIndex[], terms: readonly string[]): Ass
     averageFieldLength: lenSum.map((s) => (documentCount ? s / documentCount : 0)),
     storedFields: {},
     dirtCount: 0,
-    index: [...entries].map(([t, v]) => [t, v.fields]),
+    index: [...entries],
     serializationVersion: 2,
   };
   const ms = (MiniSearch as unknown as { loadJS(js: unknown, o: unknown): MiniSearch }).loadJS(js, MS_OPTIONS);

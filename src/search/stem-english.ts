@@ -71,7 +71,20 @@ const STEP4 = ['al', 'ance', 'ence', 'er', 'ic', 'able', 'ible', 'ant', 'ement',
  * and words with anything but `a`–`z` are returned unchanged.
  */
 export function stemEnglish(word: string): string {
-  if (word.length < 3 || !/^[a-z]+$/.test(word)) return word;
+  if (word.length < 3) return word;
+  let stem = memo.get(word);
+  if (stem === undefined) {
+    stem = /^[a-z]+$/.test(word) ? porter(word) : word;
+    // vocabularies are Zipfian: a bounded memo makes stemming nearly free
+    if (memo.size >= 100_000) memo.clear();
+    memo.set(word, stem);
+  }
+  return stem;
+}
+
+const memo = new Map<string, string>();
+
+function porter(word: string): string {
   let w = word;
   // step 1a
   if (w.endsWith('sses')) w = w.slice(0, -2);

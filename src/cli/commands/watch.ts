@@ -44,7 +44,11 @@ export const watchCommand = (ctx: CliContext) => ({
         {
           ignoreInitial: true,
           followSymlinks: false,
-          ignored: (p: string) => p.split(sep).some((part) => part.startsWith('.') && part !== '.' && part !== '..') && !dirs.some((d) => d.dir === p),
+          // hidden entries below a scope folder (.index/, .obsidian/, editor temp files) are never memories
+          ignored: (p: string) => {
+            const d = dirs.find((x) => p.startsWith(x.dir + sep));
+            return d !== undefined && relative(d.dir, p).split(sep).some((part) => part.startsWith('.'));
+          },
         },
       );
       const onEvent = (event: string) => (abs: string) => {
