@@ -1,17 +1,15 @@
 /**
- * Doctor's "index stale or missing" warnings, through the search module's indexStatus. Skipped
- * while src/search/index-status.ts does not exist (the rule itself skips then, too).
+ * Doctor's "index stale or missing" warnings, through the search module's indexStatus.
  */
-import { existsSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runDoctor } from '../../src/doctor/run-doctor.js';
 import { nodeRuntime } from '../../src/io/runtime.js';
 import { resolveRoots } from '../../src/store/roots.js';
-import { gitRepo, REPO, tempDir } from '../helpers.js';
+import { refreshIndex } from '../../src/search/index-status.js';
+import { cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';
 import { memoryText } from './corpus-vault.js';
-
-const hasSearch = existsSync(join(REPO, 'src/search/index-status.ts'));
 
 function put(repo: string, vaultPath: string, text: string): void {
   const file = join(repo, '.ecc/memory', vaultPath);
@@ -22,7 +20,7 @@ function put(repo: string, vaultPath: string, text: string): void {
   utimesSync(file, past, past);
 }
 
-describe.skipIf(!hasSearch)('doctor and the search index', () => {
+describe('doctor and the search index', () => {
   it('warns when the index is missing, is quiet when fresh, warns again when a file changed', async () => {
     const repo = gitRepo();
     put(repo, 'team/notes/mem_idx_a.md', memoryText({ id: 'mem_idx_a' }, 'Alpha.'));
@@ -30,8 +28,6 @@ describe.skipIf(!hasSearch)('doctor and the search index', () => {
     const codes = async (opts = {}) => (await runDoctor(roots, opts)).problems.map((p) => `${p.path} ${p.code}`);
     expect(await codes()).toEqual(['team/ index-missing']); // project scope is empty: nothing to index
     expect(await codes({ checkIndex: false })).toEqual([]);
-    const specifier = '../../src/search/index-status.js';
-    const { refreshIndex } = (await import(specifier)) as { refreshIndex: (r: typeof roots) => unknown };
     refreshIndex(roots);
     expect(await codes()).toEqual([]);
     put(repo, 'team/notes/mem_idx_b.md', memoryText({ id: 'mem_idx_b' }, 'Beta.'));
@@ -40,5 +36,20 @@ describe.skipIf(!hasSearch)('doctor and the search index', () => {
     expect(report.problems[0]!.message).toMatch(/1 added since the last refresh/);
     expect(report.ok).toBe(true);
     expect((await runDoctor(roots, { strict: true })).ok).toBe(false);
+  });
+
+  it('through the CLI: doctor warns, vault index fixes it, doctor is clean', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    put(repo, 'team/notes/mem_idx_c.md', memoryText({ id: 'mem_idx_c' }, 'Gamma.'));
+    const before = await runCli(['doctor', '--json'], { cwd: repo, env });
+    expect(before.code, before.stderr).toBe(0);
+    expect(JSON.parse(before.stdout).problems.map((p: { code: string }) => p.code)).toEqual(['index-missing']);
+    expect((await runCli(['doctor', '--strict'], { cwd: repo, env })).code).toBe(1);
+    const index = await runCli(['index'], { cwd: repo, env });
+    expect(index.code, index.stderr).toBe(0);
+    const after = await runCli(['doctor', '--strict'], { cwd: repo, env });
+    expect(after.stdout).toMatch(/^no problems/);
+    expect(after.code).toBe(0);
   });
 });

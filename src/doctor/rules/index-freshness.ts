@@ -4,47 +4,20 @@
  * next search will pay for a rebuild or refresh, or that the index is unusable and was ignored.
  *
  * The index belongs to the search module; this rule asks `indexStatus(roots, scopes)` from
- * src/search/index-status.ts (loaded lazily) and is skipped when that module is not available.
+ * src/search/index-status.ts, loaded lazily (doctor without the index check never loads search).
  * Skipped with `--changed`/`--staged` (a pull request has no index) and `--no-index-check`.
  */
-import type { Scope } from '../../document/contract.js';
+import type { ScopeIndexStatus } from '../../search/index-status.js';
 import type { DoctorContext } from '../context.js';
 import { problem, type Problem } from '../problem.js';
-
-/** The fields of the search module's per-scope status this rule reads. */
-interface ScopeStatusLike {
-  scope: Scope;
-  location?: string;
-  exists: boolean;
-  stale: boolean;
-  reason?: string | undefined;
-  files?: number;
-  added?: number;
-  changed?: number;
-  removed?: number;
-}
-
-type IndexStatusFn = (roots: DoctorContext['roots'], scopes?: readonly Scope[]) => { scopes?: ScopeStatusLike[] } | Promise<{ scopes?: ScopeStatusLike[] }>;
-
-async function loadIndexStatus(): Promise<IndexStatusFn | undefined> {
-  // A variable specifier: the build and the type check do not require the module to exist.
-  const specifier = '../../search/index-status.js';
-  try {
-    const mod = (await import(specifier)) as { indexStatus?: IndexStatusFn };
-    return typeof mod.indexStatus === 'function' ? mod.indexStatus : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Warnings for a missing, unusable or stale search index, per scope. */
 export async function checkIndexFreshness(ctx: DoctorContext): Promise<Problem[]> {
   if (!ctx.checkIndex || ctx.selection) return [];
-  const indexStatus = await loadIndexStatus();
-  if (!indexStatus) return [];
-  let scopes: ScopeStatusLike[];
+  const { indexStatus } = await import('../../search/index-status.js');
+  let scopes: ScopeIndexStatus[];
   try {
-    scopes = (await indexStatus(ctx.roots, ctx.scopes)).scopes ?? [];
+    scopes = indexStatus(ctx.roots, ctx.scopes).scopes;
   } catch {
     return [problem('warning', 'index-stale', `${ctx.scopes[0] ?? 'team'}/`, undefined, 'the search index could not be inspected', 'run `vault index --rebuild`')];
   }
