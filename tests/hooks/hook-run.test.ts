@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';
@@ -275,6 +275,17 @@ describe('vault hook session-start (subprocess)', () => {
     for (const source of ['resume', 'clear', 'compact']) {
       expect(await hook('session-start', startPayload(repo, source), { cwd: repo, env })).toMatchObject({ code: 0, stdout: '' });
     }
+    // a corrupt snapshot index (a cache) or a corrupt search index never matter
+    writeFileSync(join(sessionsDirOf(env), '.snapshot-index.json'), '{"v":1,"names":{"2025-09-07-ee4e51b7-session.tmp":{"w":"/elsewhere"}}');
+    mkdirSync(join(repo, '.ecc', 'memory', '.index'), { recursive: true });
+    writeFileSync(join(repo, '.ecc', 'memory', '.index', 'index.json'), '\u0000garbage');
+    expect(contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout)).toContain('Goal: /orchestrator');
+    writeFileSync(join(sessionsDirOf(env), '.snapshot-index.json'), '{"v":1,"names":{"2025-09-07-ee4e51b7-session.tmp":{"w":"/elsewhere"}}}');
+    const stale = await hook('session-start', startPayload(repo), { cwd: repo, env });
+    expect(stale.stdout).toBe(''); // a wrong cache entry hides a snapshot at worst; it never shows a foreign one
+    writeFileSync(join(sessionsDirOf(env), '.snapshot-index.json'), 'not json');
+    expect(contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout)).toContain('Goal: /orchestrator');
+    rmSync(join(repo, '.ecc'), { recursive: true });
     const codex = await hook('session-start', { ...startPayload(repo), model: 'gpt-5', permission_mode: 'default' }, { cwd: repo, env, harness: 'codex' });
     expect(contextOf(codex.stdout)).toContain('--- BEGIN PRIOR-SESSION SUMMARY ---');
     expectNoVaultFiles(repo, env);
