@@ -19,6 +19,7 @@ function vaultWithProblems(): string {
   put(repo, 'team/notes/mem_out_b.md', memoryText({ id: 'mem_out_b', tags: ['2024'] }, 'B.'));
   // a hostile file name: terminal escapes must not reach the terminal
   put(repo, 'team/notes/evil\u001b[31mname.txt', 'stray');
+  put(repo, 'team/notes/forged\n0 errors, 0 warnings.txt', 'stray');
   return repo;
 }
 
@@ -49,7 +50,8 @@ describe('doctor output', () => {
     ]);
     expect(r.stdout).toMatch(/team\/notes\/mem_out_a\.md\n\s+12\s+error\s+links names mem_out_gone, which is not in the vault .* broken-link\n\s+fix: remove mem_out_gone from links/);
     expect(r.stdout).toMatch(/team\/notes\/mem_out_b\.md\n\s+11\s+warning\s+tag 2024 is purely numeric/);
-    expect(r.stdout.trimEnd().split('\n').at(-1)).toBe('1 error, 2 warnings in 3 files (2 memory files checked, 2 valid)');
+    expect(r.stdout).toContain('team/notes/forged⏎0 errors, 0 warnings.txt\n');
+    expect(r.stdout.split('\n').filter((l) => /^\d+ errors?,/.test(l))).toEqual(['1 error, 3 warnings in 4 files (2 memory files checked, 2 valid)']);
   });
 
   it('colour only on a terminal, and never with NO_COLOR', async () => {

@@ -56,7 +56,9 @@ export const doctorCommand = (ctx: CliContext) => ({
         const env = ctx.io.runtime.env;
         const colour = ctx.io.stdoutIsTTY && !env.NO_COLOR && env.TERM !== 'dumb';
         const paint = colour ? (await import('picocolors')).default.createColors(true) : NO_PAINT;
-        ctx.io.stdout(formatText(report, paint, sanitizeTerminalText, Boolean(argv.strict)));
+        // One problem, one line: a file name with a line break must not forge another line.
+        const oneLine = (t: string) => sanitizeTerminalText(t.replace(/\r\n|\r|\n/g, '⏎').replace(/\t/g, ' '));
+        ctx.io.stdout(formatText(report, paint, oneLine, Boolean(argv.strict)));
       }
       return report.ok ? EXIT.ok : EXIT.findings;
     }),

@@ -30,7 +30,8 @@ export const fmtCommand = (ctx: CliContext) => ({
       if (argv.json) {
         printJson(ctx, { check, ...result });
       } else {
-        for (const f of result.files) {
+        const oneLine = (t: string) => t.replace(/\r\n|\r|\n/g, '⏎').replace(/\t/g, ' ');
+        for (const f of result.files.map((x) => ({ ...x, path: oneLine(x.path) }))) {
           if (f.status === 'formatted') printText(ctx, `formatted     ${f.path} (${f.reasons?.join(', ')})`);
           else if (f.status === 'would-format') printText(ctx, `would format  ${f.path} (${f.reasons?.join(', ')})`);
           else if (f.status === 'refused') printText(ctx, `refused       ${f.path}${f.line ? `:${f.line}` : ''}: ${f.message} [${f.code}]`);
