@@ -3,8 +3,12 @@
 // `vault hook ...` skips yargs and loads only the hook runner, so lifecycle hooks start fast.
 const argv = process.argv.slice(2);
 if (argv[0] === 'hook' && !argv.includes('--help') && !argv.includes('-h')) {
-  const { runHookProcess } = await import('../dist/hooks/hook-main.js');
-  process.exitCode = await runHookProcess(argv);
+  try {
+    const { runHookProcess } = await import('../dist/hooks/hook-main.js');
+    process.exitCode = await runHookProcess(argv);
+  } catch {
+    process.exitCode = 0; // even a broken installation must never fail the agent
+  }
 } else {
   const { runCli } = await import('../dist/cli/node-io.js');
   process.exitCode = await runCli(argv);
