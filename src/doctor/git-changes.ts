@@ -39,7 +39,8 @@ export interface StagedFile {
 const MAX_OUTPUT = 64 * 1024 * 1024;
 
 function run(cwd: string, args: string[]): { ok: boolean; out: string; err: string } {
-  const r = spawnSync('git', args, { cwd, encoding: 'utf8', maxBuffer: MAX_OUTPUT, env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } });
+  // --no-optional-locks: doctor never writes, not even git's index stat cache.
+  const r = spawnSync('git', ['--no-optional-locks', ...args], { cwd, encoding: 'utf8', maxBuffer: MAX_OUTPUT });
   if (r.error) {
     throw new VaultError('io-error', `git could not be run (${(r.error as NodeJS.ErrnoException).code ?? r.error.message})`, { hint: 'install git, or run doctor without --changed/--staged', cause: r.error });
   }
@@ -76,7 +77,7 @@ export function readBlobs(cwd: string, shas: readonly string[]): Map<string, Buf
   const wanted = [...new Set(shas.filter((x) => /^[0-9a-f]{40,64}$/.test(x)))];
   const out = new Map<string, Buffer>();
   if (wanted.length === 0) return out;
-  const r = spawnSync('git', ['cat-file', '--batch'], { cwd, input: `${wanted.join('\n')}\n`, maxBuffer: MAX_OUTPUT, env: { ...process.env, GIT_OPTIONAL_LOCKS: '0' } });
+  const r = spawnSync('git', ['--no-optional-locks', 'cat-file', '--batch'], { cwd, input: `${wanted.join('\n')}\n`, maxBuffer: MAX_OUTPUT });
   if (r.error || r.status !== 0 || !r.stdout) throw new VaultError('io-error', 'git cat-file could not read the staged files', { hint: 'check the repository state', cause: r.error });
   const buf = r.stdout as Buffer;
   let at = 0;

@@ -171,7 +171,7 @@ export function formatMemoryFile(absPath: string, path: string, rt: Runtime, che
 function writeOver(absPath: string, text: string, expected: Buffer, rt: Runtime): void {
   const dir = dirname(absPath);
   const st = lstatSync(absPath);
-  const tmp = join(dir, `.ecc-memory-fmt-${process.pid}-${rt.randomHex(8)}.tmp`);
+  const tmp = join(dir, `.ecc-memory-fmt-${rt.randomHex(8)}.tmp`);
   let fd: number | undefined;
   try {
     fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, st.mode & 0o777);
