@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, git, gitRepo, runCli } from '../helpers.js';
@@ -55,6 +55,7 @@ describe('doctor --changed / --staged in a real git repository', () => {
     const repo = prRepo();
     const env = cliEnv();
     const before = git(repo, 'status', '--porcelain', '--untracked-files=all', '--ignored');
+    const gitIndex = statSync(join(repo, '.git/index')).mtimeMs;
     const r = await runCli(['doctor', '--changed', 'main', '--json'], { cwd: repo, env });
     expect(r.code, r.stderr).toBe(1);
     const report = JSON.parse(r.stdout) as { problems: JsonProblem[]; selection: { mode: string; ref: string; files: string[] } };
@@ -65,7 +66,8 @@ describe('doctor --changed / --staged in a real git repository', () => {
     expect(summary(all.problems)).toEqual(
       [...PR_PROBLEMS, 'team/notes/mem_pr_old_broken.md:12 broken-link', 'team/notes/old-stray.txt:- stray-file'].sort(),
     );
-    // doctor never writes: the working tree is exactly as before
+    // doctor never writes: the working tree is exactly as before, git's index untouched
+    expect(statSync(join(repo, '.git/index')).mtimeMs).toBe(gitIndex);
     expect(git(repo, 'status', '--porcelain', '--untracked-files=all', '--ignored')).toBe(before);
   });
 
