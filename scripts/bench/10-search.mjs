@@ -1,12 +1,13 @@
 // Search at scale: synthetic vaults of 1,000 / 10,000 / 100,000 realistic memories (varied kinds
-// and tags, 200 B–8 KB bodies, ~10 % Chinese or Japanese), written with the library's serializer.
+// and tags, 200 B–8 KB bodies, a Zipf vocabulary of 8,000 words and identifiers, ~10 % Chinese or
+// Japanese), written with the library's serializer.
 // Measures the full index build, index size, `vault search` wall time (cold process, median),
 // in-process latency p50/p99, refresh after 1 and 100 changed files, and peak RSS; and runs the same
 // queries through a linear parse-every-file baseline (how the reference tool searches), `rg`
 // (raw file scanning floor, when installed) and `node -e 0` (process start floor).
 // `--quick` runs 1,000 only; BENCH_SEARCH_SIZES=1000,10000 picks sizes.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, utimesSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, dirname } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -39,9 +40,31 @@ function rng(seed) {
   return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
 }
 
+/**
+ * A vocabulary like a developer vault's: the words above plus a long tail of identifiers,
+ * compounds, file paths and numbered names, in a seeded random order (so no query word is
+ * favoured), drawn with Zipf's law (frequency ∝ 1 / rank).
+ */
+function vocabulary(r) {
+  const v = [...WORDS];
+  const pick = () => WORDS[Math.floor(r() * WORDS.length)];
+  while (v.length < 8000) {
+    const k = r();
+    const a = pick();
+    const b = pick();
+    v.push(k < 0.35 ? `${a}${b}` : k < 0.65 ? `${a}${'_-./'[Math.floor(r() * 4)]}${b}` : k < 0.85 ? `${a}${Math.floor(r() * 100)}` : `src/${a}/${b}.ts`);
+  }
+  for (let i = v.length - 1; i > 0; i--) {
+    const j = Math.floor(r() * (i + 1));
+    [v[i], v[j]] = [v[j], v[i]];
+  }
+  return v;
+}
+
 export function makeMemories(n, seed = 42) {
   const r = rng(seed);
-  const zipf = () => WORDS[Math.min(WORDS.length - 1, Math.floor(WORDS.length * r() ** 2.2))];
+  const vocab = vocabulary(r);
+  const zipf = () => vocab[Math.min(vocab.length - 1, Math.floor(Math.exp(r() * Math.log(vocab.length + 1))) - 1)];
   const sentence = () => {
     const len = 6 + Math.floor(r() * 12);
     const ws = [];
@@ -211,11 +234,12 @@ export async function run({ quick }) {
     console.error(`bench: ${JSON.stringify(rows.at(-1))}`);
   }
   const lines = [
-    'Synthetic team vaults (varied kinds and tags, 200 B–8 KB bodies log-uniform, ~10 % Chinese/Japanese), written with the',
-    'library serializer. "vault search" = `vault search <query> --json` in a new process (cold process, warm page cache), median',
-    'over 8 different queries; the freshness check (directory listing + one lstat per file) runs on every search. "linear" reads',
-    'and parses every file per query, like the reference tool. In-process latency = `searchMemories()` in a long-lived process',
-    '(MCP server, watch). Refresh = `refreshIndex()` after editing files by hand; "no change" is the bare freshness check.',
+    'Synthetic team vaults: varied kinds and tags, 200 B–8 KB bodies (log-uniform), a Zipf vocabulary of 8,000 words and',
+    'identifiers, ~10 % Chinese/Japanese; written with the library serializer. "vault search" = `vault search <query> --json`',
+    'in a new process (cold process, warm page cache), median over different queries; the freshness check (directory listing',
+    '+ one lstat per file) runs on every search. "linear" reads and parses every file per query, like the reference tool.',
+    'In-process latency = `searchMemories()` in a long-lived process (MCP server, watch). Refresh = `refreshIndex()` after',
+    'editing files by hand; "no change" is the bare freshness check.',
     '',
     '| memories | vault data | full build | index size | vault search (CLI) | linear baseline (CLI) | speed-up | rg -l | node -e 0 | in-process p50 / p99 | no change / refresh 1 / refresh 100 | peak RSS build / search |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
@@ -224,5 +248,11 @@ export async function run({ quick }) {
     ),
   ];
   if (!hasRg) lines.push('', '`rg` was not installed on the benchmark machine (`apt-get install ripgrep`), so its column is empty.');
+  // retrieval quality is measured separately (it needs the LoCoMo data); include its latest run
+  const locomo = join(repoDir, 'docs', 'locomo.md');
+  if (existsSync(locomo)) {
+    const text = readFileSync(locomo, 'utf8').replace(/^# .*\n/, '').trim();
+    lines.push('', '### Retrieval quality: LoCoMo (copied from docs/locomo.md, written by `npm run eval:locomo`)', '', text);
+  }
   return { title: 'Search at scale (`scripts/bench/10-search.mjs`)', markdown: lines.join('\n') };
 }

@@ -168,7 +168,7 @@ export function fuzzyFor(term: string): number | false {
  * @param terms distinct query terms from the tokenizer
  * @returns every matching document that passes `filter`, best first
  */
-export function rankDocuments(indexes: readonly ScopeIndex[], terms: readonly string[], filter: DocFilter): Candidate[] {
+export function rankDocuments(indexes: readonly ScopeIndex[], terms: readonly string[], filter: DocFilter, termWeights?: ReadonlyMap<string, number>): Candidate[] {
   if (terms.length === 0) return [];
   const { ms, docs } = assemble(indexes, terms);
   const results: SearchResult[] = ms.search(terms.join(' '), {
@@ -180,6 +180,7 @@ export function rankDocuments(indexes: readonly ScopeIndex[], terms: readonly st
     maxFuzzy: 1,
     weights: { fuzzy: 0.2, prefix: 0.3 },
     combineWith: 'OR',
+    ...(termWeights ? { boostTerm: (t: string) => termWeights.get(t) ?? 1 } : {}),
     filter: (r) => filter(docs[r.id as number]!),
   });
   const out = results.map((r) => ({ doc: docs[r.id as number]!, score: r.score, terms: r.terms }));

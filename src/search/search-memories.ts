@@ -14,7 +14,7 @@ import type { InvalidRecord } from './index-format.js';
 import { openScopeIndex, type FreshnessReport, type ScopeIndex } from './index-freshness.js';
 import { IndexUnusable } from './index-store.js';
 import { compareCandidates, liveDocs, rankDocuments, type Candidate, type DocFilter, type LiveDoc } from './query-ranking.js';
-import { foldText, tokenizeQuery } from './tokenizer.js';
+import { foldText, tokenize, tokenizeQuery } from './tokenizer.js';
 
 /** Filters and limits of a search. Every filter narrows; unset filters do not. */
 export interface SearchOptions {
@@ -34,6 +34,11 @@ export interface SearchOptions {
   until?: string | undefined;
   /** results to return, 1..100 (default 20) */
   limit?: number | undefined;
+  /**
+   * expand queries of three or more terms with the most characteristic words of the top eight
+   * results, at a lower weight (pseudo-relevance feedback; default true)
+   */
+  feedback?: boolean | undefined;
 }
 
 /** One search result. `path` is vault-relative (`team/decisions/mem_x.md`). */
@@ -184,10 +189,12 @@ const PHRASE_IN_BODY = 1.2;
 /**
  * Searches the vault.
  *
- * The query is tokenised like the memories (any language, case and accents folded); words are
- * combined with OR and ranked by BM25+ with title > tags > kind/id > body, prefix and light fuzzy
- * matches, and a boost when the whole query appears as a phrase in the title or body. An empty
- * query lists the memories newest first under the same filters.
+ * The query is tokenised like the memories (any language, case and accents folded, English
+ * stop words dropped, Porter stems); words are combined with OR and ranked by BM25+ with
+ * title > tags > kind/id > body, prefix and light fuzzy matches, and a boost when the whole query
+ * appears as a phrase in the title or body. Queries of three or more terms get one round of
+ * pseudo-relevance feedback (see {@link SearchOptions.feedback}). An empty query lists the
+ * memories newest first under the same filters.
  *
  * @param roots the vault's roots (see resolveRoots)
  * @param query free text; empty lists newest first
@@ -208,6 +215,10 @@ export async function searchMemories(roots: VaultRoots, query: string, options: 
     // a bucket vanished or was damaged after the check: rebuild once from the files
     opened = openIndexes(roots, scopes, true);
     candidates = rankOrList(opened.indexes, query, terms, filter);
+  }
+  if (options.feedback !== false && terms.length >= FEEDBACK_MIN_TERMS && candidates.length > 0) {
+    const expansion = feedbackTerms(roots, candidates.slice(0, FEEDBACK_DOCS), terms);
+    if (expansion.size > 0) candidates = rankDocuments(opened.indexes, [...terms, ...expansion.keys()], filter, expansion);
   }
   const total = candidates.length;
   const results: SearchHit[] = [];
@@ -235,6 +246,33 @@ export async function searchMemories(roots: VaultRoots, query: string, options: 
   read.sort((a, b) => compareCandidates(a.c, b.c));
   for (const { c, m } of read.slice(0, limit)) results.push(toHit(c.doc, m, c.score, terms));
   return { results, diagnostics: opened.diagnostics, total };
+}
+
+/** Pseudo-relevance feedback (RM3-style): queries of 3+ terms are expanded with words of the top documents. */
+const FEEDBACK_MIN_TERMS = 3;
+const FEEDBACK_DOCS = 8;
+const FEEDBACK_TERMS = 12;
+const FEEDBACK_WEIGHT = 0.2;
+
+/**
+ * The words that best characterise the top results (term frequency share, summed with each
+ * document's relative score), excluding the query's own terms; each weighted for the second pass.
+ */
+function feedbackTerms(roots: VaultRoots, top: readonly Candidate[], queryTerms: readonly string[]): Map<string, number> {
+  const own = new Set(queryTerms);
+  const weight = new Map<string, number>();
+  const best = top[0]!.score || 1;
+  for (const c of top) {
+    const m = readCandidate(roots, c.doc);
+    if (!m) continue;
+    const ts = tokenize(`${m.title} ${m.body}`).filter((t) => t.length >= 3 && !own.has(t));
+    if (ts.length === 0) continue;
+    const tf = new Map<string, number>();
+    for (const t of ts) tf.set(t, (tf.get(t) ?? 0) + 1);
+    for (const [t, n] of tf) weight.set(t, (weight.get(t) ?? 0) + (n / ts.length) * (c.score / best));
+  }
+  const chosen = [...weight].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, FEEDBACK_TERMS);
+  return new Map(chosen.map(([t]) => [t, FEEDBACK_WEIGHT]));
 }
 
 function rankOrList(indexes: ScopeIndex[], query: string, terms: string[], filter: DocFilter): Candidate[] {

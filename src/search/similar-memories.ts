@@ -51,7 +51,7 @@ export async function findSimilarMemories(roots: VaultRoots, memory: Pick<Memory
   const bodyTerms = tokenize(memory.body);
   // the title plus the body's first distinct words find the candidates; the files decide
   const query = [memory.title, ...[...new Set(bodyTerms)].slice(0, 24)].join(' ');
-  const found = await searchMemories(roots, query, { scopes: [scope], statuses: ['active', 'rejected', 'superseded'], limit: 30 });
+  const found = await searchMemories(roots, query, { scopes: [scope], statuses: ['active', 'rejected', 'superseded'], limit: 30, feedback: false });
   const title = normalizeTitle(memory.title);
   const mine = new Set(bodyTerms);
   const out: SimilarMemory[] = [];
