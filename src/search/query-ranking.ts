@@ -158,7 +158,8 @@ export function prefixFor(term: string): boolean {
 
 /** Light fuzzy matching: one edit for words of 6+ characters, none for CJK. */
 export function fuzzyFor(term: string): number | false {
-  return !isUnspacedTerm(term) && term.length >= 6 && !/\d/.test(term) ? 1 : false;
+  // capped length: the edit-distance matrix grows with the square of the term
+  return !isUnspacedTerm(term) && term.length >= 6 && term.length <= 32 && !/\d/.test(term) ? 1 : false;
 }
 
 /**

@@ -34,9 +34,13 @@ const ASCII_WORD = /^[a-z]+$/;
 
 let segmenter: Intl.Segmenter | undefined;
 
+/** Longer terms (base64 blobs, minified code) are cut to this many characters, in documents and queries alike. */
+export const MAX_TERM_CHARS = 64;
+
 function wordTerm(word: string, out: string[]): void {
   if (STOP_WORDS.has(word)) return;
-  out.push(ASCII_WORD.test(word) ? stemEnglish(word) : word);
+  if (word.length > MAX_TERM_CHARS) out.push(word.slice(0, MAX_TERM_CHARS));
+  else out.push(ASCII_WORD.test(word) ? stemEnglish(word) : word);
 }
 
 /** Words of text without unspaced scripts: one regular-expression pass. */
@@ -45,7 +49,7 @@ function spacedTerms(text: string, out: string[]): void {
     let w = m[0];
     if (w.includes("'") || w.includes('’')) w = w.replace(POSSESSIVE, '').replace(APOSTROPHES, '');
     if (SEPARATOR.test(w)) {
-      out.push(w);
+      out.push(w.length > MAX_TERM_CHARS ? w.slice(0, MAX_TERM_CHARS) : w);
       for (const p of w.split(SEPARATOR)) if (p) wordTerm(p, out);
     } else if (w) wordTerm(w, out);
   }
@@ -70,7 +74,7 @@ export function tokenize(text: string): string[] {
     if (m.index > last) spacedTerms(folded.slice(last, m.index), out);
     // the segmenter is slow and superlinear on long input: give it only the unspaced run
     segmenter ??= new Intl.Segmenter('und', { granularity: 'word' });
-    for (const s of segmenter.segment(m[0])) if (s.isWordLike) out.push(s.segment);
+    for (const s of segmenter.segment(m[0])) if (s.isWordLike) out.push(s.segment.slice(0, MAX_TERM_CHARS));
     last = m.index + m[0].length;
   }
   if (last < folded.length) spacedTerms(folded.slice(last), out);

@@ -55,3 +55,10 @@ describe('excerpt', () => {
     expect(makeExcerpt('  short\n body ', ['x'])).toBe('short body');
   });
 });
+
+describe('long tokens', () => {
+  it('cuts terms to 64 characters, so a 64 KiB word neither bloats the index nor breaks fuzzy search', () => {
+    const t = tokenize(`${'x'.repeat(65_536)} ok`);
+    expect(t.map((x) => x.length)).toEqual([64, 2]);
+  });
+});
