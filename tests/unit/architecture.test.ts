@@ -7,7 +7,7 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { REPO } from '../helpers.js';
 
-const CORE = ['document', 'schema', 'secrets', 'store', 'scanner', 'vault', 'search', 'doctor', 'sessions', 'io'];
+const CORE = ['document', 'schema', 'secrets', 'store', 'scanner', 'vault', 'search', 'doctor', 'sessions', 'templates', 'io'];
 const ADAPTERS = ['cli', 'mcp', 'hooks'];
 const FORBIDDEN_PACKAGES = ['yargs', 'chokidar'];
 
