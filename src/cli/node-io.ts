@@ -28,8 +28,22 @@ export function nodeCliIo(): CliIo {
   };
 }
 
+/**
+ * A reader that went away (`vault read ID | head -1`) is not an error of ours: stop writing
+ * quietly instead of dying with an unhandled EPIPE stack trace.
+ */
+function ignoreClosedPipes(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+      throw err;
+    });
+  }
+}
+
 /** Runs the CLI for this process and returns the exit code. */
 export async function runCli(argv: string[]): Promise<number> {
+  ignoreClosedPipes();
   const { main } = await import('./main.js');
   return main(argv, nodeCliIo());
 }
