@@ -22,18 +22,22 @@ export interface SecretFinding {
  * classic and fine-grained, Google, Slack, AWS, PEM private keys), plus a few more common ones.
  */
 export const SECRET_PATTERNS: ReadonlyArray<{ label: string; pattern: RegExp }> = [
-  { label: 'provider API key', pattern: /\bsk-[A-Za-z0-9_-]{16,}/i },
-  { label: 'Stripe key', pattern: /\b[sr]k_live_[A-Za-z0-9]{16,}/ },
-  { label: 'npm token', pattern: /\bnpm_[A-Za-z0-9]{20,}/ },
-  { label: 'Hugging Face token', pattern: /\bhf_[A-Za-z0-9]{20,}/ },
-  { label: 'GitHub token', pattern: /\bgh[pousr]_[A-Za-z0-9]{16,}/ },
-  { label: 'GitHub token', pattern: /\bgithub_pat_[A-Za-z0-9_]{16,}/ },
-  { label: 'GitLab token', pattern: /\bglpat-[A-Za-z0-9_-]{20,}/ },
-  { label: 'Google API key', pattern: /\bAIza[A-Za-z0-9_-]{16,}/ },
-  { label: 'Slack token', pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}/ },
+  // A token glued to a letter or digit is not matched (it is not a usable credential as written);
+  // one after "_", "-", "=", quotes or punctuation is.
+  { label: 'provider API key', pattern: /(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{16,}/i },
+  { label: 'Stripe key', pattern: /(?<![A-Za-z0-9])[sr]k_live_[A-Za-z0-9]{16,}/ },
+  { label: 'npm token', pattern: /(?<![A-Za-z0-9])npm_[A-Za-z0-9]{20,}/ },
+  { label: 'Hugging Face token', pattern: /(?<![A-Za-z0-9])hf_[A-Za-z0-9]{20,}/ },
+  { label: 'GitHub token', pattern: /(?<![A-Za-z0-9])gh[pousr]_[A-Za-z0-9]{16,}/ },
+  { label: 'GitHub token', pattern: /(?<![A-Za-z0-9])github_pat_[A-Za-z0-9_]{16,}/ },
+  { label: 'GitLab token', pattern: /(?<![A-Za-z0-9])glpat-[A-Za-z0-9_-]{20,}/ },
+  { label: 'Google API key', pattern: /(?<![A-Za-z0-9])AIza[A-Za-z0-9_-]{16,}/ },
+  { label: 'Slack token', pattern: /(?<![A-Za-z0-9])xox[abposr]-[A-Za-z0-9-]{10,}/ },
   { label: 'Slack webhook', pattern: /hooks\.slack\.com\/services\/T[A-Za-z0-9_]+\/B[A-Za-z0-9_]+\/[A-Za-z0-9_]+/ },
-  { label: 'AWS access key', pattern: /\b(?:AKIA|ASIA)[A-Z0-9]{16}\b/ },
-  { label: 'private key', pattern: /-----BEGIN [A-Z ]*PRIVATE KEY-----/ },
+  { label: 'AWS access key', pattern: /(?<![A-Za-z0-9])(?:AKIA|ASIA)[A-Z0-9]{16}/ },
+  // The whole block: redaction must remove the key lines, not just the BEGIN line. Without an
+  // END line (a truncated paste) everything after BEGIN is treated as key material.
+  { label: 'private key', pattern: /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----(?:[\s\S]*?-----END [A-Z0-9 ]*PRIVATE KEY-----|[\s\S]*$)/ },
 ];
 
 function lineStarts(text: string): number[] {
