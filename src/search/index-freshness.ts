@@ -108,7 +108,7 @@ export function listScopeFiles(roots: VaultRoots, scope: Scope): { files: StatFi
 
 /** Overlay entries beyond this many mean a rebuild is cheaper than carrying them on every search. */
 function compactionThreshold(baseDocs: number): number {
-  return 64 + Math.floor(baseDocs / 50);
+  return 256 + Math.floor(baseDocs / 50);
 }
 
 function safeNow(dir: string): number {

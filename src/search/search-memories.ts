@@ -10,7 +10,7 @@ import { VaultError } from '../errors.js';
 import { readFileSafe } from '../scanner/scan-vault.js';
 import { scopeRoot, type VaultRoots } from '../store/roots.js';
 import { makeExcerpt } from './excerpt.js';
-import type { InvalidRecord } from './index-format.js';
+import { bucketOf, type InvalidRecord } from './index-format.js';
 import { openScopeIndex, type FreshnessReport, type ScopeIndex } from './index-freshness.js';
 import { IndexUnusable } from './index-store.js';
 import { compareCandidates, liveDocs, rankDocuments, type Candidate, type DocFilter, type LiveDoc } from './query-ranking.js';
@@ -217,7 +217,7 @@ export async function searchMemories(roots: VaultRoots, query: string, options: 
     candidates = rankOrList(opened.indexes, query, terms, filter);
   }
   if (options.feedback !== false && terms.length >= FEEDBACK_MIN_TERMS && candidates.length > 0) {
-    const expansion = feedbackTerms(roots, candidates.slice(0, FEEDBACK_DOCS), terms);
+    const expansion = feedbackTerms(roots, opened.indexes, candidates.slice(0, FEEDBACK_DOCS), terms);
     if (expansion.size > 0) candidates = rankDocuments(opened.indexes, [...terms, ...expansion.keys()], filter, expansion);
   }
   const total = candidates.length;
@@ -254,11 +254,34 @@ const FEEDBACK_DOCS = 8;
 const FEEDBACK_TERMS = 12;
 const FEEDBACK_WEIGHT = 0.2;
 
+/** Feedback words in more than this share of the memories say nothing about the topic (and cost most). */
+const FEEDBACK_MAX_DF = 0.05;
+
+/** How many memories of the indexes contain `term` (from the term's bucket), memoised per call. */
+function docFrequency(indexes: readonly ScopeIndex[]): (term: string) => number {
+  const buckets = new Map<string, Map<string, Record<string, Record<string, number>>>>();
+  return (term) => {
+    let df = 0;
+    indexes.forEach((ix, i) => {
+      const key = `${i}:${bucketOf(term)}`;
+      let map = buckets.get(key);
+      if (!map) buckets.set(key, (map = new Map(ix.loadBucket(bucketOf(term)))));
+      const fields = map.get(term);
+      if (!fields) return;
+      let n = 0;
+      for (const f in fields) n = Math.max(n, Object.keys(fields[f]!).length);
+      df += n;
+    });
+    return df;
+  };
+}
+
 /**
- * The words that best characterise the top results (term frequency share, summed with each
- * document's relative score), excluding the query's own terms; each weighted for the second pass.
+ * The words that best characterise the top results: term-frequency share, summed with each
+ * document's relative score, times inverse document frequency; the query's own terms and words in
+ * more than {@link FEEDBACK_MAX_DF} of the memories are left out. Each is weighted for the second pass.
  */
-function feedbackTerms(roots: VaultRoots, top: readonly Candidate[], queryTerms: readonly string[]): Map<string, number> {
+function feedbackTerms(roots: VaultRoots, indexes: readonly ScopeIndex[], top: readonly Candidate[], queryTerms: readonly string[]): Map<string, number> {
   const own = new Set(queryTerms);
   const weight = new Map<string, number>();
   const best = top[0]!.score || 1;
@@ -271,7 +294,16 @@ function feedbackTerms(roots: VaultRoots, top: readonly Candidate[], queryTerms:
     for (const t of ts) tf.set(t, (tf.get(t) ?? 0) + 1);
     for (const [t, n] of tf) weight.set(t, (weight.get(t) ?? 0) + (n / ts.length) * (c.score / best));
   }
-  const chosen = [...weight].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, FEEDBACK_TERMS);
+  const total = indexes.reduce((a, ix) => a + ix.base.docs.length, 0) || 1;
+  const df = docFrequency(indexes);
+  const scored: Array<[string, number]> = [];
+  // the strongest few dozen by frequency are the only ones worth a document-frequency lookup
+  for (const [t, w] of [...weight].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, FEEDBACK_TERMS * 2)) {
+    const n = df(t);
+    if (n < 2 || n > FEEDBACK_MAX_DF * total) continue;
+    scored.push([t, w * Math.log(total / n)]);
+  }
+  const chosen = scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, FEEDBACK_TERMS);
   return new Map(chosen.map(([t]) => [t, FEEDBACK_WEIGHT]));
 }
 
