@@ -2,7 +2,7 @@
 // Transpiles src/**/*.ts to dist/ (ESM, one file per module) with esbuild. Type checking is
 // `npm run typecheck` (tsc --noEmit); keeping them apart makes the build take well under a second.
 import { build } from 'esbuild';
-import { readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 function list(dir) {
@@ -12,10 +12,13 @@ function list(dir) {
   });
 }
 
-rmSync('dist', { recursive: true, force: true });
+// Build into a fresh folder, then swap it in with two renames, so a process running from dist/
+// (a test, a hook) never sees a half-built tree.
+const tmp = `dist.tmp-${process.pid}`;
+rmSync(tmp, { recursive: true, force: true });
 await build({
   entryPoints: list('src'),
-  outdir: 'dist',
+  outdir: tmp,
   outbase: 'src',
   format: 'esm',
   platform: 'node',
@@ -23,3 +26,16 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
 });
+const old = `dist.old-${process.pid}`;
+for (let attempt = 0; ; attempt++) {
+  try {
+    if (existsSync('dist')) renameSync('dist', old);
+    renameSync(tmp, 'dist');
+    break;
+  } catch (err) {
+    // another build swapped at the same moment: try again, then give up loudly
+    if (attempt >= 20) throw err;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+rmSync(old, { recursive: true, force: true });

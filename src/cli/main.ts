@@ -44,8 +44,9 @@ export function buildParser(ctx: CliContext, argv: readonly string[]) {
     .wrap(Math.min(110, process.stdout.columns || 100))
     .exitProcess(false)
     .fail((msg, err) => {
-      if (err) throw err;
-      throw new VaultError('usage', oneLineUsage(msg), { hint: 'run `vault --help` or `vault <command> --help`' });
+      // yargs' own validation errors (YError: a flag without its value, ...) are usage errors too.
+      if (err && err.name !== 'YError') throw err;
+      throw new VaultError('usage', oneLineUsage(msg ?? err?.message), { hint: 'run `vault --help` or `vault <command> --help`' });
     });
   for (const make of commandModules) parser = parser.command(make(ctx) as never);
   return parser;
@@ -72,6 +73,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     if (helpOutput) io.stdout(helpOutput.endsWith('\n') ? helpOutput : `${helpOutput}\n`);
     return ctx.exitCode;
   } catch (err) {
+    if (err instanceof Error && err.name === 'YError') {
+      return reportError(ctx, new VaultError('usage', oneLineUsage(err.message), { hint: 'run `vault --help` or `vault <command> --help`' }), json);
+    }
     return reportError(ctx, err, json);
   }
 }

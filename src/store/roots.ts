@@ -150,7 +150,8 @@ export function scopeRoot(roots: VaultRoots, scope: Scope): string {
  */
 export function guardedDirs(roots: VaultRoots, scope: Scope): string[] {
   const dir = scopeRoot(roots, scope);
-  if (scope === 'user') return [dir];
+  // The default user root is ~/.ecc/memory: a symlinked ~/.ecc would redirect it too.
+  if (scope === 'user') return basename(dir) === 'memory' && basename(dirname(dir)) === '.ecc' ? [dirname(dir), dir] : [dir];
   if (roots.overridden) return [roots.memoryRoot, dir];
   const memoryRoot = dirname(dir);
   return [dirname(memoryRoot), memoryRoot, dir];

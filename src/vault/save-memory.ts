@@ -3,6 +3,7 @@
  * write create-only. Nothing is written unless every check passed.
  */
 import { lstatSync } from 'node:fs';
+import { DEFAULT_SCAN_LIMITS, walkVault } from '../scanner/scan-vault.js';
 import { KINDS, LIMITS, SCHEMA_VERSION, SCOPES, utf8Bytes, type Kind, type Memory, type Scope } from '../document/contract.js';
 import { parseMemory } from '../document/parse.js';
 import { serializeMemory } from '../document/serialize.js';
@@ -153,18 +154,50 @@ export function assertIdFree(roots: VaultRoots, id: string): void {
 }
 
 /**
+ * Refuses an explicit id when a file named `<id>.md` exists anywhere in any scope (also in
+ * subfolders such as `notes/archive/`), since two files claiming one id make reads ambiguous.
+ * Lists folders only; reads no file.
+ *
+ * @throws VaultError `already-exists`
+ */
+export function assertIdUnusedAnywhere(roots: VaultRoots, id: string): void {
+  const name = `${id}.md`;
+  let found: string | undefined;
+  walkVault(roots, SCOPES, DEFAULT_SCAN_LIMITS, (f) => {
+    if (f.segments[f.segments.length - 1] === name) {
+      found = f.path;
+      return false;
+    }
+    return undefined;
+  });
+  if (found) {
+    throw new VaultError('already-exists', `memory ${id} already exists (${found}); writes are create-only`, {
+      field: 'id',
+      rule: 'create-only',
+      hint: 'choose another id, or supersede the memory with a new one that links to it (--link)',
+    });
+  }
+}
+
+/**
  * Validates and writes a new memory, create-only.
  *
  * @param roots the vault's roots
  * @param input the memory's values
  * @param rt clock, ids, environment
- * @param options `dryRun`: check everything (values, secrets, duplicate id, symlinks, the project
+ * @param options `beforeWrite`: called once every check passed, right before the write (not
+ *   on a dry run); it may throw to stop the save. `dryRun`: check everything (values, secrets, duplicate id, symlinks, the project
  *   .gitignore), write nothing
  * @returns the memory and where it is (or would be) written
  * @throws VaultError from {@link buildMemory}, `suspected-secret`, `already-exists`,
  *   `symlink-refused`, `gitignore-mismatch`, `io-error`
  */
-export async function saveMemory(roots: VaultRoots, input: SaveInput, rt: Runtime, options: { dryRun?: boolean } = {}): Promise<SaveResult> {
+export async function saveMemory(
+  roots: VaultRoots,
+  input: SaveInput,
+  rt: Runtime,
+  options: { dryRun?: boolean; beforeWrite?: (memory: Memory) => Promise<void> } = {},
+): Promise<SaveResult> {
   preloadSecretScanner();
   const memory = buildMemory(input, rt);
   const text = serializeMemory(memory);
@@ -177,10 +210,15 @@ export async function saveMemory(roots: VaultRoots, input: SaveInput, rt: Runtim
   const absPath = memoryFilePath(roots, memory.scope, memory.kind, memory.id);
   const path = vaultRelativePath(memory.scope, memory.kind, memory.id);
   assertIdFree(roots, memory.id);
+  if (input.id !== undefined) assertIdUnusedAnywhere(roots, memory.id);
   if (options.dryRun) {
     checkScope(roots, memory.scope, [memory.kind]); // symlinks and the project .gitignore, as a real save would
     return { memory, path, absPath, written: false };
   }
+  checkScope(roots, memory.scope, [memory.kind]);
+  // Every check has passed: now the caller may look around (e.g. for similar memories) before
+  // anything is created.
+  if (options.beforeWrite) await options.beforeWrite(memory);
   prepareScope(roots, memory.scope, [memory.kind]);
   writeFileExclusive(absPath, text, modesFor(memory.scope).file, () => rt.randomHex(8));
   return { memory, path, absPath, written: true };

@@ -61,27 +61,27 @@ export const saveCommand = (ctx: CliContext) => ({
   describe: 'save a new memory (create-only; trust is always "unreviewed")',
   builder: (y: Argv) =>
     y
-      .option('title', { type: 'string', demandOption: true, describe: 'title, 1..200 characters' })
-      .option('body', { type: 'string', describe: 'body text (Markdown)' })
-      .option('body-file', { type: 'string', describe: 'read the body from a UTF-8 file' })
+      .option('title', { type: 'string', requiresArg: true, demandOption: true, describe: 'title, 1..200 characters' })
+      .option('body', { type: 'string', requiresArg: true, describe: 'body text (Markdown)' })
+      .option('body-file', { type: 'string', requiresArg: true, describe: 'read the body from a UTF-8 file' })
       .option('stdin', { type: 'boolean', describe: 'read the body from standard input' })
-      .option('kind', { type: 'string', choices: ['context', 'decision', 'fact', 'handoff', 'lesson', 'note', 'preference', 'runbook'], describe: 'kind of memory (default note)' })
-      .option('scope', { type: 'string', choices: ['project', 'team', 'user'], describe: 'project (local, default), team (committed) or user (~/.ecc)' })
-      .option('tag', { type: 'string', array: true, describe: 'tag (repeatable; a leading # is dropped)' })
-      .option('link', { type: 'string', array: true, describe: 'id of a related or superseded memory (repeatable)' })
-      .option('source-harness', { type: 'string', describe: 'who writes it (default $ECC_MEMORY_HARNESS, $VAULT_HARNESS, else "unknown")' })
-      .option('target-harness', { type: 'string', array: true, describe: 'harness that should recall it (repeatable; default all)' })
-      .option('id', { type: 'string', describe: 'explicit id (default mem_<YYYYMMDD>_<20 hex>)' })
+      .option('kind', { type: 'string', requiresArg: true, choices: ['context', 'decision', 'fact', 'handoff', 'lesson', 'note', 'preference', 'runbook'], describe: 'kind of memory (default note)' })
+      .option('scope', { type: 'string', requiresArg: true, choices: ['project', 'team', 'user'], describe: 'project (local, default), team (committed) or user (~/.ecc)' })
+      .option('tag', { type: 'string', requiresArg: true, array: true, describe: 'tag (repeatable; a leading # is dropped)' })
+      .option('link', { type: 'string', requiresArg: true, array: true, describe: 'id of a related or superseded memory (repeatable)' })
+      .option('source-harness', { type: 'string', requiresArg: true, describe: 'who writes it (default $ECC_MEMORY_HARNESS, $VAULT_HARNESS, else "unknown")' })
+      .option('target-harness', { type: 'string', requiresArg: true, array: true, describe: 'harness that should recall it (repeatable; default all)' })
+      .option('id', { type: 'string', requiresArg: true, describe: 'explicit id (default mem_<YYYYMMDD>_<20 hex>)' })
       .option('dry-run', { type: 'boolean', describe: 'check everything, write nothing (also ECC_DRY_RUN=1)' })
       .option('template', { type: 'boolean', describe: "fill the body from the kind's template (templates/<kind>.md) with the --section values" })
-      .option('section', { type: 'string', array: true, describe: 'with --template: "Name=text" for one section, e.g. "Context=..." (repeatable; repeating a name adds a line)' })
+      .option('section', { type: 'string', requiresArg: true, array: true, describe: 'with --template: "Name=text" for one section, e.g. "Context=..." (repeatable; repeating a name adds a line)' })
       .option('unique', { type: 'boolean', describe: 'refuse to save when the scope already holds a memory with the same title or a near-identical body' })
       .option('wikilinks', { type: 'boolean', describe: 'also append "Related: [[id]], ..." for the --link ids to the body (for Obsidian\'s graph)' })
       .example('$0 save --kind runbook --template --section "When to use=Disk full" --section "Steps=1. df -h" --title "Free disk"', 'a body from templates/runbook.md')
       .example('$0 save --scope team --kind decision --title "Use Redis sessions" --body "..." --tag auth', 'record a team decision'),
   handler: (argv: SaveArgs) =>
     runCommand(ctx, argv, async () => {
-      for (const flag of ['kind', 'scope', 'title', 'id', 'source-harness'] as const) {
+      for (const flag of ['kind', 'scope', 'title', 'id', 'source-harness', 'body', 'body-file'] as const) {
         if (Array.isArray(argv[flag])) usageError(`--${flag} may be given only once`);
       }
       let body: string;
@@ -102,11 +102,16 @@ export const saveCommand = (ctx: CliContext) => ({
       const { saveMemory } = await import('../../vault/save-memory.js');
       const roots = await rootsFor(ctx, argv);
       const dryRun = Boolean(argv['dry-run']) || ctx.io.runtime.env.ECC_DRY_RUN === '1';
-      const { findSimilarMemories } = await import('../../search/similar-memories.js');
-      const similar = (await findSimilarMemories(roots, { title: String(argv.title).trim(), body, scope: (argv.scope ?? 'project') as 'project', id: argv.id })).map((x) => ({ id: x.id, path: x.path, reason: x.reason }));
-      if (argv.unique && similar.length) {
-        throw new VaultError('duplicate-memory', `a similar memory already exists: ${similar.map((x) => `${x.id} (${x.reason})`).join(', ')}`, { rule: 'unique', hint: `read it with \`vault read ${similar[0]!.id}\`, or save without --unique to keep both` });
-      }
+      // Similar memories are looked up only once every check passed (the lookup refreshes the
+      // search index, which must never be written for a refused save or a dry run).
+      let similar: Array<{ id: string; path: string; reason: string }> = [];
+      const beforeWrite = async (memory: { title: string; body: string; scope: string; id: string }) => {
+        const { findSimilarMemories } = await import('../../search/similar-memories.js');
+        similar = (await findSimilarMemories(roots, { title: memory.title, body: memory.body, scope: memory.scope as 'project', id: memory.id })).map((x) => ({ id: x.id, path: x.path, reason: x.reason }));
+        if (argv.unique && similar.length) {
+          throw new VaultError('duplicate-memory', `a similar memory already exists: ${similar.map((x) => `${x.id} (${x.reason})`).join(', ')}`, { rule: 'unique', hint: `read it with \`vault read ${similar[0]!.id}\`, or save without --unique to keep both` });
+        }
+      };
       const result = await saveMemory(
         roots,
         {
@@ -121,7 +126,7 @@ export const saveCommand = (ctx: CliContext) => ({
           id: argv.id,
         },
         ctx.io.runtime,
-        { dryRun },
+        { dryRun, beforeWrite },
       );
       const m = result.memory;
       if (argv.json) {
