@@ -74,10 +74,17 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
   };
   try {
     sessionsModule = await import('../sessions/snapshot-store.js');
+    let refused: string | undefined;
     try {
       sessionsDir = sessionsModule.resolveSessionsDir(rt);
-    } catch {
-      sessionsDir = undefined; // unusable ECC_SESSIONS_DIR: do nothing, there is nowhere safe to log
+    } catch (err) {
+      refused = err instanceof Error ? err.message : String(err);
+    }
+    if (refused !== undefined) {
+      // A refused ECC_SESSIONS_DIR: write nothing there; say why in the default folder's log.
+      sessionsDir = sessionsModule.resolveSessionsDir({ ...rt, env: { ...rt.env, ECC_SESSIONS_DIR: undefined } });
+      log('warn', `ECC_SESSIONS_DIR refused, nothing recorded: ${refused}`);
+      sessionsDir = undefined;
     }
     if (!harness || !event) {
       log('warn', `ignored: unknown ${!harness ? `harness ${JSON.stringify(String(harnessArg).slice(0, 40))}` : `event ${JSON.stringify(eventArg.slice(0, 40))}`}`);

@@ -116,7 +116,7 @@ export function createClaudeReader(options: { sidechainOnly?: boolean } = {}): T
       return;
     }
     if (text.includes('<command-message>') || isSyntheticUserText(text)) return;
-    addPrompt(rec, text.slice(0, 4000));
+    addPrompt(rec, bounded(text, 4000));
   };
 
   const onAssistant = (rec: Record<string, unknown>, sidechain: boolean) => {

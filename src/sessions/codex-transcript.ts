@@ -107,7 +107,7 @@ export function createCodexReader(): TranscriptRecordReader {
         if (p.role === 'user') {
           const text = bounded(textOf(p.content, ['input_text', 'text']));
           if (text.trim() && !isInjectedUserText(text)) {
-            itemPrompts.push(text.slice(0, 2000));
+            itemPrompts.push(bounded(text, 2000));
             if (itemPrompts.length > 40) itemPrompts.splice(1, 1); // keep the first (goal) and the recent ones
           }
         } else if (p.role === 'assistant') {

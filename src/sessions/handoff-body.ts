@@ -4,7 +4,7 @@
  * (`vault handoff --from-session`); nothing is ever promoted automatically.
  */
 import type { SessionSnapshot } from './snapshot.js';
-import { capText, redact } from './text.js';
+import { capText, redact, stripControls } from './text.js';
 
 /** Largest body produced, characters (the document format allows 64 KiB of UTF-8). */
 const MAX_BODY_CHARS = 24_000;
@@ -30,5 +30,5 @@ export function handoffBodyFromSnapshot(s: SessionSnapshot): string {
   out.push(`- Worktree: ${s.worktree}`);
   for (const f of s.files.slice(-30)) out.push(`- File: ${f}`);
   for (const c of s.commands.slice(-10)) out.push(`- Ran: \`${c.replace(/`/g, "'")}\``);
-  return capText(redact(out.join('\n')).trim(), MAX_BODY_CHARS);
+  return capText(redact(stripControls(out.join('\n'))).trim(), MAX_BODY_CHARS);
 }

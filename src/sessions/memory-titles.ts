@@ -79,6 +79,7 @@ export function listMemoryPointers(
         const id = field(head, 'id');
         const title = field(head, 'title');
         const kind = field(head, 'kind') ?? 'note';
+        if (!(KINDS as readonly string[]).includes(kind)) continue;
         if (!id || !title || !/^mem_[a-z0-9][a-z0-9_-]{2,127}$/.test(id) || field(head, 'status') !== 'active') continue;
         let score = 0;
         for (const w of words(`${title} ${head.match(/^tags:.*$/m)?.[0] ?? ''}`)) if (wanted.has(w)) score++;

@@ -19,14 +19,16 @@ import {
   lstatSync,
   mkdirSync,
   openSync,
+  opendirSync,
   readdirSync,
+  realpathSync,
   readFileSync,
   readSync,
   renameSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
-import { isAbsolute, join, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { VaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
 import { parseSnapshot, parseSnapshotHeader, renderSnapshot, type SessionSnapshot } from './snapshot.js';
@@ -40,44 +42,99 @@ const LOCK_STALE_MS = 30_000;
 /** A work file older than this is left over from a killed process. */
 const WIP_STALE_MS = 60_000;
 
+/** Refuses a sessions folder with `rule` (one clear error naming the variable and the fix). */
+function refuseSessionsDir(message: string, rule: string): never {
+  throw new VaultError('invalid-input', message, { field: 'ECC_SESSIONS_DIR', rule, hint: 'unset it to use ~/.ecc/sessions, or set it to an absolute folder outside every .ecc folder and vault' });
+}
+
+/** True when `dir` is `root` or lies under it. */
+function isWithin(dir: string, root: string): boolean {
+  return dir === root || dir.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
+}
+
+/** The realpath of the deepest existing ancestor of `dir`, with the missing rest appended. */
+function realPathOf(dir: string): string {
+  const rest: string[] = [];
+  let at = dir;
+  for (;;) {
+    try {
+      return join(realpathSync(at), ...rest.reverse());
+    } catch {
+      const parent = dirname(at);
+      if (parent === at) return dir;
+      rest.push(basename(at));
+      at = parent;
+    }
+  }
+}
+
 /**
- * The sessions folder for a runtime: `ECC_SESSIONS_DIR` (resolved against cwd) or
+ * The sessions folder for a runtime: `ECC_SESSIONS_DIR` (an absolute path) or
  * `<home>/.ecc/sessions`.
  *
- * @throws VaultError `invalid-input` when the override is unusable or lies inside a memory vault
- *   (`…/.ecc/memory/…`): snapshots must never be indexed as memories
+ * An override is refused when it is relative (it would depend on the hook's cwd), or when it,
+ * or its real path (symlinks resolved), lies inside any `.ecc` folder (a repository's `.ecc`
+ * holds team memories, and the `.gitignore` of `*` written into the sessions folder would hide
+ * them from git) or inside a vault root set by ECC_MEMORY_PROJECT_ROOT / ECC_MEMORY_USER_ROOT.
+ * The default folder, and a folder inside it, are allowed.
+ *
+ * @throws VaultError `invalid-input` naming ECC_SESSIONS_DIR when the override is refused
  */
 export function resolveSessionsDir(rt: Runtime): string {
   const raw = rt.env.ECC_SESSIONS_DIR;
-  let dir: string;
-  if (raw) {
-    if (raw.length > 4096 || raw.includes('\u0000')) {
-      throw new VaultError('invalid-input', 'ECC_SESSIONS_DIR is not a usable path', { field: 'ECC_SESSIONS_DIR', rule: 'path of at most 4096 characters', hint: 'set it to a folder outside the vault' });
+  const home = resolve(rt.home);
+  const defaultDir = join(home, '.ecc', 'sessions');
+  if (!raw) return defaultDir;
+  if (raw.length > 4096 || raw.includes('\u0000')) refuseSessionsDir('ECC_SESSIONS_DIR is not a usable path', 'path of at most 4096 characters');
+  if (!isAbsolute(raw)) refuseSessionsDir(`ECC_SESSIONS_DIR must be an absolute path (got ${JSON.stringify(raw.slice(0, 200))})`, 'absolute path');
+  const dir = resolve(raw);
+  const real = realPathOf(dir);
+  const realDefault = realPathOf(defaultDir);
+  for (const candidate of [dir, real]) {
+    if (isWithin(candidate, defaultDir) || isWithin(candidate, realDefault)) continue;
+    if (candidate.split(sep).some((part) => part.toLowerCase() === '.ecc')) {
+      refuseSessionsDir(`ECC_SESSIONS_DIR must not point inside a .ecc folder (${candidate})`, 'outside every .ecc folder (vaults and their team memories live there)');
     }
-    dir = isAbsolute(raw) ? resolve(raw) : resolve(rt.cwd, raw);
-  } else dir = join(rt.home, '.ecc', 'sessions');
-  const marker = `${sep}.ecc${sep}memory`;
-  if (`${dir}${sep}`.includes(`${marker}${sep}`) || dir.endsWith(marker)) {
-    throw new VaultError('invalid-input', 'the sessions folder must not be inside a memory vault (.ecc/memory)', { field: 'ECC_SESSIONS_DIR', rule: 'outside the vault', hint: 'use the default ~/.ecc/sessions or another folder outside .ecc/memory' });
+    for (const name of ['ECC_MEMORY_PROJECT_ROOT', 'ECC_MEMORY_USER_ROOT'] as const) {
+      const root = rt.env[name];
+      if (!root || root.length > 4096) continue;
+      const abs = resolve(rt.cwd, root);
+      if (isWithin(candidate, abs) || isWithin(candidate, realPathOf(abs))) {
+        refuseSessionsDir(`ECC_SESSIONS_DIR must not point inside the vault root set by ${name} (${candidate})`, 'outside the vault');
+      }
+    }
   }
   return dir;
 }
 
 /**
- * Creates the sessions folder (0700) if needed, with a `.gitignore` of `*` in case it sits in a
- * repository, and checks it is a real folder.
+ * Creates the sessions folder (0700) if needed and checks it is a real folder. A `.gitignore`
+ * of `*` is written inside it (in case it sits in a repository) only when this call created
+ * the folder or the folder is empty: never into an existing folder holding other files (it
+ * would hide them from git), never anywhere else.
  *
  * @throws VaultError `symlink-refused` when it is a symbolic link, `io-error` otherwise
  */
 export function ensureSessionsDir(dir: string): void {
+  let created: string | undefined;
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    created = mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (err) {
     throw new VaultError('io-error', `cannot create the sessions folder (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
   }
   const st = lstatSync(dir);
   if (st.isSymbolicLink()) throw new VaultError('symlink-refused', 'the sessions folder is a symbolic link', { rule: 'no symlinks', hint: 'replace it with a real folder' });
   if (!st.isDirectory()) throw new VaultError('io-error', 'the sessions folder is not a folder');
+  if (created === undefined) {
+    try {
+      const d = opendirSync(dir);
+      const first = d.readSync();
+      d.closeSync();
+      if (first) return;
+    } catch {
+      return;
+    }
+  }
   try {
     const fd = openSync(join(dir, '.gitignore'), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
     writeSync(fd, '*\n');

@@ -2,7 +2,7 @@
  * What a session snapshot needs from a transcript, accumulated record by record in bounded
  * memory (a transcript can be hundreds of MB; the summary stays a few KB).
  */
-import { capText, oneLine, paragraph } from './text.js';
+import { clipRaw, oneLine, paragraph, redact, stripControls } from './text.js';
 
 /** Which agent wrote a transcript. */
 export type Harness = 'claude-code' | 'codex';
@@ -134,7 +134,9 @@ export function noteCommand(s: TranscriptSummary, command: unknown): void {
 
 /** Records a failed tool call. */
 export function noteToolError(s: TranscriptSummary, tool: string, message: string): void {
-  const first = message.split('\n').find((l) => l.trim()) ?? message;
+  // Redact the whole message before taking its first line: a key block spans lines.
+  const whole = redact(stripControls(message));
+  const first = whole.split('\n').find((l) => l.trim()) ?? whole;
   const line = oneLine(`${tool}: ${first.replace(/<\/?tool_use_error>/g, '')}`, SUMMARY_LIMITS.toolErrorChars);
   s.toolErrors.push(line);
   if (s.toolErrors.length > SUMMARY_LIMITS.toolErrors) s.toolErrors.shift();
@@ -182,7 +184,11 @@ export function textOf(content: unknown, types: readonly string[] = ['text']): s
   return parts.join('\n');
 }
 
-/** Caps a string coming from a record before any heavier processing (protects regexes). */
+/**
+ * Caps a string coming from a record before any heavier processing (protects regexes), dropping
+ * the word the cut falls in so no tail of a cut secret survives (see {@link clipRaw}). Every
+ * later cap keeps far less than `max`, and redaction runs before it.
+ */
 export function bounded(text: string, max = 64 * 1024): string {
-  return capText(text, max);
+  return clipRaw(text, max);
 }
