@@ -48,7 +48,9 @@ export type ProblemCode =
   | 'obsidian-tag'
   | 'index-missing'
   | 'index-stale'
-  | 'editor-files';
+  | 'editor-files'
+  | 'invisible-characters'
+  | 'team-links-local';
 
 /** One finding. `line` is omitted when the problem is about the whole file or vault. */
 export interface Problem {

@@ -39,16 +39,17 @@ export function summaryLine(report: DoctorReport, strict = false): string {
 /**
  * The report for a terminal: problems grouped by file, then the summary line.
  *
- * @param clean makes untrusted text (paths, messages) safe for a terminal
+ * @param clean makes untrusted text (messages, hints) safe for a terminal
+ * @param name shows a file's path (default `clean`); see displayName, which keeps names distinct
  */
-export function formatText(report: DoctorReport, paint: Paint, clean: (s: string) => string, strict = false): string {
+export function formatText(report: DoctorReport, paint: Paint, clean: (s: string) => string, strict = false, name: (s: string) => string = clean): string {
   const out: string[] = [];
   const label: Record<Severity, string> = { error: paint.red('error'), warning: paint.yellow('warning'), info: paint.blue('info') };
   let current: string | undefined;
   for (const p of report.problems) {
     if (p.path !== current) {
       if (current !== undefined) out.push('');
-      out.push(paint.bold(clean(p.path)));
+      out.push(paint.bold(name(p.path)));
       current = p.path;
     }
     const where = p.line !== undefined ? String(p.line) : '-';
@@ -71,7 +72,9 @@ function escapeProperty(s: string): string {
 
 /**
  * GitHub Actions workflow commands, one per problem, then the summary as a plain line.
- * Severity maps to `error`, `warning` or `notice`.
+ * Severity maps to `error`, `warning` or `notice`. Values are escaped by GitHub's rules (`%25`,
+ * `%0D`, `%0A`; in properties also `%3A`, `%2C`) and nothing else is dropped, so `file=` names
+ * exactly the file in the repository.
  *
  * @param repoPath maps a vault path to a path relative to the repository root (what GitHub
  *   matches against the pull request's files)

@@ -14,6 +14,7 @@ import { checkDuplicateIds } from './rules/duplicate-ids.js';
 import { checkFileNames } from './rules/filename-id.js';
 import { checkIndexFreshness } from './rules/index-freshness.js';
 import { checkInvalidDocuments } from './rules/invalid-documents.js';
+import { checkInvisibleCharacters } from './rules/invisible-characters.js';
 import { checkLocations } from './rules/location-mismatch.js';
 import { checkMergeConflicts } from './rules/merge-conflicts.js';
 import { checkCanonicalForm } from './rules/non-canonical.js';
@@ -25,6 +26,7 @@ import { checkSecrets } from './rules/suspected-secrets.js';
 import { checkStrayFiles } from './rules/stray-files.js';
 import { checkSuperseded } from './rules/probably-superseded.js';
 import { checkSymlinks } from './rules/symlinks.js';
+import { checkTeamLinksLocal } from './rules/team-links-local.js';
 import { checkSyncConflicts, findConflictCopies } from './rules/sync-conflicts.js';
 import { checkTimestamps } from './rules/timestamps.js';
 
@@ -55,6 +57,7 @@ export const DOCTOR_RULES: ReadonlyArray<Rule> = [
   checkDuplicateIds,
   checkSyncConflicts,
   checkBrokenLinks,
+  checkTeamLinksLocal,
   checkSecondFrontmatter,
   checkMergeConflicts,
   checkProjectGitignore,
@@ -65,6 +68,7 @@ export const DOCTOR_RULES: ReadonlyArray<Rule> = [
   checkSuperseded,
   checkTimestamps,
   checkObsidianTags,
+  checkInvisibleCharacters,
   checkIndexFreshness,
 ];
 

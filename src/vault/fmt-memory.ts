@@ -9,17 +9,17 @@
  * permissions, fsynced) and is renamed over the original only if the original did not change
  * in the meantime; a crash leaves the old file or the new one, never half of either.
  */
-import { closeSync, constants, fsyncSync, lstatSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { closeSync, constants, fstatSync, fsyncSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { LIMITS, SCOPES, type Memory, type Scope } from '../document/contract.js';
 import { parseMemory, type NonCanonicalReason } from '../document/parse.js';
 import { serializeMemory } from '../document/serialize.js';
 import { isVaultError, VaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
 import { describeParseError } from '../scanner/parse-problem.js';
-import { isEditorFile, readFileSafe, walkVault, DEFAULT_SCAN_LIMITS } from '../scanner/scan-vault.js';
+import { readFileSafe, walkVault, DEFAULT_SCAN_LIMITS } from '../scanner/scan-vault.js';
 import { findSecretShapes } from '../secrets/scan-secrets.js';
-import { scopeRoot, type VaultRoots } from '../store/roots.js';
+import { guardedDirs, scopeRoot, type VaultRoots } from '../store/roots.js';
 
 /** What happened to one file. */
 export type FmtStatus = 'unchanged' | 'formatted' | 'would-format' | 'refused';
@@ -65,69 +65,120 @@ function vaultPathOf(roots: VaultRoots, abs: string, fallback: string): string {
   return fallback;
 }
 
-/** Collects `*.md` files under a folder: no hidden entries, no symlinks, no editor files. */
-function collectFolder(dir: string, depth: number, out: string[]): void {
-  if (depth > DEFAULT_SCAN_LIMITS.maxDepth) return;
-  let names;
-  try {
-    names = readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const d of names) {
-    if (d.name.startsWith('.') || d.isSymbolicLink()) continue;
-    const abs = join(dir, d.name);
-    if (d.isDirectory()) collectFolder(abs, depth + 1, out);
-    else if (d.isFile() && d.name.endsWith('.md') && !isEditorFile(d.name)) out.push(abs);
-  }
+/** A file to format, or a refusal. `linkFreeFrom` is the folder below which no link may sit. */
+interface Target {
+  abs: string;
+  given: string;
+  linkFreeFrom?: string;
+  refused?: FmtFileResult;
+}
+
+/** True when `abs` is `dir` or inside it (lexically: nothing is resolved, no link is followed). */
+function isInside(dir: string, abs: string): boolean {
+  const rel = relative(dir, abs);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 /**
- * Resolves the files to format: the given paths (files or folders, relative to cwd; a path like
- * `team/decisions/x.md` that does not exist there is taken as vault-relative), or every memory
- * file of the scopes.
+ * The first symbolic link (or non-folder) among the folders from `top` down to `dir`, checked
+ * with lstat one component at a time; undefined when every one is a real folder.
  */
-function targetsOf(roots: VaultRoots, paths: readonly string[], cwd: string, scopes: readonly Scope[]): Array<{ abs: string; given: string; refused?: FmtFileResult }> {
-  if (paths.length === 0) {
-    const files: Array<{ abs: string; given: string }> = [];
-    walkVault(roots, scopes, DEFAULT_SCAN_LIMITS, (f) => {
-      files.push({ abs: f.absPath, given: f.path });
-    });
-    return files;
+function linkOnPath(top: string, dir: string): string | undefined {
+  const rel = relative(top, dir);
+  if (rel.startsWith('..') || isAbsolute(rel)) return dir;
+  let at = top;
+  for (const part of ['', ...(rel ? rel.split(sep) : [])]) {
+    at = part ? join(at, part) : at;
+    try {
+      const st = lstatSync(at);
+      if (st.isSymbolicLink() || !st.isDirectory()) return at;
+    } catch {
+      return at;
+    }
   }
-  const out: Array<{ abs: string; given: string; refused?: FmtFileResult }> = [];
+  return undefined;
+}
+
+/**
+ * Resolves the files to format. Only files that the vault walk itself finds are ever formatted
+ * (the walk never follows a link at any depth), so a path through a linked kind folder, a
+ * linked scope folder or a linked `.ecc` folder is refused, never rewritten. Given paths are
+ * files or folders relative to cwd (a path like `team/decisions/x.md` that does not exist
+ * there is taken as vault-relative); a path outside every scope folder is refused.
+ */
+function targetsOf(roots: VaultRoots, paths: readonly string[], cwd: string, scopes: readonly Scope[]): Target[] {
+  const walked = new Map<Scope, Array<{ abs: string; path: string }>>();
+  const filesOf = (scope: Scope) => {
+    let files = walked.get(scope);
+    if (!files) {
+      const list: Array<{ abs: string; path: string }> = [];
+      walkVault(roots, [scope], DEFAULT_SCAN_LIMITS, (f) => {
+        list.push({ abs: f.absPath, path: f.path });
+      });
+      walked.set(scope, (files = list));
+    }
+    return files;
+  };
+  const topOf = (scope: Scope) => guardedDirs(roots, scope)[0]!;
+  if (paths.length === 0) return scopes.flatMap((scope) => filesOf(scope).map((f) => ({ abs: f.abs, given: f.path, linkFreeFrom: topOf(scope) })));
+
+  const out: Target[] = [];
+  const refuse = (abs: string, given: string, code: string, message: string) =>
+    out.push({ abs, given, refused: { path: given, absPath: abs, status: 'refused', code, message } });
   for (const given of paths) {
     let abs = resolve(cwd, given);
-    let st;
-    try {
-      st = lstatSync(abs);
-    } catch {
-      const head = given.split(/[\\/]/)[0] as Scope;
-      if ((SCOPES as readonly string[]).includes(head) && !isAbsolute(given)) {
-        abs = join(scopeRoot(roots, head), given.slice(head.length + 1));
-        try {
-          st = lstatSync(abs);
-        } catch {
-          /* reported below */
-        }
-      }
+    const head = given.split(/[\\/]/)[0] as Scope;
+    if (!existsNoFollow(abs) && (SCOPES as readonly string[]).includes(head) && !isAbsolute(given)) {
+      abs = resolve(scopeRoot(roots, head), given.slice(head.length + 1));
     }
-    if (!st) {
-      out.push({ abs, given, refused: { path: given, absPath: abs, status: 'refused', code: 'not-found', message: 'no such file or folder' } });
-    } else if (st.isSymbolicLink()) {
-      out.push({ abs, given, refused: { path: given, absPath: abs, status: 'refused', code: 'symlink', message: 'symbolic link: never followed, never rewritten' } });
-    } else if (st.isDirectory()) {
-      const files: string[] = [];
-      collectFolder(abs, 0, files);
-      for (const f of files) out.push({ abs: f, given: f });
-    } else if (!given.endsWith('.md') || isEditorFile(given)) {
-      out.push({ abs, given, refused: { path: given, absPath: abs, status: 'refused', code: 'not-a-memory-file', message: 'not a memory file (*.md)' } });
-    } else {
-      out.push({ abs, given });
+    const scope = SCOPES.find((s) => isInside(scopeRoot(roots, s), abs));
+    const holds = scope ? [] : SCOPES.filter((s) => isInside(abs, scopeRoot(roots, s)) && existsNoFollow(abs));
+    if (holds.length > 0) {
+      // A folder above the scope folders (the repository, `.ecc/memory`): every memory below it.
+      for (const s of holds) out.push(...filesOf(s).map((f) => ({ abs: f.abs, given: f.path, linkFreeFrom: topOf(s) })));
+      continue;
     }
+    if (!scope) {
+      refuse(abs, given, 'outside-vault', `not inside a scope folder of the vault (${SCOPES.map((s) => `${s}/`).join(', ')}); fmt only rewrites memory files of the vault`);
+      continue;
+    }
+    const top = topOf(scope);
+    const link = linkOnPath(top, dirname(abs)) ?? (isSymlink(abs) ? abs : undefined);
+    if (link !== undefined && existsNoFollow(link) && isSymlink(link)) {
+      refuse(abs, given, 'symlink', link === abs ? 'symbolic link: never followed, never rewritten' : 'a folder on the path is a symbolic link: never followed, nothing below it is rewritten');
+      continue;
+    }
+    if (!existsNoFollow(abs)) {
+      refuse(abs, given, 'not-found', 'no such file or folder');
+      continue;
+    }
+    const found = filesOf(scope).filter((f) => isInside(abs, f.abs));
+    if (found.length === 0) {
+      const isDir = lstatSync(abs).isDirectory();
+      if (isDir) continue; // an empty folder: nothing to format
+      refuse(abs, given, 'not-a-memory-file', 'not a memory file of the vault (*.md in a scope folder, not hidden, not an editor file)');
+      continue;
+    }
+    for (const f of found) out.push({ abs: f.abs, given: f.path, linkFreeFrom: top });
   }
   return out;
+}
+
+function existsNoFollow(abs: string): boolean {
+  try {
+    lstatSync(abs);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function isSymlink(abs: string): boolean {
+  try {
+    return lstatSync(abs).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -138,8 +189,11 @@ function targetsOf(roots: VaultRoots, paths: readonly string[], cwd: string, sco
  * @param rt random names for the temporary file
  * @returns the outcome; refusals are values, not exceptions
  */
-export function formatMemoryFile(absPath: string, path: string, rt: Runtime, check: boolean): FmtFileResult {
+export function formatMemoryFile(absPath: string, path: string, rt: Runtime, check: boolean, linkFreeFrom: string = dirname(absPath)): FmtFileResult {
   const base: FmtFileResult = { path, absPath, status: 'refused' };
+  if (linkOnPath(linkFreeFrom, dirname(absPath)) !== undefined) {
+    return { ...base, code: 'symlink', message: 'a folder on the path is a symbolic link (or not a folder): never followed, nothing below it is rewritten' };
+  }
   const read = readFileSafe(absPath, LIMITS.documentMaxBytes);
   if (!read.ok) {
     const why = read.code === 'too-large' ? 'document is too large' : read.code === 'ELOOP' ? 'symbolic link: never followed, never rewritten' : `file could not be read (${read.code})`;
@@ -163,18 +217,34 @@ export function formatMemoryFile(absPath: string, path: string, rt: Runtime, che
     return { ...base, code: 'internal', message: 'the canonical form would not keep the same values; not formatted (please report this)' };
   }
   if (check) return { ...base, status: 'would-format', reasons: parsed.nonCanonical };
-  writeOver(absPath, text, read.bytes, rt);
+  writeOver(absPath, text, read.bytes, rt, linkFreeFrom);
   return { ...base, status: 'formatted', reasons: parsed.nonCanonical };
 }
 
-/** Replaces `absPath` with `text` via a temporary file + rename, if it still holds `expected`. */
-function writeOver(absPath: string, text: string, expected: Buffer, rt: Runtime): void {
+/**
+ * Replaces `absPath` with `text` via a temporary file + rename, if it still holds `expected`.
+ * Every folder from `linkFreeFrom` down to the file's folder is lstat-checked (no link, real
+ * folder) before the temporary file is created and again before the rename, and the temporary
+ * file must be the one just created (same inode), so a folder swapped for a link in between
+ * makes the rewrite fail instead of landing outside the vault.
+ */
+function writeOver(absPath: string, text: string, expected: Buffer, rt: Runtime, linkFreeFrom: string): void {
   const dir = dirname(absPath);
+  const linked = () => {
+    if (linkOnPath(linkFreeFrom, dir) !== undefined) {
+      throw new VaultError('symlink-refused', `a folder on the path of ${basename(absPath)} is a symbolic link; nothing was written`, { rule: 'never follow symbolic links', hint: 'replace the link with a real folder (see vault doctor)' });
+    }
+  };
+  linked();
   const st = lstatSync(absPath);
+  if (!st.isFile()) throw new VaultError('symlink-refused', `${basename(absPath)} is not a regular file; nothing was written`, { rule: 'never follow symbolic links', hint: 'see vault doctor' });
   const tmp = join(dir, `.ecc-memory-fmt-${rt.randomHex(8)}.tmp`);
   let fd: number | undefined;
+  let created = false;
   try {
     fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, st.mode & 0o777);
+    created = true;
+    const ino = fstatSync(fd).ino;
     const buf = Buffer.from(text, 'utf8');
     let off = 0;
     while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
@@ -185,6 +255,9 @@ function writeOver(absPath: string, text: string, expected: Buffer, rt: Runtime)
     if (!now.ok || !now.bytes.equals(expected)) {
       throw new VaultError('io-error', `${basename(absPath)} changed while it was being formatted; nothing was written`, { hint: 'run vault fmt again' });
     }
+    linked();
+    const tmpSt = lstatSync(tmp);
+    if (!tmpSt.isFile() || tmpSt.ino !== ino) throw new VaultError('symlink-refused', `the folder of ${basename(absPath)} changed while it was being formatted; nothing was written`, { hint: 'run vault doctor' });
     renameSync(tmp, absPath);
     try {
       const dfd = openSync(dir, constants.O_RDONLY);
@@ -201,10 +274,12 @@ function writeOver(absPath: string, text: string, expected: Buffer, rt: Runtime)
     throw new VaultError('io-error', `cannot rewrite ${basename(absPath)} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { hint: 'check the folder permissions', cause: err });
   } finally {
     if (fd !== undefined) closeSync(fd);
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* renamed or never created */
+    if (created) {
+      try {
+        unlinkSync(tmp);
+      } catch {
+        /* renamed */
+      }
     }
   }
 }
@@ -231,7 +306,7 @@ export function fmtMemories(roots: VaultRoots, paths: readonly string[], rt: Run
       files.push({ ...t.refused, path: shown });
       continue;
     }
-    files.push(formatMemoryFile(t.abs, shown, rt, Boolean(options.check)));
+    files.push(formatMemoryFile(t.abs, shown, rt, Boolean(options.check), t.linkFreeFrom));
   }
   const counts: Record<FmtStatus, number> = { unchanged: 0, formatted: 0, 'would-format': 0, refused: 0 };
   for (const f of files) counts[f.status]++;

@@ -52,8 +52,8 @@ export function backlinksOf(id: string, entries: readonly ScanEntry[]): Backlink
  * Finds one memory by id, fail-closed.
  *
  * Order of answers: an invalid id is refused; an incomplete scan (limits hit, unreadable
- * folders, invalid files in the scanned scopes) answers `read-incomplete` before any
- * found/not-found decision; two files with the id answer `ambiguous`; none answers `not-found`.
+ * folders, invalid files in the scanned scopes, a skipped symlink named `<id>.md`) answers
+ * `read-incomplete` before any found/not-found decision; two files with the id answer `ambiguous`; none answers `not-found`.
  *
  * @param roots the vault's roots
  * @param id the memory id
@@ -73,6 +73,15 @@ export function readFromScan(scan: ScanResult, id: string): ReadResult {
     throw new VaultError('read-incomplete', `memory lookup is incomplete: ${why}`, {
       rule: 'fail-closed reads',
       hint: 'run `vault doctor` and fix the reported files; a memory cannot be declared missing while the vault is not fully readable',
+    });
+  }
+  // A skipped symlink named <id>.md may be this very memory: it was never read, so neither
+  // "found" nor "not found" can be claimed.
+  const linked = scan.symlinks.find((p) => p.slice(p.lastIndexOf('/') + 1) === `${id}.md`);
+  if (linked !== undefined) {
+    throw new VaultError('read-incomplete', `memory lookup is incomplete: ${linked} is a symbolic link, which is never followed`, {
+      rule: 'fail-closed reads',
+      hint: 'replace the link with the real file (see `vault doctor`)',
     });
   }
   const found = scan.entries.filter((e) => e.memory.id === id);

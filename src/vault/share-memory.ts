@@ -4,7 +4,8 @@
  * `scope: team` and every other value unchanged (trust stays "unreviewed"); only then is the
  * project file removed. If any step fails, the project file stays and no team copy is left.
  */
-import { unlinkSync } from 'node:fs';
+import { lstatSync, unlinkSync } from 'node:fs';
+import { dirname, isAbsolute, join, relative, sep } from 'node:path';
 import { LIMITS, type Memory } from '../document/contract.js';
 import { parseMemory } from '../document/parse.js';
 import { serializeMemory } from '../document/serialize.js';
@@ -12,10 +13,32 @@ import { VaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
 import { readFileSafe } from '../scanner/scan-vault.js';
 import { memoryFilePath, vaultRelativePath } from '../store/layout.js';
-import type { VaultRoots } from '../store/roots.js';
+import { guardedDirs, type VaultRoots } from '../store/roots.js';
 import { modesFor, prepareScope, writeFileExclusive } from '../store/write-exclusive.js';
 import { readMemory } from './read-memory.js';
 import { assertNoSecrets } from './save-memory.js';
+
+/** Throws unless every folder from `top` down to `dir` is a real folder (lstat, one component at a time). */
+function assertNoLinkOnPath(top: string, dir: string): void {
+  const rel = relative(top, dir);
+  const parts = rel === '' ? [] : rel.split(sep);
+  let at = top;
+  for (const part of ['', ...parts]) {
+    at = part ? join(at, part) : at;
+    let st;
+    try {
+      st = lstatSync(at);
+    } catch {
+      st = undefined;
+    }
+    if (rel.startsWith('..') || isAbsolute(rel) || !st || st.isSymbolicLink() || !st.isDirectory()) {
+      throw new VaultError('symlink-refused', 'a folder on the path of the project memory is a symbolic link (or not a folder); nothing was moved', {
+        rule: 'never follow symbolic links',
+        hint: 'replace the link with a real folder (see vault doctor)',
+      });
+    }
+  }
+}
 
 /** Result of {@link shareMemory}. */
 export interface ShareResult {
@@ -66,6 +89,10 @@ export async function shareMemory(roots: VaultRoots, id: string, rt: Runtime): P
     if (!now.ok || !now.bytes.equals(before.bytes)) {
       throw new VaultError('io-error', `${found.path} changed while it was being shared; nothing was moved`, { hint: 'run vault share again' });
     }
+    // The file the scan found, in the folder the scan walked: refuse if a folder on the way has
+    // since become a link (unlink would otherwise remove a file outside the vault).
+    assertNoLinkOnPath(guardedDirs(roots, 'project')[0]!, dirname(found.absPath));
+    if (!lstatSync(found.absPath).isFile()) throw new VaultError('symlink-refused', `${found.path} is no longer a regular file; nothing was moved`, { hint: 'run vault doctor' });
     unlinkSync(found.absPath);
   } catch (err) {
     // Roll back: the original stays, the team copy goes, so the id is never claimed twice.

@@ -1,7 +1,8 @@
 /**
  * Builds the hostile corpus vault for doctor tests: the committed files of
  * tests/fixtures/broken/vault plus the cases that must not be committed (symlinks, a FIFO, a 10 MB
- * file, binary and invalid UTF-8 bytes, BOM, CRLF, an oversized body, a wrong project .gitignore).
+ * file, binary and invalid UTF-8 bytes, BOM, CRLF, an oversized body, a wrong project .gitignore,
+ * an invisible character, a team link to a project-only memory).
  */
 import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -48,6 +49,9 @@ export const GENERATED_EXPECTED: Record<string, Array<[string, number | undefine
   'team/notes/mem_link_outside.md': [['symlink', undefined]],
   'team/linked-folder': [['symlink', undefined]],
   'team/notes/a-fifo': [['stray-file', undefined]],
+  'team/notes/mem_invisible.md': [['invisible-characters', 4]],
+  'team/notes/mem_links_local.md': [['team-links-local', 12]],
+  'project/notes/mem_local_only.md': [],
 };
 
 /**
@@ -79,5 +83,11 @@ export function corpusRepo(): string {
   symlinkSync(join(outside, 'secret.md'), join(notes, 'mem_link_outside.md'));
   symlinkSync(join(outside, 'folder'), join(vault, 'team', 'linked-folder'));
   execFileSync('mkfifo', [join(notes, 'a-fifo')]);
+  // hidden text: a zero width space in the title (kept out of the committed fixtures, where an
+  // editor could drop it unseen)
+  writeFileSync(join(notes, 'mem_invisible.md'), memoryText({ id: 'mem_invisible', title: 'Looks\u200b harmless' }));
+  // a team memory linking to a memory that exists only in this clone's project scope
+  writeFileSync(join(vault, 'project', 'notes', 'mem_local_only.md'), memoryText({ id: 'mem_local_only', scope: 'project' }));
+  writeFileSync(join(notes, 'mem_links_local.md'), memoryText({ id: 'mem_links_local', links: ['mem_local_only'] }));
   return repo;
 }

@@ -105,9 +105,18 @@ describe('doctor over the hostile corpus (tests/fixtures/broken)', () => {
     }
     // nothing reported about a file the table does not know
     expect([...got.keys()].filter((p) => !(p in EXPECTED))).toEqual([]);
-    // severities: warnings for formatting, naming, stray, superseded, timestamps, tags
+    // severities: warnings for formatting, naming, stray, superseded, timestamps, tags, hidden text, local links
     const warningCodes = new Set(report.problems.filter((p) => p.severity === 'warning').map((p) => p.code));
-    expect([...warningCodes].sort()).toEqual(['filename-mismatch', 'non-canonical', 'obsidian-tag', 'probably-superseded', 'stray-file', 'updated-before-created']);
+    expect([...warningCodes].sort()).toEqual([
+      'filename-mismatch',
+      'invisible-characters',
+      'non-canonical',
+      'obsidian-tag',
+      'probably-superseded',
+      'stray-file',
+      'team-links-local',
+      'updated-before-created',
+    ]);
     expect(report.counts.errors + report.counts.warnings).toBe(report.problems.length);
 
     for (const out of [r.stdout, (await runCli(['doctor', '--no-index-check'], { cwd: repo, env })).stdout, (await runCli(['doctor', '--format', 'github', '--no-index-check'], { cwd: repo, env })).stdout]) {

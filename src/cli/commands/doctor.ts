@@ -50,15 +50,23 @@ export const doctorCommand = (ctx: CliContext) => ({
           import('../../doctor/repo-path.js'),
           import('../terminal-text.js'),
         ]);
-        ctx.io.stdout(sanitizeTerminalText(formatGithub(report, (p) => repoPathOf(roots, p.path), Boolean(argv.strict))));
+        const text = formatGithub(report, (p) => repoPathOf(roots, p.path), Boolean(argv.strict));
+        // For the Actions runner (not a terminal) the escaped text is exact, so file= names the real
+        // file; on a terminal escape sequences are still removed.
+        ctx.io.stdout(ctx.io.stdoutIsTTY ? sanitizeTerminalText(text) : text);
       } else {
-        const [{ formatText, NO_PAINT }, { sanitizeTerminalText }] = await Promise.all([import('../../doctor/report-format.js'), import('../terminal-text.js')]);
+        const [{ formatText, NO_PAINT }, { sanitizeTerminalText }, { displayName }] = await Promise.all([
+          import('../../doctor/report-format.js'),
+          import('../terminal-text.js'),
+          import('../../doctor/display-name.js'),
+        ]);
         const env = ctx.io.runtime.env;
         const colour = ctx.io.stdoutIsTTY && !env.NO_COLOR && env.TERM !== 'dumb';
         const paint = colour ? (await import('picocolors')).default.createColors(true) : NO_PAINT;
         // One problem, one line: a file name with a line break must not forge another line.
         const oneLine = (t: string) => sanitizeTerminalText(t.replace(/\r\n|\r|\n/g, '⏎').replace(/\t/g, ' '));
-        ctx.io.stdout(formatText(report, paint, oneLine, Boolean(argv.strict)));
+        // A file name that needed cleaning is shown JSON-quoted, so two names never print the same.
+        ctx.io.stdout(formatText(report, paint, oneLine, Boolean(argv.strict), displayName));
       }
       return report.ok ? EXIT.ok : EXIT.findings;
     }),

@@ -22,7 +22,7 @@ export const fmtCommand = (ctx: CliContext) => ({
       .example('$0 fmt team/decisions/mem_x.md', 'fix one file'),
   handler: (argv: FmtArgs) =>
     runCommand(ctx, argv, async () => {
-      const { fmtMemories } = await import('../../vault/fmt-memory.js');
+      const [{ fmtMemories }, { displayName }] = await Promise.all([import('../../vault/fmt-memory.js'), import('../../doctor/display-name.js')]);
       const roots = await rootsFor(ctx, argv);
       const check = Boolean(argv.check);
       const result = fmtMemories(roots, (argv.paths ?? []).map(String), ctx.io.runtime, { check, ...(argv.scope?.length ? { scopes: argv.scope } : {}) });
@@ -30,8 +30,8 @@ export const fmtCommand = (ctx: CliContext) => ({
       if (argv.json) {
         printJson(ctx, { check, ...result });
       } else {
-        const oneLine = (t: string) => t.replace(/\r\n|\r|\n/g, '⏎').replace(/\t/g, ' ');
-        for (const f of result.files.map((x) => ({ ...x, path: oneLine(x.path) }))) {
+        // A file name that needs cleaning is shown JSON-quoted, escapes visible (never merged with another name).
+        for (const f of result.files.map((x) => ({ ...x, path: displayName(x.path) }))) {
           if (f.status === 'formatted') printText(ctx, `formatted     ${f.path} (${f.reasons?.join(', ')})`);
           else if (f.status === 'would-format') printText(ctx, `would format  ${f.path} (${f.reasons?.join(', ')})`);
           else if (f.status === 'refused') printText(ctx, `refused       ${f.path}${f.line ? `:${f.line}` : ''}: ${f.message} [${f.code}]`);
