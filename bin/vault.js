@@ -4,7 +4,7 @@
 const argv = process.argv.slice(2);
 if (argv[0] === 'hook' && !argv.includes('--help') && !argv.includes('-h')) {
   try {
-    const { runHookProcess } = await import('../dist/hooks/hook-main.js');
+    const { runHookProcess } = await import('../dist/hooks/hook-bundle.js');
     process.exitCode = await runHookProcess(argv);
   } catch {
     process.exitCode = 0; // even a broken installation must never fail the agent

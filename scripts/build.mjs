@@ -26,6 +26,18 @@ await build({
   sourcemap: 'linked',
   logLevel: 'warning',
 });
+// `vault hook ...` runs inside an agent's turn: one bundled file for it (no module graph to
+// resolve at start-up; measured ~20 ms faster than loading the modules one by one).
+await build({
+  entryPoints: ['src/hooks/hook-main.ts'],
+  outfile: `${tmp}/hooks/hook-bundle.js`,
+  bundle: true,
+  packages: 'external',
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  logLevel: 'warning',
+});
 const old = `dist.old-${process.pid}`;
 for (let attempt = 0; ; attempt++) {
   try {
