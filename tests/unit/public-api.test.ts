@@ -9,24 +9,30 @@ import { REPO } from '../helpers.js';
 
 /** Values exported at run time. */
 const VALUES = [
-  'DOCTOR_RULES', 'EXIT', 'FIELD_ORDER', 'KINDS', 'LIMITS', 'SCHEMA_VERSION', 'SCOPES', 'STATUSES',
-  'VaultError', 'backlinksOf', 'buildMemory', 'checkFrontmatter', 'doctorSummaryLine', 'findSecretShapes',
-  'findSimilarMemories', 'fmtMemories', 'foldText', 'formatDoctorGithub', 'formatDoctorText',
-  'formatMemoryFile', 'generateMemoryId', 'indexStatus', 'initVault', 'isVaultError', 'linkedIds',
-  'nodeRuntime', 'parseMemory', 'readMemory', 'rebuildIndex', 'redactSecretShapes', 'refreshIndex',
-  'resolveRoots', 'runDoctor', 'saveMemory', 'scanDocumentForSecrets', 'scanVault', 'schemaAccepts',
-  'searchMemories', 'serializeMemory', 'shareMemory', 'tokenizeText', 'walkVault',
+  'DEFAULT_TRANSCRIPT_MAX_BYTES', 'EXIT', 'FIELD_ORDER', 'HARNESSES', 'HISTORICAL_MARKER', 'KINDS', 'LIMITS',
+  'SCHEMA_VERSION', 'SCOPES', 'SNAPSHOT_END', 'SNAPSHOT_FILE', 'SNAPSHOT_MARKER', 'STATUSES', 'VaultError',
+  'backlinksOf', 'buildInjectionText', 'buildMemory', 'checkFrontmatter', 'checkTranscriptPath',
+  'deriveShortId', 'discoverSnapshot', 'doctorSummaryLine', 'findSecretShapes', 'findSimilarMemories',
+  'fmtMemories', 'foldText', 'formatDoctorGithub', 'formatDoctorText', 'formatMemoryFile', 'generateMemoryId',
+  'handoffBodyFromSnapshot', 'indexStatus', 'initVault', 'isVaultError', 'linkedIds', 'listSnapshots',
+  'loadSnapshot', 'mergeSnapshots', 'nodeRuntime', 'parseMemory', 'parseSnapshot', 'prepareSessionStart',
+  'readMemory', 'readTranscript', 'rebuildIndex', 'recordSession', 'redactSecretShapes', 'refreshIndex',
+  'renderSnapshot', 'resolveRoots', 'resolveSessionsDir', 'runDoctor', 'sanitizeShortId', 'saveMemory',
+  'scanDocumentForSecrets', 'scanVault', 'schemaAccepts', 'searchMemories', 'serializeMemory', 'shareMemory',
+  'snapshotFromSummary', 'tokenizeText', 'updateSnapshot', 'walkVault',
 ];
 
 /** Type-only exports (erased at run time). */
 const TYPES = [
-  'Backlink', 'DoctorCounts', 'DoctorOptions', 'DoctorReport', 'FmtFileResult', 'FmtOptions', 'FmtResult',
-  'FmtStatus', 'Frontmatter', 'IndexMaintenanceOptions', 'IndexStatus', 'InitResult', 'InvalidFile', 'Kind',
-  'Memory', 'NonCanonicalReason', 'ParsedMemory', 'Problem', 'ProblemCode', 'ReadResult', 'RootOptions',
-  'Runtime', 'SaveInput', 'SaveResult', 'ScanEntry', 'ScanOptions', 'ScanResult', 'Scope',
+  'Backlink', 'Discovery', 'DoctorCounts', 'DoctorOptions', 'DoctorReport', 'FmtFileResult', 'FmtOptions',
+  'FmtResult', 'FmtStatus', 'Frontmatter', 'Harness', 'IndexMaintenanceOptions', 'IndexStatus', 'InitResult',
+  'InvalidFile', 'Kind', 'Memory', 'MemoryPointer', 'NonCanonicalReason', 'ParsedMemory', 'Problem',
+  'ProblemCode', 'ReadResult', 'ReadTranscriptOptions', 'RecordEvent', 'RecordInput', 'RecordOutcome',
+  'RootOptions', 'Runtime', 'SaveInput', 'SaveResult', 'ScanEntry', 'ScanOptions', 'ScanResult', 'Scope',
   'ScopeIndexStatus', 'SearchDiagnostics', 'SearchHit', 'SearchInvalidFile', 'SearchOptions',
-  'SearchResponse', 'SecretFinding', 'Severity', 'ShareResult', 'SimilarMemory', 'Status', 'VaultErrorCode',
-  'VaultRoots',
+  'SearchResponse', 'SecretFinding', 'SessionSnapshot', 'Severity', 'ShareResult', 'SimilarMemory',
+  'SnapshotFile', 'StartInput', 'StartOutcome', 'Status', 'TranscriptPathProblem', 'TranscriptSummary',
+  'UpdateResult', 'VaultErrorCode', 'VaultRoots',
 ];
 
 /** Names in `export { a, type B, c as d } from '…'` and `export type { … }` statements. */
