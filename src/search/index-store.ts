@@ -5,8 +5,8 @@
  * "absent" and is rebuilt, never trusted.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { KINDS, SCHEMA_VERSION, STATUSES, kindFolder, type Scope } from '../document/contract.js';
 import { BUCKET_COUNT, FIELDS, INDEX_FORMAT_VERSION, bucketFileName, type DocRecord, type IndexEntry, type IndexState, type InvalidRecord, type StoredDocs } from './index-format.js';
 
@@ -19,9 +19,31 @@ function tempName(): string {
   return `.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
 }
 
-/** Creates the index folder and its self-ignoring `.gitignore`. */
+/**
+ * Refuses an index folder reached through a symbolic link: the folder itself, its parent and
+ * grandparent (`<git dir>/ecc-memory-index/<scope>`, `<vault>/.index/<scope>`,
+ * `~/.ecc/memory/.index`) must be real folders or not exist yet. A linked index would let
+ * index writes and clean-ups land outside the vault, and let planted index files feed search.
+ *
+ * @throws Error when a component is a symbolic link
+ */
+export function assertIndexDirUnlinked(dir: string): void {
+  let p = dir;
+  for (let level = 0; level < 3; level++) {
+    try {
+      if (lstatSync(p).isSymbolicLink()) throw new Error(`index folder path contains a symbolic link: ${p}`);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+    }
+    p = dirname(p);
+  }
+}
+
+/** Creates the index folder and its self-ignoring `.gitignore`. @throws Error for a linked path */
 export function ensureIndexDir(dir: string): void {
+  assertIndexDirUnlinked(dir);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
+  assertIndexDirUnlinked(dir);
   try {
     statSync(join(dir, '.gitignore'));
   } catch {
@@ -32,6 +54,7 @@ export function ensureIndexDir(dir: string): void {
 /** Writes a file atomically (temp + fsync + rename). Returns the file's mtime (the file system's clock). */
 export function writeAtomic(target: string, text: string): number {
   const dir = join(target, '..');
+  assertIndexDirUnlinked(dir);
   const tmp = join(dir, tempName());
   const fd = openSync(tmp, 'wx', 0o600);
   let mtime: number;
@@ -67,6 +90,11 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 export function readState(dir: string, scope: Scope, root: string): { state: IndexState; mtime: number } {
   let text: string;
   let mtime: number;
+  try {
+    assertIndexDirUnlinked(dir);
+  } catch (err) {
+    throw new IndexUnusable((err as Error).message);
+  }
   try {
     text = readFileSync(join(dir, 'state.json'), 'utf8');
     mtime = statSync(join(dir, 'state.json')).mtimeMs;
@@ -225,6 +253,7 @@ export function newGeneration(): string {
  * The generation just replaced is touched so its grace period starts now.
  */
 export function cleanIndexDir(dir: string, keep: string, replaced: string | undefined, now: number, graceMs = 60_000): void {
+  assertIndexDirUnlinked(dir);
   if (replaced && replaced !== keep) {
     try {
       const t = new Date(now);

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, renameSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';
@@ -45,5 +45,18 @@ describe('CLI hardening found by hostile-input testing', () => {
     expect(again.code).toBe(5);
     expect(again.stderr).toMatch(/team\/notes\/archive\/mem_dup_anywhere\.md/);
     expect(existsSync(join(notes, 'mem_dup_anywhere.md'))).toBe(false);
+  });
+
+  it('search never writes or reads its index through a symlinked index folder, and still answers', async () => {
+    const dir = tempDir(); // no .git: the index lives in <vault>/.index
+    const env = cliEnv();
+    expect((await runCli(['save', '--scope', 'team', '--title', 'redis sessions', '--body', 'we use redis'], { cwd: dir, env })).code).toBe(0);
+    const outside = tempDir();
+    rmSync(join(dir, '.ecc/memory/.index'), { recursive: true, force: true });
+    symlinkSync(outside, join(dir, '.ecc/memory/.index'));
+    const r = await runCli(['search', 'redis', '--json'], { cwd: dir, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).results.map((x: { title: string }) => x.title)).toEqual(['redis sessions']);
+    expect(readdirSync(outside)).toEqual([]);
   });
 });
