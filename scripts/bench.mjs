@@ -15,6 +15,21 @@ const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefi
 const modules = readdirSync(join(here, 'bench')).filter((f) => f.endsWith('.mjs')).sort().filter((f) => !only || f.includes(only));
 
 const sections = [];
+const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB RAM, Node.js ${process.version}, ${process.platform}`;
+function writeDoc(final) {
+  const doc = [
+    '# Benchmarks',
+    '',
+    `Measured by \`npm run bench${quick ? ' -- --quick' : ''}\` on ${new Date().toISOString().slice(0, 10)}; machine: ${machine}.`,
+    'Numbers are from one real run of the script; re-run it to reproduce. Nothing here is edited by hand.',
+    ...(final ? [] : ['', `(Partial: the run stopped after ${sections.length} of ${modules.length} modules.)`]),
+    '',
+    ...sections.flatMap((s) => [`## ${s.title}`, '', s.markdown.trim(), '']),
+  ].join('\n');
+  if (!only) writeFileSync(join(here, '..', 'docs', 'benchmarks.md'), doc);
+  return doc;
+}
+
 for (const file of modules) {
   console.error(`bench: ${file} ...`);
   const mod = await import(pathToFileURL(join(here, 'bench', file)).href);
@@ -22,20 +37,9 @@ for (const file of modules) {
   const result = await mod.run({ quick });
   console.error(`bench: ${file} done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   sections.push(result);
+  writeDoc(sections.length === modules.length);
 }
 
-const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB RAM, Node.js ${process.version}, ${process.platform}`;
-const doc = [
-  '# Benchmarks',
-  '',
-  `Measured by \`npm run bench${quick ? ' -- --quick' : ''}\` on ${new Date().toISOString().slice(0, 10)}; machine: ${machine}.`,
-  'Numbers are from one real run of the script; re-run it to reproduce. Nothing here is edited by hand.',
-  '',
-  ...sections.flatMap((s) => [`## ${s.title}`, '', s.markdown.trim(), '']),
-].join('\n');
-if (!only) {
-  writeFileSync(join(here, '..', 'docs', 'benchmarks.md'), doc);
-  console.error('bench: wrote docs/benchmarks.md');
-} else {
-  process.stdout.write(doc);
-}
+const doc = writeDoc(true);
+if (!only) console.error('bench: wrote docs/benchmarks.md');
+else process.stdout.write(doc);

@@ -32,9 +32,9 @@ async function makeVault(root, n) {
     const memory = {
       schema: 'ecc.memory.v1', id, title: `Memory ${i}: ${WORDS[i % WORDS.length]} ${WORDS[(i * 3) % WORDS.length]}`, kind, scope,
       trust: 'unreviewed', status: 'active', sourceHarness: 'claude', targetHarnesses: ['all'],
-      tags: [WORDS[i % WORDS.length], `t${i % 50}`], links: i >= 4 && i % 3 === 0 ? [ids[i - 4]] : [], // same scope (i % 4 picks the scope): team links never point at local memories
+      tags: [WORDS[i % WORDS.length], `t${i % 50}`], links: i >= 4 && i % 3 === 0 ? [ids[i - 4]] : [], // same scope (i % 4 picks the scope), other kind (i % 8): no team→local link, no "probably superseded"
       createdAt: at, updatedAt: at,
-      body: `${words}.\n\nSee [[${ids[i - 8] ?? id}]] for context.\n\n- step one\n- step two`,
+      body: `${words}.\n\nSee [[${ids[i - 4] ?? id}]] for context.\n\n- step one\n- step two`,
     };
     ids.push(id);
     const text = serializeMemory(memory);
