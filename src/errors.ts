@@ -5,9 +5,8 @@
  * scan diagnostics) are values, not errors.
  */
 
-/** Stable error codes. Never rename one: scripts and MCP clients match on them. */
-export type VaultErrorCode =
-  // document (parse / validate one memory file)
+/** Codes of a document that cannot be parsed or validated (also doctor problem codes). */
+export type DocumentErrorCode =
   | 'invalid-utf8'
   | 'document-too-large'
   | 'missing-frontmatter'
@@ -22,7 +21,12 @@ export type VaultErrorCode =
   | 'missing-field'
   | 'invalid-field'
   | 'invalid-body'
-  | 'body-too-large'
+  | 'body-too-large';
+
+/** Stable error codes. Never rename one: scripts and MCP clients match on them. */
+export type VaultErrorCode =
+  // document (parse / validate one memory file)
+  | DocumentErrorCode
   // writes
   | 'suspected-secret'
   | 'already-exists'

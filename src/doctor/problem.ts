@@ -4,6 +4,7 @@
  * Messages never quote file content: they name fields, rules, ids and line numbers only.
  */
 import type { Scope } from '../document/contract.js';
+import type { DocumentErrorCode } from '../errors.js';
 
 /** How bad a finding is. `error` fails `vault doctor`; `warning` fails it with `--strict`. */
 export type Severity = 'error' | 'warning' | 'info';
@@ -13,21 +14,7 @@ export type Severity = 'error' | 'warning' | 'info';
  * Parse failures use the document error codes (`invalid-field`, `unclosed-frontmatter`, ...).
  */
 export type ProblemCode =
-  | 'invalid-utf8'
-  | 'document-too-large'
-  | 'missing-frontmatter'
-  | 'frontmatter-language'
-  | 'unclosed-frontmatter'
-  | 'invalid-frontmatter'
-  | 'yaml-alias'
-  | 'yaml-tag'
-  | 'frontmatter-not-object'
-  | 'unknown-field'
-  | 'duplicate-field'
-  | 'missing-field'
-  | 'invalid-field'
-  | 'invalid-body'
-  | 'body-too-large'
+  | DocumentErrorCode
   | 'unreadable'
   | 'second-frontmatter'
   | 'merge-conflict'
