@@ -180,7 +180,8 @@ export function walkVault(roots: VaultRoots, scopes: readonly Scope[], limits: S
         stopped = true;
         return;
       }
-      const abs = join(dir, d.name);
+      // readdir names never contain a separator or . / ..: concatenation is join() without the normalising cost
+      const abs = dir.endsWith(sep) ? dir + d.name : dir + sep + d.name;
       if (d.name.startsWith('.')) {
         if (d.isSymbolicLink()) result.symlinks.push(toVaultPath(scope, root, abs));
         else if (!(depth === 0 && d.name === '.gitignore' && scope === 'project')) result.hiddenSkipped++;
@@ -199,7 +200,9 @@ export function walkVault(roots: VaultRoots, scopes: readonly Scope[], limits: S
         continue;
       }
       if (d.isFile() && d.name.endsWith('.md')) {
-        if (onFile({ scope, path: toVaultPath(scope, root, abs), absPath: abs, segments: [...segments, d.name] }) === false) stopped = true;
+        // the hot path of every search's freshness check: the vault path from the segments, no path.relative
+        const segs = [...segments, d.name];
+        if (onFile({ scope, path: `${scope}/${segs.join('/')}`, absPath: abs, segments: segs }) === false) stopped = true;
         continue;
       }
       result.strays.push(toVaultPath(scope, root, abs));
