@@ -1,6 +1,10 @@
 #!/usr/bin/env node
 // Thin shim: process → main(argv, io) → process.exitCode.
 // `vault hook ...` skips yargs and loads only the hook runner, so lifecycle hooks start fast.
+// `vault search ...` and `vault read ...` start from a lean entry without yargs; it answers
+// undefined (having printed nothing) for any argument form it does not handle exactly like
+// yargs, and the full CLI runs instead. ECC_VAULT_CLI=full always runs the full CLI (tests
+// compare both paths with it).
 const argv = process.argv.slice(2);
 if (argv[0] === 'hook' && !argv.includes('--help') && !argv.includes('-h')) {
   try {
@@ -10,6 +14,14 @@ if (argv[0] === 'hook' && !argv.includes('--help') && !argv.includes('-h')) {
     process.exitCode = 0; // even a broken installation must never fail the agent
   }
 } else {
-  const { runCli } = await import('../dist/cli/node-io.js');
-  process.exitCode = await runCli(argv);
+  let code;
+  if ((argv[0] === 'search' || argv[0] === 'read') && process.env.ECC_VAULT_CLI !== 'full') {
+    const { runLeanCli } = await import('../dist/cli/lean/lean-main.js');
+    code = await runLeanCli(argv);
+  }
+  if (code === undefined) {
+    const { runCli } = await import('../dist/cli/node-io.js');
+    code = await runCli(argv);
+  }
+  process.exitCode = code;
 }

@@ -38,6 +38,21 @@ await build({
   target: 'node20',
   logLevel: 'warning',
 });
+// `vault search` and `vault read` start from a lean entry without yargs (src/cli/lean-main.ts),
+// bundled the same way; code splitting keeps each lazy `import()` (the search engine, the
+// reader) in its own chunk, so a run loads only what its command needs.
+await build({
+  entryPoints: { 'lean-main': 'src/cli/lean-main.ts' },
+  outdir: `${tmp}/cli/lean`,
+  chunkNames: 'chunk-[hash]',
+  bundle: true,
+  splitting: true,
+  packages: 'external',
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  logLevel: 'warning',
+});
 const old = `dist.old-${process.pid}`;
 for (let attempt = 0; ; attempt++) {
   try {

@@ -34,6 +34,10 @@ export interface GlobalArgs {
 
 /** Resolves the vault roots from global flags and the environment. */
 export async function rootsFor(ctx: CliContext, argv: GlobalArgs): Promise<VaultRoots> {
+  // yargs turns a repeated string flag into an array
+  for (const flag of ['root', 'user-root'] as const) {
+    if (Array.isArray(argv[flag])) usageError(`--${flag} may be given only once`);
+  }
   const { resolveRoots } = await import('../store/roots.js');
   return resolveRoots(ctx.io.runtime, { root: argv.root, userRoot: argv['user-root'] });
 }

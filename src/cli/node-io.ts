@@ -1,45 +1,9 @@
 /**
- * The Node.js process adapter of the CLI: real streams, real environment.
+ * Process entry of the full (yargs) CLI: real streams, real environment (see process-io.ts).
  */
-import { nodeRuntime } from '../io/runtime.js';
-import type { CliIo } from './context.js';
+import { ignoreClosedPipes, nodeCliIo } from './process-io.js';
 
-/** Reads stdin to the end, stopping after `maxBytes` (the caller treats that many as too large). */
-async function readStdin(maxBytes: number): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let total = 0;
-  for await (const chunk of process.stdin) {
-    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string);
-    chunks.push(buf);
-    total += buf.length;
-    if (total >= maxBytes) break;
-  }
-  return Buffer.concat(chunks).subarray(0, maxBytes);
-}
-
-/** The CLI's io for this process. */
-export function nodeCliIo(): CliIo {
-  return {
-    stdout: (t) => process.stdout.write(t),
-    stderr: (t) => process.stderr.write(t),
-    readStdin,
-    stdoutIsTTY: Boolean(process.stdout.isTTY),
-    runtime: nodeRuntime(),
-  };
-}
-
-/**
- * A reader that went away (`vault read ID | head -1`) is not an error of ours: stop writing
- * quietly instead of dying with an unhandled EPIPE stack trace.
- */
-function ignoreClosedPipes(): void {
-  for (const stream of [process.stdout, process.stderr]) {
-    stream.on('error', (err: NodeJS.ErrnoException) => {
-      if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-      throw err;
-    });
-  }
-}
+export { nodeCliIo };
 
 /** Runs the CLI for this process and returns the exit code. */
 export async function runCli(argv: string[]): Promise<number> {

@@ -1,0 +1,46 @@
+/**
+ * The body of `vault read`, free of yargs: shared by the yargs command (commands/read.ts) and
+ * the lean start-up path (cli/lean-main.ts), so both print byte-identical output.
+ */
+import type { Scope } from '../../document/contract.js';
+import { printJson, printText, rootsFor, type CliContext, type GlobalArgs } from '../context.js';
+
+/** Allowed `--scope` values of `vault read`, in the order the help text lists them. */
+export const READ_SCOPE_CHOICES: readonly Scope[] = ['team', 'project', 'user'];
+
+/** Parsed arguments of `vault read`, shaped as yargs delivers them. */
+export interface ReadArgs extends GlobalArgs {
+  id: string;
+  scope?: Scope[];
+}
+
+/**
+ * Reads one memory (fail-closed, see `readMemory`) and prints it: JSON with `--json`, otherwise
+ * a header, the body and the memories that link to it, with terminal control characters removed.
+ *
+ * @throws VaultError `not-found`, `ambiguous`, `read-incomplete`, `invalid-input` (a malformed id)
+ */
+export async function runRead(ctx: CliContext, argv: ReadArgs): Promise<void> {
+  const { readMemory } = await import('../../vault/read-memory.js');
+  const roots = await rootsFor(ctx, argv);
+  const scopes = argv.scope?.length ? [...new Set(argv.scope)] : (['project', 'team'] as Scope[]);
+  const r = readMemory(roots, String(argv.id), { scopes });
+  if (argv.json) {
+    printJson(ctx, { ...r.memory, path: r.path, canonical: r.canonical, backlinks: r.backlinks });
+    return;
+  }
+  const m = r.memory;
+  printText(ctx, `${m.title}`);
+  printText(ctx, `${m.id} · ${m.kind} · ${m.scope} · ${m.status} · ${m.trust}`);
+  printText(ctx, `path: ${r.path}`);
+  if (m.tags.length) printText(ctx, `tags: ${m.tags.join(', ')}`);
+  if (m.links.length) printText(ctx, `links: ${m.links.join(', ')}`);
+  printText(ctx, `from ${m.sourceHarness} for ${m.targetHarnesses.join(', ')} · created ${m.createdAt} · updated ${m.updatedAt}`);
+  printText(ctx, '');
+  printText(ctx, m.body);
+  if (r.backlinks.length) {
+    printText(ctx, '');
+    printText(ctx, 'linked from:');
+    for (const b of r.backlinks) printText(ctx, `  ${b.id}  ${b.title} (${b.kind}, ${b.status})`);
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * The body of `vault search`, free of yargs: shared by the yargs command (commands/search.ts)
+ * and the lean start-up path (cli/lean-main.ts), so both print byte-identical output.
+ */
+import type { Kind, Scope, Status } from '../../document/contract.js';
+import { printJson, rootsFor, usageError, type CliContext, type GlobalArgs } from '../context.js';
+
+/** Allowed `--scope` values of `vault search`, in the order the help text lists them. */
+export const SEARCH_SCOPE_CHOICES: readonly Scope[] = ['project', 'team', 'user'];
+/** Allowed `--kind` values (the contract's kinds). */
+export const SEARCH_KIND_CHOICES: readonly Kind[] = ['context', 'decision', 'fact', 'handoff', 'lesson', 'note', 'preference', 'runbook'];
+/** Allowed `--status` values. */
+export const SEARCH_STATUS_CHOICES: readonly Status[] = ['active', 'rejected', 'superseded'];
+
+/**
+ * Parsed arguments of `vault search`, shaped as yargs delivers them (kebab-case keys). A
+ * single-value flag given twice arrives as an array, which {@link runSearch} refuses.
+ */
+export interface SearchArgs extends GlobalArgs {
+  query?: string[];
+  scope?: Scope[];
+  kind?: Kind[];
+  tag?: string[];
+  status?: Status[];
+  'target-harness'?: string;
+  since?: string;
+  until?: string;
+  limit?: number;
+}
+
+/**
+ * Runs one search and prints the result: JSON with `--json`, otherwise numbered hits (bold
+ * titles and marked terms on a colour terminal) and warnings about invalid files, skipped
+ * links and an incomplete read on stderr.
+ *
+ * @throws VaultError `usage` for a repeated single-value flag or a non-numeric `--limit`;
+ *   whatever `searchMemories` throws (invalid filter values, unreadable vault)
+ */
+export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void> {
+  for (const flag of ['target-harness', 'since', 'until', 'limit'] as const) {
+    if (Array.isArray(argv[flag])) usageError(`--${flag} may be given only once`);
+  }
+  if (argv.limit !== undefined && Number.isNaN(argv.limit)) usageError('--limit must be a number from 1 to 100');
+  const { searchMemories } = await import('../../search/search-memories.js');
+  const roots = await rootsFor(ctx, argv);
+  const query = (argv.query ?? []).map(String).join(' ');
+  const response = await searchMemories(roots, query, {
+    scopes: argv.scope?.length ? argv.scope : undefined,
+    kinds: argv.kind,
+    tags: argv.tag,
+    statuses: argv.status?.length ? argv.status : undefined,
+    targetHarness: argv['target-harness'],
+    since: argv.since,
+    until: argv.until,
+    limit: argv.limit,
+  });
+  if (argv.json) {
+    printJson(ctx, response);
+    return;
+  }
+  const [{ sanitizeTerminalText: clean }, { markTerms }, { tokenizeQuery }] = await Promise.all([import('../terminal-text.js'), import('../../search/excerpt.js'), import('../../search/tokenizer.js')]);
+  const env = ctx.io.runtime.env;
+  const tty = ctx.io.stdoutIsTTY && !env.NO_COLOR && env.TERM !== 'dumb';
+  const pc = tty ? (await import('picocolors')).default.createColors(true) : undefined;
+  const terms = tokenizeQuery(query);
+  const lines: string[] = [];
+  response.results.forEach((h, i) => {
+    const title = clean(h.title);
+    const excerpt = clean(h.excerpt);
+    lines.push(`${i + 1}. ${pc ? pc.bold(title) : title}`);
+    const meta = [h.id, h.kind, h.scope, h.status !== 'active' ? h.status : '', h.updatedAt.slice(0, 10), query.trim() ? `score ${h.score}` : '', h.tags.length ? h.tags.map((t) => `#${t}`).join(' ') : ''].filter(Boolean).join(' · ');
+    lines.push(`   ${pc ? pc.dim(clean(meta)) : clean(meta)}`);
+    lines.push(`   ${clean(h.path)}`);
+    lines.push(`   ${pc ? markTerms(excerpt, terms, (w) => pc.bold(pc.yellow(w))) : excerpt}`);
+  });
+  const shown = response.results.length;
+  lines.push(shown === 0 ? (query.trim() ? `no memories match "${clean(query)}"` : 'no memories') : `${shown} of ${response.total} ${response.total === 1 ? 'memory' : 'memories'}`);
+  ctx.io.stdout(`${lines.join('\n')}\n`);
+  const d = response.diagnostics;
+  if (d.invalidFiles.length) ctx.io.stderr(`warning: ${d.invalidFiles.length} invalid file(s) not searched (first: ${clean(d.invalidFiles[0]!.path)}: ${clean(d.invalidFiles[0]!.message)}); run \`vault doctor\`\n`);
+  if (d.skippedSymlinks.length) ctx.io.stderr(`warning: ${d.skippedSymlinks.length} symbolic link(s) skipped\n`);
+  if (!d.complete) ctx.io.stderr(`warning: the vault could not be read completely: ${clean(d.incompleteReasons.join('; '))}\n`);
+}
