@@ -4,7 +4,7 @@
  * number says where to look). Lines are computed here from the text, independently of the
  * parser, so they are exact for every error kind (1-based, line 1 = the opening `---`).
  */
-import YAML from 'yaml';
+import { createRequire } from 'node:module';
 import { FIELD_ORDER } from '../document/contract.js';
 import type { VaultError } from '../errors.js';
 
@@ -88,6 +88,8 @@ function yamlError(l: Layout): { code: string; line: number } | undefined {
   if (l.closing === -1) return undefined;
   const block = l.lines.slice(1, l.closing).join('\n');
   try {
+    // loaded only when a file fails to parse: the scanner's module graph (every search) stays light
+    const YAML = createRequire(import.meta.url)('yaml') as typeof import('yaml');
     const doc = YAML.parseDocument(block, { version: '1.2', schema: 'core', uniqueKeys: true, merge: false, strict: true, prettyErrors: true });
     const e = doc.errors[0];
     if (!e) return undefined;

@@ -3,7 +3,7 @@
  * symbolic link, never enters hidden folders, never throws for a malformed file, and never puts
  * raw file content into a diagnostic. Bounded (files, depth, bytes) and says when a bound was hit.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, type Dirent } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, type Dirent, type Stats } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { kindFolder, kindOfFolder, LIMITS, SCOPES, type Memory, type Scope } from '../document/contract.js';
 import type { NonCanonicalReason } from '../document/parse.js';
@@ -115,6 +115,9 @@ export interface WalkedFile {
   absPath: string;
   /** path segments below the scope root */
   segments: string[];
+  /** size in bytes and mtime in ms, from the walk's own lstat (only when the walk was asked to stat) */
+  size?: number;
+  mtimeMs?: number;
 }
 
 /** Callbacks and results of {@link walkVault}. */
@@ -147,8 +150,11 @@ function toVaultPath(scope: Scope, root: string, abs: string): string {
  * Entries are visited in sorted order (code points) for stable output.
  *
  * @param onFile called for every regular, non-hidden `*.md` file; return false to stop the walk
+ * @param options.stat classify every entry with its own lstat instead of the listing's file
+ *   types, and hand each file's size and mtime to `onFile` (one system call per file in total:
+ *   the search index's freshness check); an entry gone before its lstat is skipped
  */
-export function walkVault(roots: VaultRoots, scopes: readonly Scope[], limits: ScanLimits, onFile: (f: WalkedFile) => boolean | void): WalkResult {
+export function walkVault(roots: VaultRoots, scopes: readonly Scope[], limits: ScanLimits, onFile: (f: WalkedFile) => boolean | void, options: { stat?: boolean } = {}): WalkResult {
   const result: WalkResult = { symlinks: [], strays: [], hiddenSkipped: 0, editorFiles: [], complete: true, incompleteReasons: [] };
   let visited = 0;
   let stopped = false;
@@ -163,28 +169,35 @@ export function walkVault(roots: VaultRoots, scopes: readonly Scope[], limits: S
       incomplete(`folder deeper than ${limits.maxDepth} levels not scanned: ${toVaultPath(scope, root, dir)}`);
       return;
     }
-    let names: Dirent[];
+    let names: Array<Dirent | string>;
     try {
-      names = readdirSync(dir, { withFileTypes: true });
+      names = options.stat ? readdirSync(dir) : readdirSync(dir, { withFileTypes: true });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' && depth === 0) return; // a missing vault is an empty vault
       incomplete(`folder could not be read (${code ?? 'error'}): ${toVaultPath(scope, root, dir)}`);
       return;
     }
-    names.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    for (const d of names) {
+    const nameOf = (e: Dirent | string) => (typeof e === 'string' ? e : e.name);
+    // UTF-16 code-unit order either way (the default sort of strings is exactly that)
+    if (options.stat) (names as string[]).sort();
+    else (names as Dirent[]).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const entry of names) {
       if (stopped) return;
       if (++visited > limits.maxEntries) {
         incomplete(`more than ${limits.maxEntries} entries; the rest was not scanned`);
         stopped = true;
         return;
       }
+      const name = nameOf(entry);
       // readdir names never contain a separator or . / ..: concatenation is join() without the normalising cost
-      const abs = dir.endsWith(sep) ? dir + d.name : dir + sep + d.name;
-      if (d.name.startsWith('.')) {
+      const abs = dir.endsWith(sep) ? dir + name : dir + sep + name;
+      // Dirent and Stats answer the same isFile/isDirectory/isSymbolicLink questions
+      const d = typeof entry === 'string' ? lstatSync(abs, { throwIfNoEntry: false }) : entry;
+      if (!d) continue;
+      if (name.startsWith('.')) {
         if (d.isSymbolicLink()) result.symlinks.push(toVaultPath(scope, root, abs));
-        else if (!(depth === 0 && d.name === '.gitignore' && scope === 'project')) result.hiddenSkipped++;
+        else if (!(depth === 0 && name === '.gitignore' && scope === 'project')) result.hiddenSkipped++;
         continue;
       }
       if (d.isSymbolicLink()) {
@@ -192,17 +205,22 @@ export function walkVault(roots: VaultRoots, scopes: readonly Scope[], limits: S
         continue;
       }
       if (d.isDirectory()) {
-        walk(scope, root, abs, depth + 1, [...segments, d.name]);
+        walk(scope, root, abs, depth + 1, [...segments, name]);
         continue;
       }
-      if (d.isFile() && isEditorFile(d.name)) {
+      if (d.isFile() && isEditorFile(name)) {
         result.editorFiles.push(toVaultPath(scope, root, abs));
         continue;
       }
-      if (d.isFile() && d.name.endsWith('.md')) {
+      if (d.isFile() && name.endsWith('.md')) {
         // the hot path of every search's freshness check: the vault path from the segments, no path.relative
-        const segs = [...segments, d.name];
-        if (onFile({ scope, path: `${scope}/${segs.join('/')}`, absPath: abs, segments: segs }) === false) stopped = true;
+        const segs = [...segments, name];
+        const file: WalkedFile = { scope, path: `${scope}/${segs.join('/')}`, absPath: abs, segments: segs };
+        if (typeof entry === 'string') {
+          file.size = (d as Stats).size;
+          file.mtimeMs = (d as Stats).mtimeMs;
+        }
+        if (onFile(file) === false) stopped = true;
         continue;
       }
       result.strays.push(toVaultPath(scope, root, abs));

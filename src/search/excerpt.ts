@@ -16,19 +16,6 @@ function termMatches(term: string, query: ReadonlySet<string>): boolean {
   return false;
 }
 
-/** How well a piece of text matches: distinct query terms found, then total hits. */
-function passageScore(text: string, query: ReadonlySet<string>): number {
-  const found = new Set<string>();
-  let hits = 0;
-  for (const t of tokenize(text)) {
-    if (termMatches(t, query)) {
-      found.add(t);
-      hits++;
-    }
-  }
-  return found.size * 100 + Math.min(hits, 99);
-}
-
 /**
  * The best-matching passage of `body`, about {@link EXCERPT_CHARS} characters, whitespace collapsed.
  *
@@ -47,11 +34,20 @@ export function makeExcerpt(body: string, queryTerms: readonly string[], maxChar
     const raw = body.replace(/\s+/gu, (m) => (m.includes('\n') ? '\n' : ' ')).trim();
     for (const m of raw.matchAll(PASSAGE_END)) bounds.push(m.index + m[0].length);
     const flat = raw.replace(/\n/g, ' ');
+    // each sentence is tokenized once; a window starting at sentence i scores the sentences that
+    // start inside it: distinct query terms found first, then total hits
+    const hitsOf = bounds.map((s, i) => (s >= flat.length ? [] : tokenize(flat.slice(s, bounds[i + 1] ?? flat.length)).filter((t) => termMatches(t, query))));
     let best = -1;
     for (let i = 0; i < bounds.length; i++) {
       const s = bounds[i]!;
       if (s >= flat.length) break;
-      const score = passageScore(flat.slice(s, Math.min(flat.length, s + maxChars)), query);
+      const found = new Set<string>();
+      let hits = 0;
+      for (let j = i; j < bounds.length && bounds[j]! < s + maxChars; j++) {
+        for (const t of hitsOf[j]!) found.add(t);
+        hits += hitsOf[j]!.length;
+      }
+      const score = found.size * 100 + Math.min(hits, 99);
       if (score > best) {
         best = score;
         start = s;

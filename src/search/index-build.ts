@@ -5,7 +5,8 @@
  */
 import type { Scope } from '../document/contract.js';
 import type { WalkedFile } from '../scanner/scan-vault.js';
-import { BUCKET_COUNT, RACY_WINDOW_MS, bucketOf, type DocRecord, type IndexEntry, type InvalidRecord } from './index-format.js';
+import { BUCKET_COUNT, RACY_WINDOW_MS, bucketOf, type DocRecord, type InvalidRecord } from './index-format.js';
+import { encodeBucket, type FlatPostings } from './postings.js';
 import { readIndexableFile } from './memory-terms.js';
 
 /** A walked file with its scope-relative path and stat fingerprint. */
@@ -20,15 +21,44 @@ export interface StatFile {
 export interface BuiltGeneration {
   docs: DocRecord[];
   invalid: InvalidRecord[];
-  /** the MiniSearch index entries of one bucket (materialised on demand, to keep memory low) */
-  bucket(b: number): IndexEntry[];
+  /** one bucket file's bytes (encoded on demand, to keep memory low) */
+  bucket(b: number): Buffer;
 }
 
 /** Progress callback: files read so far, of total. */
 export type ProgressFn = (done: number, total: number) => void;
 
 /**
- * Reads every file and builds the documents table and the bucketed MiniSearch index entries.
+ * Collects the postings of a generation, bucket by bucket, as documents are added in order.
+ * Kept flat (`[document, field, frequency, …]` per term) so 100,000 documents stay compact.
+ */
+export class PostingsBuilder {
+  private readonly buckets: Map<string, FlatPostings>[] = Array.from({ length: BUCKET_COUNT }, () => new Map());
+
+  /**
+   * Adds one document's terms.
+   *
+   * @param doc the document's index in the generation (increasing from call to call)
+   * @param terms term → frequency per field, in FIELDS order
+   */
+  add(doc: number, terms: Readonly<Record<string, readonly number[]>>): void {
+    for (const term in terms) {
+      const freqs = terms[term]!;
+      const map = this.buckets[bucketOf(term)]!;
+      let list = map.get(term);
+      if (!list) map.set(term, (list = []));
+      for (let fid = 0; fid < freqs.length; fid++) if (freqs[fid]! > 0) list.push(doc, fid, freqs[fid]!);
+    }
+  }
+
+  /** One bucket file's bytes (see postings.ts). */
+  bucket(b: number): Buffer {
+    return encodeBucket(this.buckets[b]!);
+  }
+}
+
+/**
+ * Reads every file and builds the documents table and the bucketed postings.
  *
  * @param files the scope's `*.md` files (from the walk), in walk order
  * @param fsNow the file system's clock after the reads began: files modified within
@@ -38,23 +68,15 @@ export function buildGeneration(scope: Scope, files: readonly StatFile[], fsNow:
   void scope;
   const docs: DocRecord[] = [];
   const invalid: InvalidRecord[] = [];
-  // term → flat [docIndex, fieldId, frequency, ...]: compact while building 100,000 documents
-  const postings: Map<string, number[]>[] = Array.from({ length: BUCKET_COUNT }, () => new Map());
+  const postings = new PostingsBuilder();
   let done = 0;
   for (const f of files) {
     const r = readIndexableFile(f.file, f.rel);
     if ('invalid' in r) invalid.push(r.invalid);
     else {
       const { terms, ...doc } = r.doc;
-      const di = docs.length;
+      postings.add(docs.length, terms);
       docs.push(doc);
-      for (const term in terms) {
-        const freqs = terms[term]!;
-        const map = postings[bucketOf(term)]!;
-        let list = map.get(term);
-        if (!list) map.set(term, (list = []));
-        for (let fid = 0; fid < freqs.length; fid++) if (freqs[fid]! > 0) list.push(di, fid, freqs[fid]!);
-      }
     }
     if (onProgress && ++done % 500 === 0) onProgress(done, files.length);
   }
@@ -62,14 +84,5 @@ export function buildGeneration(scope: Scope, files: readonly StatFile[], fsNow:
   const now = fsNow();
   for (const d of docs) if (d.mtime > now - RACY_WINDOW_MS) d.mtime = -1;
   for (const d of invalid) if (d.mtime > now - RACY_WINDOW_MS) d.mtime = -1;
-  const bucket = (b: number): IndexEntry[] => {
-    const entries: IndexEntry[] = [];
-    for (const [term, list] of postings[b]!) {
-      const fields: Record<string, Record<string, number>> = {};
-      for (let i = 0; i < list.length; i += 3) (fields[list[i + 1]!] ??= {})[list[i]!] = list[i + 2]!;
-      entries.push([term, fields]);
-    }
-    return entries;
-  };
-  return { docs, invalid, bucket };
+  return { docs, invalid, bucket: (b) => postings.bucket(b) };
 }

@@ -7,7 +7,7 @@
  *   <index dir>/state.json           format, schema, generation, and the overlay of files changed
  *                                    since that generation was built (small; rewritten on refresh)
  *   <index dir>/g-<generation>/docs.json     per-file fingerprints and metadata (columns)
- *   <index dir>/g-<generation>/bNNN.json     MiniSearch index entries whose term falls in bucket NNN
+ *   <index dir>/g-<generation>/bNNN.bin      postings of the terms that fall in bucket NNN (see postings.ts)
  *
  * A generation folder is written once and never changed; refreshes only rewrite state.json.
  * Terms are bucketed by their first two characters, so a query loads only the buckets of its
@@ -18,7 +18,7 @@
 import type { Kind, Scope, Status } from '../document/contract.js';
 
 /** Bumped whenever the files' shape or the tokenizer changes: an index of another format is rebuilt. */
-export const INDEX_FORMAT_VERSION = 5;
+export const INDEX_FORMAT_VERSION = 6;
 /** Number of term buckets in a generation. */
 export const BUCKET_COUNT = 128;
 /** MiniSearch fields, in field-id order. */
@@ -106,8 +106,10 @@ export interface StoredDocs {
   invalid: InvalidRecord[];
 }
 
-/** A MiniSearch (serialization version 2) index entry: term → field id → document id → frequency. */
-export type IndexEntry = [string, Record<string, Record<string, number>>];
+/** Why an index (or one of its files) could not be used: it is then rebuilt from the files, never trusted. */
+export class IndexUnusable extends Error {
+  override readonly name = 'IndexUnusable';
+}
 
 /** The bucket of a term: FNV-1a of its first two UTF-16 units. */
 export function bucketOf(term: string): number {
@@ -122,5 +124,5 @@ export function bucketOf(term: string): number {
 
 /** File name of a bucket inside a generation folder. */
 export function bucketFileName(bucket: number): string {
-  return `b${String(bucket).padStart(3, '0')}.json`;
+  return `b${String(bucket).padStart(3, '0')}.bin`;
 }

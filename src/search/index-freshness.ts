@@ -7,12 +7,12 @@
  * overlay grows past a few percent of the vault the generation is rebuilt (compaction). When the
  * index folder cannot be written, the fresh index is kept in memory and the search still answers.
  */
-import { lstatSync } from 'node:fs';
 import type { Scope } from '../document/contract.js';
 import { DEFAULT_SCAN_LIMITS, walkVault, type WalkedFile } from '../scanner/scan-vault.js';
 import { scopeRoot, type VaultRoots } from '../store/roots.js';
 import { buildGeneration, type BuiltGeneration, type ProgressFn, type StatFile } from './index-build.js';
-import { RACY_WINDOW_MS, type DocRecord, type IndexEntry, type IndexState, type InvalidRecord, type OverlayEntry } from './index-format.js';
+import { RACY_WINDOW_MS, type DocRecord, type IndexState, type InvalidRecord, type OverlayEntry } from './index-format.js';
+import { BucketReader } from './postings.js';
 import { indexDirFor } from './index-location.js';
 import { cleanIndexDir, ensureIndexDir, fileSystemNow, IndexUnusable, newGeneration, readBaseDocs, readBucket, readState, writeGeneration, writeState, type BaseDocs } from './index-store.js';
 import { INDEX_FORMAT_VERSION } from './index-format.js';
@@ -28,8 +28,8 @@ export interface ScopeIndex {
   base: BaseDocs;
   /** files changed since the generation was built */
   overlay: Record<string, OverlayEntry>;
-  /** the MiniSearch entries of one term bucket of the generation */
-  loadBucket(bucket: number): IndexEntry[];
+  /** one term bucket of the generation (its header; postings are decoded on demand) */
+  loadBucket(bucket: number): BucketReader;
   /** false when the index folder could not be written and the index lives only in this process */
   persisted: boolean;
   /** when state.json was last written (file system clock, ms), if it exists */
@@ -64,7 +64,7 @@ interface CacheEntry {
   generation: string;
   base: BaseDocs;
   built?: BuiltGeneration;
-  buckets: Map<number, IndexEntry[]>;
+  buckets: Map<number, BucketReader>;
 }
 
 /** Generations are immutable, so a process may keep what it loaded (watch, MCP server). */
@@ -79,11 +79,11 @@ function cached(dir: string, generation: string, load: () => CacheEntry): CacheE
   return entry;
 }
 
-function bucketLoader(dir: string, entry: CacheEntry): (b: number) => IndexEntry[] {
+function bucketLoader(dir: string, entry: CacheEntry): (b: number) => BucketReader {
   return (b) => {
     let v = entry.buckets.get(b);
     if (!v) {
-      v = entry.built ? entry.built.bucket(b) : readBucket(dir, entry.base, b);
+      v = entry.built ? new BucketReader(entry.built.bucket(b), entry.base.docs.length) : readBucket(dir, entry.base, b);
       if (entry.buckets.size >= MAX_CACHED_BUCKETS) entry.buckets.clear();
       entry.buckets.set(b, v);
     }
@@ -91,18 +91,13 @@ function bucketLoader(dir: string, entry: CacheEntry): (b: number) => IndexEntry
   };
 }
 
-/** Lists the scope's files with their stat fingerprints. */
+/** Lists the scope's files with their stat fingerprints (one lstat per entry, from the walk itself). */
 export function listScopeFiles(roots: VaultRoots, scope: Scope): { files: StatFile[]; symlinks: string[]; complete: boolean; incompleteReasons: string[] } {
   const files: StatFile[] = [];
   const prefix = scope.length + 1;
   const walk = walkVault(roots, [scope], DEFAULT_SCAN_LIMITS, (f: WalkedFile) => {
-    try {
-      const st = lstatSync(f.absPath);
-      if (st.isFile()) files.push({ file: f, rel: f.path.slice(prefix), size: st.size, mtime: st.mtimeMs });
-    } catch {
-      /* removed between listing and stat: it is simply not there */
-    }
-  });
+    files.push({ file: f, rel: f.path.slice(prefix), size: f.size!, mtime: f.mtimeMs! });
+  }, { stat: true });
   return { files, symlinks: walk.symlinks, complete: walk.complete, incompleteReasons: walk.incompleteReasons };
 }
 

@@ -8,12 +8,10 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { KINDS, SCHEMA_VERSION, STATUSES, kindFolder, type Scope } from '../document/contract.js';
-import { BUCKET_COUNT, FIELDS, INDEX_FORMAT_VERSION, bucketFileName, type DocRecord, type IndexEntry, type IndexState, type InvalidRecord, type StoredDocs } from './index-format.js';
+import { BUCKET_COUNT, FIELDS, INDEX_FORMAT_VERSION, IndexUnusable, bucketFileName, type DocRecord, type IndexState, type InvalidRecord, type StoredDocs } from './index-format.js';
+import { BucketReader } from './postings.js';
 
-/** Why an index could not be used. */
-export class IndexUnusable extends Error {
-  override readonly name = 'IndexUnusable';
-}
+export { IndexUnusable };
 
 function tempName(): string {
   return `.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
@@ -178,10 +176,10 @@ export function readBaseDocs(dir: string, generation: string, scope: Scope): Bas
   return { generation, docs, invalid: s.invalid, buckets: s.buckets, bytes };
 }
 
-/** Reads one bucket of a generation and checks its length. @throws IndexUnusable */
-export function readBucket(dir: string, base: BaseDocs, bucket: number): IndexEntry[] {
+/** Reads one bucket of a generation and checks its length and header. @throws IndexUnusable */
+export function readBucket(dir: string, base: BaseDocs, bucket: number): BucketReader {
   const expected = base.buckets[bucket] ?? 0;
-  if (expected === 0) return [];
+  if (expected === 0) return new BucketReader(Buffer.alloc(0), base.docs.length);
   let buf: Buffer;
   try {
     buf = readFileSync(join(dir, `g-${base.generation}`, bucketFileName(bucket)));
@@ -189,29 +187,22 @@ export function readBucket(dir: string, base: BaseDocs, bucket: number): IndexEn
     throw new IndexUnusable(`bucket ${bucket} is missing`);
   }
   if (buf.length !== expected) throw new IndexUnusable(`bucket ${bucket} has ${buf.length} bytes, expected ${expected}`);
-  try {
-    const v = JSON.parse(buf.toString('utf8')) as IndexEntry[];
-    if (!Array.isArray(v)) throw new Error('not an array');
-    return v;
-  } catch {
-    throw new IndexUnusable(`bucket ${bucket} is not valid JSON`);
-  }
+  return new BucketReader(buf, base.docs.length);
 }
 
 /**
  * Writes a complete generation folder: bucket files, then docs.json, all into a temp folder that
  * is renamed into place, so a reader never sees half a generation.
  */
-export function writeGeneration(dir: string, generation: string, scope: Scope, docs: DocRecord[], invalid: InvalidRecord[], bucket: (b: number) => IndexEntry[]): number {
+export function writeGeneration(dir: string, generation: string, scope: Scope, docs: DocRecord[], invalid: InvalidRecord[], bucket: (b: number) => Buffer): number {
   const tmp = join(dir, `${tempName()}-g`);
   mkdirSync(tmp, { mode: 0o700 });
   try {
     const sizes = Array.from({ length: BUCKET_COUNT }, (_, b) => {
-      const entries = bucket(b);
-      if (entries.length === 0) return 0;
-      const text = JSON.stringify(entries);
-      writeFileSync(join(tmp, bucketFileName(b)), text, { mode: 0o600 });
-      return Buffer.byteLength(text);
+      const bytes = bucket(b);
+      if (bytes.length === 0) return 0;
+      writeFileSync(join(tmp, bucketFileName(b)), bytes, { mode: 0o600 });
+      return bytes.length;
     });
     const stored: StoredDocs = {
       format: INDEX_FORMAT_VERSION,

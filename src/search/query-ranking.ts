@@ -1,11 +1,17 @@
 /**
- * Runs a query over fresh scope indexes with MiniSearch: loads only the term buckets the query
- * needs, lays the overlay (files changed since the generation was built) over the generation,
- * and scores with BM25+ across fields, title above tags above kind and id above body, with prefix
- * and light fuzzy expansion. Ties break by newer updated_at, then id.
+ * Runs a query over fresh scope indexes: reads only the term buckets the query needs, decodes
+ * only the postings of the terms it matches, lays the overlay (files changed since the generation
+ * was built) over the generation, and scores with BM25+ across fields, title above tags above kind
+ * and id above body, with prefix and light fuzzy expansion. Ties break by newer updated_at, then id.
+ *
+ * The scoring is MiniSearch's (7.x) own: the same BM25+ formula and parameters, the same prefix and
+ * fuzzy weights, the same OR combination and "quality" factor (score × distinct query terms
+ * matched). It runs over typed arrays instead of a MiniSearch instance because building that
+ * instance from stored postings dominated a cold search (measured: ~120 ms of 10,000 memories'
+ * search). tests/search/ranking-oracle.test.ts checks that both rank alike on random corpora.
  */
-import MiniSearch, { type SearchResult } from 'minisearch';
-import { FIELDS, bucketOf, type DocRecord, type IndexEntry } from './index-format.js';
+import { FIELDS, bucketOf, type DocRecord } from './index-format.js';
+import type { FieldPostings } from './postings.js';
 import type { ScopeIndex } from './index-freshness.js';
 import { isUnspacedTerm } from './tokenizer.js';
 
@@ -19,14 +25,16 @@ export type DocFilter = (doc: LiveDoc) => boolean;
 export interface Candidate {
   doc: LiveDoc;
   score: number;
-  /** query terms that matched (exactly, by prefix or fuzzily) */
-  terms: string[];
 }
 
 /** Field weights: title weighs most, then tags, then id and kind, then body. */
 export const FIELD_BOOST: Record<(typeof FIELDS)[number], number> = { title: 3, tags: 2.5, kind: 1.5, id: 1.5, body: 1 };
 
-const MS_OPTIONS = { fields: [...FIELDS], idField: 'id' } as const;
+/** BM25+ parameters: MiniSearch's defaults (k1, b, and the BM25+ lower bound d). */
+export const BM25 = { k: 1.2, b: 0.7, d: 0.5 } as const;
+
+/** Weights of expanded terms, relative to an exact match (MiniSearch's `weights` option). */
+export const EXPANSION_WEIGHT = { prefix: 0.3, fuzzy: 0.2 } as const;
 
 /** Every live document of the indexes: the generation minus changed files, plus the overlay. */
 export function liveDocs(indexes: readonly ScopeIndex[]): LiveDoc[] {
@@ -53,9 +61,17 @@ export function withinOneEdit(a: string, b: string): boolean {
   return la > lb ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
 }
 
-/** Whether an index term can match a query term (exactly, by prefix or by one edit), as MiniSearch will decide. */
-function termCanMatch(term: string, q: string): boolean {
-  return term === q || (prefixFor(q) && term.startsWith(q)) || (fuzzyFor(q) !== false && withinOneEdit(term, q));
+/**
+ * How much an index term counts for a query term: 1 when equal; for a longer term starting with
+ * the query term (prefix expansion), `prefix × len / (len + 0.3 × extra characters)`; for a term one
+ * edit away that shares the first two characters (fuzzy), `fuzzy × len / (len + 1)`; else 0.
+ * Prefix wins over fuzzy, as in MiniSearch.
+ */
+export function matchWeight(term: string, q: string): number {
+  if (term === q) return 1;
+  if (prefixFor(q) && term.startsWith(q)) return (EXPANSION_WEIGHT.prefix * term.length) / (term.length + 0.3 * (term.length - q.length));
+  if (fuzzyFor(q) !== false && term.charCodeAt(0) === q.charCodeAt(0) && term.charCodeAt(1) === q.charCodeAt(1) && withinOneEdit(term, q)) return (EXPANSION_WEIGHT.fuzzy * term.length) / (term.length + 1);
+  return 0;
 }
 
 /** Orders candidates: higher score, then newer updated_at, then id (code-point order). */
@@ -67,90 +83,98 @@ export function compareCandidates(a: { score: number; doc: LiveDoc }, b: { score
   return a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : a.doc.path < b.doc.path ? -1 : a.doc.path > b.doc.path ? 1 : 0;
 }
 
-interface Assembled {
-  ms: MiniSearch;
+/** Every document of the indexes under one numbering: each generation, then its overlay. */
+interface Corpus {
   docs: LiveDoc[];
+  live: Uint8Array;
+  /** live documents */
+  count: number;
+  /** average terms per field over the live documents */
+  avgLen: number[];
+  /** per index: number of its first generation document */
+  baseOffset: number[];
+  /** overlay postings by bucket: term → [document number, frequencies per field][] */
+  overlay: Map<number, Map<string, Array<[number, number[]]>>>;
 }
 
-function assemble(indexes: readonly ScopeIndex[], terms: readonly string[]): Assembled {
-  const byBucket = new Map<number, string[]>();
-  for (const t of terms) {
-    const b = bucketOf(t);
-    byBucket.set(b, [...(byBucket.get(b) ?? []), t]);
-  }
-  const matches = (term: string, qs: readonly string[]) => qs.some((q) => termCanMatch(term, q));
+function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
   const F = FIELDS.length;
   const docs: LiveDoc[] = [];
-  const live: boolean[] = [];
-  const documentIds: Record<number, number> = {};
-  const fieldLength: Record<number, number[]> = {};
+  const liveList: number[] = [];
   const lenSum = new Array<number>(F).fill(0);
-  let documentCount = 0;
-  const entries = new Map<string, Record<string, Record<string, number>>>();
-  const add = (term: string, fields: Record<string, Record<string, number>>, offset: number) => {
-    const target = entries.get(term) ?? {};
-    entries.set(term, target);
-    for (const f in fields) {
-      const src = fields[f]!;
-      const dst = (target[f] ??= {});
-      for (const id in src) {
-        const n = Number(id) + offset;
-        if (!live[n]) continue; // replaced or deleted since the generation was built
-        dst[n] = src[id]!;
-        documentIds[n] = n;
-        fieldLength[n] = docs[n]!.len;
-      }
-    }
-  };
-  let offset = 0;
+  const baseOffset: number[] = [];
+  const overlay = new Map<number, Map<string, Array<[number, number[]]>>>();
+  let count = 0;
   for (const ix of indexes) {
-    const base = ix.base.docs;
-    for (let i = 0; i < base.length; i++) {
-      const d = base[i]!;
+    baseOffset.push(docs.length);
+    const hasOverlay = Object.keys(ix.overlay).length > 0;
+    for (const d of ix.base.docs) {
+      const isLive = !hasOverlay || !(d.path in ix.overlay);
+      liveList.push(isLive ? 1 : 0);
       docs.push(d);
-      const isLive = !(d.path in ix.overlay);
-      live.push(isLive);
       if (!isLive) continue;
-      documentCount++;
+      count++;
       for (let f = 0; f < F; f++) lenSum[f]! += d.len[f]!;
     }
-    for (const [b, qs] of byBucket) for (const [term, fields] of ix.loadBucket(b) as IndexEntry[]) if (matches(term, qs)) add(term, fields, offset);
-    offset += base.length;
     for (const p in ix.overlay) {
       const e = ix.overlay[p]!;
       if (!('doc' in e)) continue;
       const d = e.doc;
-      const id = offset++;
+      const n = docs.length;
       docs.push(d);
-      live.push(true);
-      documentCount++;
+      liveList.push(1);
+      count++;
       for (let f = 0; f < F; f++) lenSum[f]! += d.len[f]!;
       for (const term in d.terms) {
-        const qs = byBucket.get(bucketOf(term));
-        if (!qs || !matches(term, qs)) continue;
-        const freqs = d.terms[term]!;
-        const fields: Record<string, Record<string, number>> = {};
-        for (let f = 0; f < F; f++) if (freqs[f]! > 0) fields[f] = { 0: freqs[f]! };
-        add(term, fields, id);
+        const b = bucketOf(term);
+        let byTerm = overlay.get(b);
+        if (!byTerm) overlay.set(b, (byTerm = new Map()));
+        let list = byTerm.get(term);
+        if (!list) byTerm.set(term, (list = []));
+        list.push([n, d.terms[term]!]);
       }
     }
   }
-  const js = {
-    documentCount,
-    nextId: offset,
-    documentIds,
-    fieldIds: Object.fromEntries(FIELDS.map((f, i) => [f, i])),
-    fieldLength,
-    averageFieldLength: lenSum.map((s) => (documentCount ? s / documentCount : 0)),
-    storedFields: {},
-    dirtCount: 0,
-    index: [...entries],
-    serializationVersion: 2,
-  };
-  const ms = (MiniSearch as unknown as { loadJS(js: unknown, o: unknown): MiniSearch }).loadJS(js, MS_OPTIONS);
-  return { ms, docs };
+  return { docs, live: Uint8Array.from(liveList), count, avgLen: lenSum.map((s) => (count ? s / count : 0)), baseOffset, overlay };
 }
 
+/** One field's postings of one matched term, from one generation (offset) or from the overlay. */
+interface Slice {
+  postings: FieldPostings;
+  offset: number;
+}
+
+/** The matched index terms of one query term, each with its weight and postings per field. */
+function expandTerm(indexes: readonly ScopeIndex[], corpus: Corpus, q: string): Map<string, { weight: number; fields: Slice[][] }> {
+  const F = FIELDS.length;
+  const b = bucketOf(q);
+  const out = new Map<string, { weight: number; fields: Slice[][] }>();
+  const entry = (term: string, weight: number) => {
+    let e = out.get(term);
+    if (!e) out.set(term, (e = { weight, fields: Array.from({ length: F }, () => []) }));
+    return e;
+  };
+  indexes.forEach((ix, i) => {
+    const reader = ix.loadBucket(b);
+    const terms = reader.terms;
+    for (let t = 0; t < terms.length; t++) {
+      const w = matchWeight(terms[t]!, q);
+      if (w === 0) continue;
+      const e = entry(terms[t]!, w);
+      reader.postings(t).forEach((p, f) => p && e.fields[f]!.push({ postings: p, offset: corpus.baseOffset[i]! }));
+    }
+  });
+  for (const [term, list] of corpus.overlay.get(b) ?? []) {
+    const w = matchWeight(term, q);
+    if (w === 0) continue;
+    const e = entry(term, w);
+    for (let f = 0; f < F; f++) {
+      const withField = list.filter(([, freqs]) => freqs[f]! > 0);
+      if (withField.length) e.fields[f]!.push({ postings: { docs: Int32Array.from(withField, ([n]) => n), freqs: Int32Array.from(withField, ([, freqs]) => freqs[f]!) }, offset: 0 });
+    }
+  }
+  return out;
+}
 /** Prefix expansion for terms of 3+ characters (2+ for CJK words, which are dense). */
 export function prefixFor(term: string): boolean {
   return term.length >= (isUnspacedTerm(term) ? 2 : 4);
@@ -166,24 +190,52 @@ export function fuzzyFor(term: string): number | false {
  * Scores the live documents of `indexes` for the query terms (combined with OR, so a query whose
  * words never co-occur still finds the best partial matches).
  *
+ * For each query term q and each index term t it matches (weight w, see {@link matchWeight}), each
+ * field f adds `w × termWeight(q) × FIELD_BOOST[f] × BM25+(tf, df, N, length, average length)` to a
+ * document, where df counts the live documents holding t in f; the sum is then multiplied by the
+ * number of distinct query terms the document matched.
+ *
  * @param terms distinct query terms from the tokenizer
+ * @param termWeights optional weight per query term (default 1), e.g. for feedback terms
  * @returns every matching document that passes `filter`, best first
+ * @throws IndexUnusable when a bucket it needs is damaged (the caller rebuilds)
  */
 export function rankDocuments(indexes: readonly ScopeIndex[], terms: readonly string[], filter: DocFilter, termWeights?: ReadonlyMap<string, number>): Candidate[] {
   if (terms.length === 0) return [];
-  const { ms, docs } = assemble(indexes, terms);
-  const results: SearchResult[] = ms.search(terms.join(' '), {
-    tokenize: (s: string) => s.split(' '),
-    processTerm: (t: string) => t,
-    boost: FIELD_BOOST,
-    prefix: prefixFor,
-    fuzzy: fuzzyFor,
-    maxFuzzy: 1,
-    weights: { fuzzy: 0.2, prefix: 0.3 },
-    combineWith: 'OR',
-    ...(termWeights ? { boostTerm: (t: string) => termWeights.get(t) ?? 1 } : {}),
-    filter: (r) => filter(docs[r.id as number]!),
+  const corpus = corpusOf(indexes);
+  const { docs, live, count: N, avgLen } = corpus;
+  const score = new Float64Array(docs.length);
+  const matched = new Uint16Array(docs.length);
+  const lastQuery = new Int32Array(docs.length).fill(-1);
+  const boosts = FIELDS.map((f) => FIELD_BOOST[f]);
+  const { k, b, d } = BM25;
+  terms.forEach((q, qi) => {
+    const termBoost = termWeights?.get(q) ?? 1;
+    for (const { weight, fields } of expandTerm(indexes, corpus, q).values()) {
+      fields.forEach((slices, f) => {
+        if (slices.length === 0) return;
+        let df = 0;
+        for (const { postings, offset } of slices) for (let j = 0; j < postings.docs.length; j++) df += live[postings.docs[j]! + offset]!;
+        if (df === 0) return;
+        const idf = Math.log(1 + (N - df + 0.5) / (df + 0.5));
+        const factor = weight * termBoost * boosts[f]!;
+        for (const { postings, offset } of slices) {
+          for (let j = 0; j < postings.docs.length; j++) {
+            const n = postings.docs[j]! + offset;
+            if (!live[n]) continue;
+            const tf = postings.freqs[j]!;
+            const len = docs[n]!.len[f]!;
+            score[n]! += factor * idf * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * len) / avgLen[f]!)));
+            if (lastQuery[n] !== qi) {
+              lastQuery[n] = qi;
+              matched[n]!++;
+            }
+          }
+        }
+      });
+    }
   });
-  const out = results.map((r) => ({ doc: docs[r.id as number]!, score: r.score, terms: r.terms }));
+  const out: Candidate[] = [];
+  for (let n = 0; n < docs.length; n++) if (matched[n]! > 0 && filter(docs[n]!)) out.push({ doc: docs[n]!, score: score[n]! * matched[n]! });
   return out.sort(compareCandidates);
 }

@@ -257,21 +257,23 @@ const FEEDBACK_WEIGHT = 0.2;
 /** Feedback words in more than this share of the memories say nothing about the topic (and cost most). */
 const FEEDBACK_MAX_DF = 0.05;
 
-/** How many memories of the indexes contain `term` (from the term's bucket), memoised per call. */
+/**
+ * How many memories of the indexes contain `term`, from the bucket headers (no postings are
+ * decoded). Counts the generation's documents, so a memory changed since the generation was
+ * built may be counted as before the change: close enough for choosing feedback words.
+ */
 function docFrequency(indexes: readonly ScopeIndex[]): (term: string) => number {
-  const buckets = new Map<string, Map<string, Record<string, Record<string, number>>>>();
   return (term) => {
     let df = 0;
-    indexes.forEach((ix, i) => {
-      const key = `${i}:${bucketOf(term)}`;
-      let map = buckets.get(key);
-      if (!map) buckets.set(key, (map = new Map(ix.loadBucket(bucketOf(term)))));
-      const fields = map.get(term);
-      if (!fields) return;
-      let n = 0;
-      for (const f in fields) n = Math.max(n, Object.keys(fields[f]!).length);
-      df += n;
-    });
+    for (const ix of indexes) {
+      const reader = ix.loadBucket(bucketOf(term));
+      const i = reader.indexOf(term);
+      if (i >= 0) df += reader.documentsWith(i);
+      for (const p in ix.overlay) {
+        const e = ix.overlay[p]!;
+        if ('doc' in e && Object.hasOwn(e.doc.terms, term)) df++;
+      }
+    }
     return df;
   };
 }

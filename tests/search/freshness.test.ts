@@ -93,7 +93,7 @@ describe('index freshness (through the CLI)', () => {
 
     // a term bucket cut in half: found when the query needs it, then rebuilt from the files
     const gen = generationDir(repo);
-    for (const f of readdirSync(gen).filter((n) => /^b\d+\.json$/.test(n))) truncateSync(join(gen, f), Math.floor(statSync(join(gen, f)).size / 2));
+    for (const f of readdirSync(gen).filter((n) => /^b\d+\.bin$/.test(n))) truncateSync(join(gen, f), Math.floor(statSync(join(gen, f)).size / 2));
     const r = await search(repo, env, 'keyword', '--limit', '100');
     expect(r.total).toBe(30);
     expect(r.diagnostics.index[0]!.action).toBe('rebuilt');

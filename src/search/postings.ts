@@ -1,0 +1,176 @@
+/**
+ * The binary term buckets of an index generation. A search decodes only the postings of the
+ * terms it matches, so a cold process pays for a few kilobytes, not for the whole bucket.
+ *
+ * A bucket file (`bNNN.bin`):
+ *
+ *   u32 LE    H, the header's length in bytes
+ *   H bytes   UTF-8 JSON header `{"t":[term…],"o":[end…],"n":[documents…]}`: the bucket's terms, the end
+ *             offset of each term's postings (bytes after the header) and how many documents hold it
+ *   postings  per term, per document in increasing order: varint(document index − previous index),
+ *             u8 field mask (bit f = field f of FIELDS), then varint(frequency) per set bit, lowest first
+ *
+ * Varints are unsigned LEB128. Every read is bounds-checked: a damaged bucket throws
+ * {@link IndexUnusable} and is rebuilt, never trusted.
+ */
+import { FIELDS, IndexUnusable } from './index-format.js';
+
+/** One field's postings of a term: parallel arrays of document indexes and term frequencies. */
+export interface FieldPostings {
+  docs: Int32Array;
+  freqs: Int32Array;
+}
+
+/** Postings of a term while a bucket is built: flat `[document index, field id, frequency, …]`, in document order. */
+export type FlatPostings = number[];
+
+function pushVarint(out: number[], v: number): void {
+  while (v > 0x7f) {
+    out.push((v & 0x7f) | 0x80);
+    v = Math.floor(v / 128);
+  }
+  out.push(v);
+}
+
+/**
+ * Encodes a bucket.
+ *
+ * @param terms term → flat postings (documents in increasing order, fields increasing within a document)
+ * @returns the file's bytes
+ */
+export function encodeBucket(terms: ReadonlyMap<string, FlatPostings>): Buffer {
+  const t: string[] = [];
+  const o: number[] = [];
+  const n: number[] = [];
+  const body: number[] = [];
+  for (const [term, list] of terms) {
+    let prev = 0;
+    let docs = 0;
+    for (let i = 0; i < list.length; ) {
+      const doc = list[i]!;
+      let mask = 0;
+      const freqs: number[] = [];
+      while (i < list.length && list[i] === doc) {
+        mask |= 1 << list[i + 1]!;
+        freqs.push(list[i + 2]!);
+        i += 3;
+      }
+      pushVarint(body, doc - prev);
+      body.push(mask);
+      for (const f of freqs) pushVarint(body, f);
+      prev = doc;
+      docs++;
+    }
+    t.push(term);
+    o.push(body.length);
+    n.push(docs);
+  }
+  const header = Buffer.from(JSON.stringify({ t, o, n }), 'utf8');
+  const out = Buffer.allocUnsafe(4 + header.length + body.length);
+  out.writeUInt32LE(header.length, 0);
+  header.copy(out, 4);
+  Buffer.from(body).copy(out, 4 + header.length);
+  return out;
+}
+
+/** A decoded bucket header with lazy access to each term's postings. */
+export class BucketReader {
+  /** the bucket's terms */
+  readonly terms: readonly string[];
+  private readonly ends: readonly number[];
+  private readonly counts: readonly number[];
+  private readonly start: number;
+  private byTerm: Map<string, number> | undefined;
+
+  /**
+   * @param buf the whole bucket file
+   * @param docCount documents in the generation (every document index must be below it)
+   * @throws IndexUnusable when the header is damaged
+   */
+  constructor(
+    private readonly buf: Buffer,
+    private readonly docCount: number,
+  ) {
+    if (buf.length === 0) {
+      this.terms = [];
+      this.ends = [];
+      this.counts = [];
+      this.start = 0;
+      return;
+    }
+    const h = buf.length >= 4 ? buf.readUInt32LE(0) : -1;
+    if (h < 0 || 4 + h > buf.length) throw new IndexUnusable('bucket header is cut');
+    let header: { t?: unknown; o?: unknown; n?: unknown };
+    try {
+      header = JSON.parse(buf.toString('utf8', 4, 4 + h)) as typeof header;
+    } catch {
+      throw new IndexUnusable('bucket header is not valid JSON');
+    }
+    const { t, o, n } = header;
+    if (!Array.isArray(t) || !Array.isArray(o) || !Array.isArray(n) || o.length !== t.length || n.length !== t.length) throw new IndexUnusable('bucket header has an unexpected shape');
+    this.start = 4 + h;
+    if (t.length > 0 && this.start + (o[o.length - 1] as number) !== buf.length) throw new IndexUnusable('bucket postings do not end where the header says');
+    this.terms = t as string[];
+    this.ends = o as number[];
+    this.counts = n as number[];
+  }
+
+  /** The position of `term` in {@link terms}, or -1. */
+  indexOf(term: string): number {
+    if (!this.byTerm) this.byTerm = new Map(this.terms.map((t, i) => [t, i]));
+    return this.byTerm.get(term) ?? -1;
+  }
+
+  /** How many documents of the generation hold term number `i` (in any field). */
+  documentsWith(i: number): number {
+    return this.counts[i] ?? 0;
+  }
+
+  /**
+   * Decodes term number `i`'s postings, field by field (undefined where the term never occurs).
+   *
+   * @throws IndexUnusable when the postings are damaged
+   */
+  postings(i: number): Array<FieldPostings | undefined> {
+    const bad = (why: string) => new IndexUnusable(`bucket postings of "${this.terms[i]}" are damaged (${why})`);
+    const buf = this.buf;
+    let p = this.start + (i === 0 ? 0 : this.ends[i - 1]!);
+    const end = this.start + this.ends[i]!;
+    if (!(p <= end && end <= buf.length)) throw bad('offsets');
+    const n = this.counts[i]!;
+    const F = FIELDS.length;
+    const docs = Array.from({ length: F }, () => new Int32Array(n));
+    const freqs = Array.from({ length: F }, () => new Int32Array(n));
+    const used = new Array<number>(F).fill(0);
+    const varint = (): number => {
+      let v = 0;
+      let mul = 1;
+      for (;;) {
+        if (p >= end) throw bad('cut');
+        const b = buf[p++]!;
+        v += (b & 0x7f) * mul;
+        if (b < 0x80) return v;
+        mul *= 128;
+        if (mul > 2 ** 35) throw bad('varint');
+      }
+    };
+    let doc = 0;
+    for (let k = 0; k < n; k++) {
+      const delta = varint();
+      doc += delta;
+      // documents are strictly increasing and inside the generation
+      if ((k > 0 && delta === 0) || doc >= this.docCount) throw bad('document index');
+      if (p >= end) throw bad('cut');
+      const mask = buf[p++]!;
+      if (mask === 0 || mask >= 1 << F) throw bad('field mask');
+      for (let f = 0; f < F; f++) {
+        if (!(mask & (1 << f))) continue;
+        const u = used[f]!++;
+        docs[f]![u] = doc;
+        freqs[f]![u] = varint();
+      }
+    }
+    if (p !== end) throw bad('length');
+    return docs.map((d, f) => (used[f]! > 0 ? { docs: d.subarray(0, used[f]), freqs: freqs[f]!.subarray(0, used[f]) } : undefined));
+  }
+}
