@@ -16,7 +16,7 @@ if (argv[0] === 'hook' && !argv.includes('--help') && !argv.includes('-h')) {
 } else {
   let code;
   if ((argv[0] === 'search' || argv[0] === 'read') && process.env.ECC_VAULT_CLI !== 'full') {
-    const { runLeanCli } = await import('../dist/cli/lean/lean-main.js');
+    const { runLeanCli } = await import('../dist/cli/lean-bundle.js');
     code = await runLeanCli(argv);
   }
   if (code === undefined) {

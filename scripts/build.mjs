@@ -4,6 +4,34 @@
 import { build } from 'esbuild';
 import { existsSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { createRequire, isBuiltin } from 'node:module';
+
+// For a start-up bundle: Node.js builtins come from process.getBuiltinModule (Node.js >= 20.16)
+// instead of an ESM import, which builds the builtin's ESM facade by reading every export
+// (`import ... from 'node:fs'` loads the fs streams, ~3 ms). node:crypto (~6 ms) is loaded only
+// when one of its functions is first called. Each export becomes a plain binding, so nothing is
+// copied at start-up; an export defined by a getter (fs.promises, crypto.webcrypto) or a crypto
+// class is left out, and importing one fails the build rather than loading it eagerly.
+const LAZY = new Set(['node:crypto']);
+const lazyBuiltins = {
+  name: 'lazy-builtins',
+  setup(b) {
+    b.onResolve({ filter: /^[a-z:_/]+$/ }, (a) => (isBuiltin(a.path) ? { path: a.path.startsWith('node:') ? a.path : `node:${a.path}`, namespace: 'lazy-builtin' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (a) => {
+      const mod = createRequire(import.meta.url)(a.path);
+      const lazy = LAZY.has(a.path);
+      const lines = [`const load = () => process.getBuiltinModule(${JSON.stringify(a.path)});`];
+      if (!lazy) lines.push('const m = load();', 'export default m;');
+      for (const n of Object.keys(mod)) {
+        const d = Object.getOwnPropertyDescriptor(mod, n);
+        if (!/^[A-Za-z_$][\w$]*$/.test(n) || n === 'default' || !d || d.get) continue;
+        if (!lazy) lines.push(`export const ${n} = m.${n};`);
+        else if (typeof d.value === 'function' && /^[a-z]/.test(n)) lines.push(`export function ${n}(...args) { return load().${n}(...args); }`);
+      }
+      return { loader: 'js', contents: lines.join('\n') };
+    });
+  },
+};
 
 function list(dir) {
   return readdirSync(dir).flatMap((n) => {
@@ -33,20 +61,21 @@ await build({
   outfile: `${tmp}/hooks/hook-bundle.js`,
   bundle: true,
   packages: 'external',
+  plugins: [lazyBuiltins],
   format: 'esm',
   platform: 'node',
   target: 'node20',
   logLevel: 'warning',
 });
 // `vault search` and `vault read` start from a lean entry without yargs (src/cli/lean-main.ts),
-// bundled the same way; code splitting keeps each lazy `import()` (the search engine, the
-// reader) in its own chunk, so a run loads only what its command needs.
+// bundled into one file like the hook bundle. Lazy `import()`s of our own modules become lazily
+// initialised parts of the same file: measured against code splitting (one chunk per lazy
+// import), one file starts `vault read` ~10 ms and `vault search` ~10 ms faster, because the
+// chunks were loaded one after another. Packages stay external and load only when used.
 await build({
-  entryPoints: { 'lean-main': 'src/cli/lean-main.ts' },
-  outdir: `${tmp}/cli/lean`,
-  chunkNames: 'chunk-[hash]',
+  entryPoints: ['src/cli/lean-main.ts'],
+  outfile: `${tmp}/cli/lean-bundle.js`,
   bundle: true,
-  splitting: true,
   packages: 'external',
   format: 'esm',
   platform: 'node',

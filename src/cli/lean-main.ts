@@ -1,7 +1,7 @@
 /**
  * The lean start-up path of the hot read commands `vault search` and `vault read`: bin/vault.js
- * loads this (bundled into dist/cli/lean/) instead of the yargs CLI, which costs ~100-250 ms to
- * load. Arguments are parsed with Node's own `util.parseArgs`, and only forms whose meaning is
+ * loads this (bundled into dist/cli/lean-bundle.js) instead of the yargs CLI, which costs
+ * ~100-250 ms to load. Arguments are parsed with Node's own `util.parseArgs`, and only forms whose meaning is
  * certain are handled here; for anything else (help, version, unknown or misspelt flags, a value
  * outside the choices, a missing value, a repeated single-value flag, `--`, a `--json true`)
  * {@link runLeanCli} answers `undefined` before printing anything, and the caller runs the full
