@@ -77,6 +77,7 @@ await build({
   outfile: `${tmp}/cli/lean-bundle.js`,
   bundle: true,
   packages: 'external',
+  plugins: [lazyBuiltins],
   format: 'esm',
   platform: 'node',
   target: 'node20',

@@ -1,8 +1,8 @@
 /**
  * The lean start-up path of the hot read commands `vault search` and `vault read`: bin/vault.js
  * loads this (bundled into dist/cli/lean-bundle.js) instead of the yargs CLI, which costs
- * ~100-250 ms to load. Arguments are parsed with Node's own `util.parseArgs`, and only forms whose meaning is
- * certain are handled here; for anything else (help, version, unknown or misspelt flags, a value
+ * ~100-250 ms to load. Arguments are parsed with Node's own `util.parseArgs`, and only forms
+ * whose meaning is certain are handled here; for anything else (help, version, unknown or misspelt flags, a value
  * outside the choices, a missing value, a repeated single-value flag, `--`, a `--json true`)
  * {@link runLeanCli} answers `undefined` before printing anything, and the caller runs the full
  * yargs CLI, so messages and exit codes stay exactly those of yargs. The command bodies are the
@@ -10,7 +10,9 @@
  *
  * Set `ECC_VAULT_CLI=full` to skip this path (bin/vault.js; tests compare both paths that way).
  */
-import { parseArgs } from 'node:util';
+// a default import: `parseArgs` is a getter of node:util, which the build's lazy-builtins plugin
+// (scripts/build.mjs) does not re-export by name
+import util from 'node:util';
 import { EXIT } from '../errors.js';
 import { reportError, runCommand, type CliContext } from './context.js';
 import { READ_SCOPE_CHOICES, runRead, type ReadArgs } from './commands/read-run.js';
@@ -61,7 +63,7 @@ export function parseLeanArgs(argv: readonly string[]): LeanCommand | undefined 
   const options = command === 'search' ? SEARCH_OPTIONS : READ_OPTIONS;
   let tokens;
   try {
-    ({ tokens } = parseArgs({ args: rest, options, strict: true, allowPositionals: true, tokens: true }));
+    ({ tokens } = util.parseArgs({ args: rest, options, strict: true, allowPositionals: true, tokens: true }));
   } catch {
     return undefined; // unknown flag, missing value, value given to a boolean, ...: yargs words it
   }
