@@ -131,6 +131,32 @@ export interface WalkResult {
 }
 
 /**
+ * A walked file whose path and segments are built only when asked for: the freshness check of
+ * every search walks the whole vault but reads the paths of only the files that changed. The
+ * folder's segments are shared by all files in it.
+ */
+class LazyWalkedFile implements WalkedFile {
+  size?: number;
+  mtimeMs?: number;
+  constructor(
+    readonly scope: Scope,
+    private readonly folder: readonly string[],
+    private readonly name: string,
+    readonly absPath: string,
+  ) {}
+  get segments(): string[] {
+    return [...this.folder, this.name];
+  }
+  get path(): string {
+    return this.folder.length === 0 ? `${this.scope}/${this.name}` : `${this.scope}/${this.folder.join('/')}/${this.name}`;
+  }
+  /** the path below the scope folder */
+  get scopePath(): string {
+    return this.folder.length === 0 ? this.name : `${this.folder.join('/')}/${this.name}`;
+  }
+}
+
+/**
  * Files that editors keep beside notes and that are never memories: Obsidian canvases and bases,
  * Excalidraw drawings (also stored as `*.excalidraw.md`). They are listed, never read, never errors.
  */
@@ -213,9 +239,7 @@ export function walkVault(roots: VaultRoots, scopes: readonly Scope[], limits: S
         continue;
       }
       if (d.isFile() && name.endsWith('.md')) {
-        // the hot path of every search's freshness check: the vault path from the segments, no path.relative
-        const segs = [...segments, name];
-        const file: WalkedFile = { scope, path: `${scope}/${segs.join('/')}`, absPath: abs, segments: segs };
+        const file = new LazyWalkedFile(scope, segments, name, abs);
         if (typeof entry === 'string') {
           file.size = (d as Stats).size;
           file.mtimeMs = (d as Stats).mtimeMs;

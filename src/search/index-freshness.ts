@@ -13,6 +13,7 @@ import { scopeRoot, type VaultRoots } from '../store/roots.js';
 import { buildGeneration, type BuiltGeneration, type ProgressFn, type StatFile } from './index-build.js';
 import { RACY_WINDOW_MS, type DocRecord, type IndexState, type InvalidRecord, type OverlayEntry } from './index-format.js';
 import { BucketReader } from './postings.js';
+import { GenerationDocs, compareWalkOrder, toColumns } from './generation-docs.js';
 import { indexDirFor } from './index-location.js';
 import { cleanIndexDir, ensureIndexDir, fileSystemNow, IndexUnusable, newGeneration, readBaseDocs, readBucket, readState, writeGeneration, writeState, type BaseDocs } from './index-store.js';
 import { INDEX_FORMAT_VERSION } from './index-format.js';
@@ -83,7 +84,7 @@ function bucketLoader(dir: string, entry: CacheEntry): (b: number) => BucketRead
   return (b) => {
     let v = entry.buckets.get(b);
     if (!v) {
-      v = entry.built ? new BucketReader(entry.built.bucket(b), entry.base.docs.length) : readBucket(dir, entry.base, b);
+      v = entry.built ? new BucketReader(entry.built.bucket(b), entry.base.count) : readBucket(dir, entry.base, b);
       if (entry.buckets.size >= MAX_CACHED_BUCKETS) entry.buckets.clear();
       entry.buckets.set(b, v);
     }
@@ -119,10 +120,9 @@ function rebuild(dir: string, scope: Scope, root: string, files: StatFile[], pre
   const built = buildGeneration(scope, files, () => safeNow(dir), onProgress);
   const generation = newGeneration();
   const state: IndexState = { format: INDEX_FORMAT_VERSION, schema: SCHEMA_VERSION, scope, root, generation, overlay: {} };
-  const base: BaseDocs = { generation, docs: built.docs, invalid: built.invalid, buckets: [], bytes: 0 };
   try {
     ensureIndexDir(dir);
-    base.bytes = writeGeneration(dir, generation, scope, built.docs, built.invalid, built.bucket);
+    writeGeneration(dir, generation, scope, built.docs, built.invalid, built.bucket);
     const refreshedAt = writeState(dir, state);
     cleanIndexDir(dir, generation, previous, refreshedAt);
     // re-read from disk lazily: the built postings are dropped, keeping memory flat
@@ -132,6 +132,7 @@ function rebuild(dir: string, scope: Scope, root: string, files: StatFile[], pre
     return { entry, persisted: true, refreshedAt, state };
   } catch (err) {
     if (err instanceof IndexUnusable) throw err;
+    const base: BaseDocs = new GenerationDocs(scope, generation, toColumns(built.docs, built.invalid), [], 0);
     const entry: CacheEntry = { generation, base, built, buckets: new Map() };
     cache.set(dir, entry);
     return { entry, persisted: false, refreshedAt: undefined, state };
@@ -182,14 +183,14 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
     if (diff.inBase.has(p)) overlay[p] = { deleted: true };
     else delete overlay[p];
   }
-  for (const f of diff.changed) {
+  diff.changed.forEach((f, i) => {
     const r = readIndexableFile(f.file, f.rel);
     overlay[f.rel] = 'invalid' in r ? { invalid: r.invalid } : { doc: r.doc };
-    if (diff.known.has(f.rel)) report.changed++;
+    if (diff.known[i]) report.changed++;
     else report.added++;
-  }
+  });
   report.removed = diff.removed.length;
-  if (Object.keys(overlay).length > compactionThreshold(entry.base.docs.length)) {
+  if (Object.keys(overlay).length > compactionThreshold(entry.base.count)) {
     const r = doRebuild(`compacting ${Object.keys(overlay).length} changed files`, state.generation);
     r.report.added = report.added;
     return r;
@@ -210,47 +211,80 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
   }
 }
 
-const pathMaps = new WeakMap<BaseDocs, Map<string, DocRecord | InvalidRecord>>();
-
-/** path → record of a generation (documents and invalid files), built once per loaded generation. */
-function basePathMap(base: BaseDocs): Map<string, DocRecord | InvalidRecord> {
-  let m = pathMaps.get(base);
-  if (!m) {
-    m = new Map();
-    for (const d of base.docs) m.set(d.path, d);
-    for (const d of base.invalid) m.set(d.path, d);
-    pathMaps.set(base, m);
-  }
-  return m;
+/** What {@link diffFiles} found. */
+export interface FileDiff {
+  /** files whose fingerprint differs from the index, or that are new */
+  changed: StatFile[];
+  /** for each changed file: true when the index knew its path (an edit), false when it is new */
+  known: boolean[];
+  /** indexed paths that are no longer there */
+  removed: string[];
+  /** whether a path is in the generation (not only in the overlay) */
+  inBase: { has(path: string): boolean };
 }
 
-/** Files whose fingerprint differs from the index (or that are new), and indexed paths that are gone. */
-export function diffFiles(base: BaseDocs, overlay: Record<string, OverlayEntry>, files: readonly StatFile[], trustRacy = false): { changed: StatFile[]; removed: string[]; known: Set<string>; inBase: Set<string> } {
-  const baseMap = basePathMap(base);
-  let expected = baseMap.size;
-  for (const p in overlay) {
-    const deleted = 'deleted' in overlay[p]!;
-    if (baseMap.has(p)) expected -= deleted ? 1 : 0;
-    else expected += deleted ? 0 : 1;
-  }
+/**
+ * Files whose fingerprint differs from the index (or that are new), and indexed paths that are
+ * gone. A merge of three lists in walk order (the files, the generation's documents, its invalid
+ * files) with the overlay on top: no table of every path is built, so an unchanged vault costs
+ * one string comparison per file.
+ */
+export function diffFiles(base: BaseDocs, overlay: Record<string, OverlayEntry>, files: readonly StatFile[], trustRacy = false): FileDiff {
+  const overlaid = new Set(Object.keys(overlay));
+  const fresh = (cur: { size: number; mtime: number }, f: StatFile) => cur.size === f.size && (cur.mtime === f.mtime || (trustRacy && cur.mtime === -1));
   const changed: StatFile[] = [];
-  const known = new Set<string>();
-  for (const f of files) {
-    const e = overlay[f.rel];
-    const cur = e ? ('doc' in e ? e.doc : 'invalid' in e ? e.invalid : undefined) : baseMap.get(f.rel);
-    if (cur) {
-      known.add(f.rel);
-      if (cur.size === f.size && (cur.mtime === f.mtime || (trustRacy && cur.mtime === -1))) continue;
-    }
-    changed.push(f);
-  }
+  const known: boolean[] = [];
   const removed: string[] = [];
-  if (known.size !== expected) {
-    for (const p of baseMap.keys()) if (!known.has(p) && !(p in overlay && 'deleted' in overlay[p]!)) removed.push(p);
-    for (const p in overlay) if (!('deleted' in overlay[p]!) && !known.has(p) && !removed.includes(p)) removed.push(p);
+  const basePaths = new Set<string>();
+  const seen = new Set<string>();
+  // the generation's files in walk order: documents and invalid files merged
+  let i = 0;
+  let j = 0;
+  const invalid = base.invalid;
+  const nextBase = (): { path: string; size: number; mtime: number } | undefined => {
+    const dp = i < base.count ? base.path(i) : undefined;
+    const ip = j < invalid.length ? invalid[j]!.path : undefined;
+    if (dp === undefined && ip === undefined) return undefined;
+    if (ip === undefined || (dp !== undefined && compareWalkOrder(dp, ip) <= 0)) {
+      const r = { path: dp!, size: base.size[i]!, mtime: base.mtime[i]! };
+      i++;
+      return r;
+    }
+    j++;
+    return invalid[j - 1]!;
+  };
+  const gone = (b: { path: string }) => {
+    basePaths.add(b.path);
+    if (!(overlaid.has(b.path) && 'deleted' in overlay[b.path]!)) removed.push(b.path);
+  };
+  let b = nextBase();
+  for (const f of files) {
+    while (b && compareWalkOrder(b.path, f.rel) < 0) {
+      gone(b);
+      b = nextBase();
+    }
+    let cur: { size: number; mtime: number } | undefined;
+    if (b && b.path === f.rel) {
+      basePaths.add(b.path);
+      cur = b;
+      b = nextBase();
+    }
+    if (overlaid.size > 0 && overlaid.has(f.rel)) {
+      seen.add(f.rel);
+      const e = overlay[f.rel]!;
+      cur = 'doc' in e ? e.doc : 'invalid' in e ? e.invalid : undefined;
+    }
+    if (cur && fresh(cur, f)) continue;
+    changed.push(f);
+    known.push(cur !== undefined);
   }
-  const inBase = { has: (p: string) => baseMap.has(p) } as Set<string>;
-  return { changed, removed, known, inBase };
+  for (; b; b = nextBase()) gone(b);
+  // overlay files that are not in the generation and were not seen are gone too
+  for (const p of overlaid) {
+    if (!seen.has(p) && !('deleted' in overlay[p]!) && !removed.includes(p)) removed.push(p);
+  }
+  const inBase = { has: (p: string) => basePaths.has(p) || base.numberOf(p) >= 0 || invalid.some((r) => r.path === p) };
+  return { changed, known, removed, inBase };
 }
 
 /**
@@ -265,9 +299,9 @@ export function checkScopeIndex(roots: VaultRoots, scope: Scope): { exists: bool
     const base = readBaseDocs(dir, state.generation, scope);
     // a file read within the racy window is re-verified by the next search; for a report it counts as indexed
     const diff = diffFiles(base, state.overlay, listing.files, true);
-    let documents = base.docs.length;
+    let documents = base.count;
     let invalid = base.invalid.length;
-    const docPaths = new Set(base.docs.map((d) => d.path));
+    const docPaths = new Set(Array.from({ length: base.count }, (_, i) => base.path(i)));
     const invalidPaths = new Set(base.invalid.map((d) => d.path));
     for (const p in state.overlay) {
       const e = state.overlay[p]!;
@@ -278,7 +312,7 @@ export function checkScopeIndex(roots: VaultRoots, scope: Scope): { exists: bool
       if ('doc' in e) documents++;
       if ('invalid' in e) invalid++;
     }
-    const added = diff.changed.filter((f) => !diff.known.has(f.rel)).length;
+    const added = diff.known.filter((k) => !k).length;
     return { exists: true, generation: state.generation, documents, invalid, added, changed: diff.changed.length - added, removed: diff.removed.length, refreshedAt: mtime, bytes: base.bytes + Buffer.byteLength(JSON.stringify(state)), dir, files: listing.files.length };
   } catch (err) {
     if (!(err instanceof IndexUnusable)) throw err;

@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { KINDS, SCHEMA_VERSION, STATUSES, kindFolder, type Scope } from '../document/contract.js';
 import { BUCKET_COUNT, FIELDS, INDEX_FORMAT_VERSION, IndexUnusable, bucketFileName, type DocRecord, type IndexState, type InvalidRecord, type StoredDocs } from './index-format.js';
 import { BucketReader } from './postings.js';
+import { GenerationDocs, toColumns } from './generation-docs.js';
 
 export { IndexUnusable };
 
@@ -117,16 +118,8 @@ export function writeState(dir: string, state: IndexState): number {
   return writeAtomic(join(dir, 'state.json'), JSON.stringify(state));
 }
 
-/** A generation's documents, decoded. */
-export interface BaseDocs {
-  generation: string;
-  docs: DocRecord[];
-  invalid: InvalidRecord[];
-  /** byte length of each bucket file */
-  buckets: number[];
-  /** total bytes of docs.json and the bucket files */
-  bytes: number;
-}
+/** A generation's documents (see generation-docs.ts). */
+export type BaseDocs = GenerationDocs;
 
 /** Reads and checks a generation's docs.json. @throws IndexUnusable */
 export function readBaseDocs(dir: string, generation: string, scope: Scope): BaseDocs {
@@ -142,44 +135,17 @@ export function readBaseDocs(dir: string, generation: string, scope: Scope): Bas
   } catch {
     throw new IndexUnusable('docs.json is not valid JSON (truncated or garbage)');
   }
-  if (!isObj(s) || s.format !== INDEX_FORMAT_VERSION || s.schema !== SCHEMA_VERSION || s.scope !== scope || s.generation !== generation || s.bucketCount !== BUCKET_COUNT) {
+  if (!isObj(s) || s.format !== INDEX_FORMAT_VERSION || s.schema !== SCHEMA_VERSION || s.scope !== scope || s.generation !== generation || s.bucketCount !== BUCKET_COUNT || !Array.isArray(s.buckets) || s.buckets.length !== BUCKET_COUNT) {
     throw new IndexUnusable('docs.json is of another format or generation');
   }
-  const n = Array.isArray(s.id) ? s.id.length : -1;
-  const cols = [s.path, s.kind, s.status, s.tags, s.targets, s.updated, s.size, s.mtime];
-  if (n < 0 || cols.some((c) => !Array.isArray(c) || c.length !== n) || !Array.isArray(s.len) || s.len.length !== n * FIELDS.length || !Array.isArray(s.buckets) || s.buckets.length !== BUCKET_COUNT || !Array.isArray(s.invalid)) {
-    throw new IndexUnusable('docs.json columns do not line up');
-  }
-  const docs: DocRecord[] = new Array(n);
-  const F = FIELDS.length;
-  for (let i = 0; i < n; i++) {
-    const kind = KINDS[s.kind[i]!];
-    const status = STATUSES[s.status[i]!];
-    if (!kind || !status) throw new IndexUnusable('docs.json holds an unknown kind or status');
-    const id = s.id[i]!;
-    const p = s.path[i];
-    docs[i] = {
-      scope,
-      path: p === 0 ? `${kindFolder(kind)}/${id}.md` : String(p),
-      id,
-      kind,
-      status,
-      tags: s.tags[i]!,
-      targets: s.targets[i]!,
-      updated: s.updated[i]!,
-      size: s.size[i]!,
-      mtime: s.mtime[i]!,
-      len: s.len.slice(i * F, i * F + F),
-    };
-  }
   const bytes = Buffer.byteLength(text) + s.buckets.reduce((a, b) => a + b, 0);
-  return { generation, docs, invalid: s.invalid, buckets: s.buckets, bytes };
+  return new GenerationDocs(scope, generation, s, s.buckets, bytes);
 }
 
 /** Reads one bucket of a generation and checks its length and header. @throws IndexUnusable */
 export function readBucket(dir: string, base: BaseDocs, bucket: number): BucketReader {
   const expected = base.buckets[bucket] ?? 0;
-  if (expected === 0) return new BucketReader(Buffer.alloc(0), base.docs.length);
+  if (expected === 0) return new BucketReader(Buffer.alloc(0), base.count);
   let buf: Buffer;
   try {
     buf = readFileSync(join(dir, `g-${base.generation}`, bucketFileName(bucket)));
@@ -187,7 +153,7 @@ export function readBucket(dir: string, base: BaseDocs, bucket: number): BucketR
     throw new IndexUnusable(`bucket ${bucket} is missing`);
   }
   if (buf.length !== expected) throw new IndexUnusable(`bucket ${bucket} has ${buf.length} bytes, expected ${expected}`);
-  return new BucketReader(buf, base.docs.length);
+  return new BucketReader(buf, base.count);
 }
 
 /**
@@ -211,17 +177,7 @@ export function writeGeneration(dir: string, generation: string, scope: Scope, d
       generation,
       bucketCount: BUCKET_COUNT,
       buckets: sizes,
-      path: docs.map((d) => (d.path === `${kindFolder(d.kind)}/${d.id}.md` ? 0 : d.path)),
-      id: docs.map((d) => d.id),
-      kind: docs.map((d) => KINDS.indexOf(d.kind)),
-      status: docs.map((d) => STATUSES.indexOf(d.status)),
-      tags: docs.map((d) => d.tags),
-      targets: docs.map((d) => d.targets),
-      updated: docs.map((d) => d.updated),
-      size: docs.map((d) => d.size),
-      mtime: docs.map((d) => d.mtime),
-      len: docs.flatMap((d) => d.len),
-      invalid,
+      ...toColumns(docs, invalid),
     };
     const text = JSON.stringify(stored);
     writeFileSync(join(tmp, 'docs.json'), text, { mode: 0o600 });

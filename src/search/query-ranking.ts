@@ -85,8 +85,13 @@ export function compareCandidates(a: { score: number; doc: LiveDoc }, b: { score
 
 /** Every document of the indexes under one numbering: each generation, then its overlay. */
 interface Corpus {
-  docs: LiveDoc[];
+  /** total documents, live or not */
+  size: number;
+  /** the record of document n (built on demand for generation documents) */
+  doc(n: number): LiveDoc;
   live: Uint8Array;
+  /** terms per field, FIELDS.length per document */
+  lens: Int32Array;
   /** live documents */
   count: number;
   /** average terms per field over the live documents */
@@ -99,32 +104,47 @@ interface Corpus {
 
 function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
   const F = FIELDS.length;
-  const docs: LiveDoc[] = [];
-  const liveList: number[] = [];
+  const size = indexes.reduce((a, ix) => a + ix.base.count + Object.keys(ix.overlay).length, 0);
+  const live = new Uint8Array(size);
+  const lens = new Int32Array(size * F);
   const lenSum = new Array<number>(F).fill(0);
   const baseOffset: number[] = [];
+  const resolve: Array<(n: number) => LiveDoc> = [];
+  const starts: number[] = [];
   const overlay = new Map<number, Map<string, Array<[number, number[]]>>>();
   let count = 0;
+  let n = 0;
   for (const ix of indexes) {
-    baseOffset.push(docs.length);
-    const hasOverlay = Object.keys(ix.overlay).length > 0;
-    for (const d of ix.base.docs) {
-      const isLive = !hasOverlay || !(d.path in ix.overlay);
-      liveList.push(isLive ? 1 : 0);
-      docs.push(d);
-      if (!isLive) continue;
-      count++;
-      for (let f = 0; f < F; f++) lenSum[f]! += d.len[f]!;
+    const base = ix.base;
+    const offset = n;
+    baseOffset.push(offset);
+    starts.push(offset);
+    resolve.push((k) => base.doc(k - offset));
+    live.fill(1, offset, offset + base.count);
+    for (const p in ix.overlay) {
+      const k = base.numberOf(p);
+      if (k >= 0) live[offset + k] = 0;
     }
+    lens.set(base.len, offset * F);
+    for (let k = 0; k < base.count; k++) {
+      if (!live[offset + k]) continue;
+      count++;
+      for (let f = 0; f < F; f++) lenSum[f]! += base.len[k * F + f]!;
+    }
+    n += base.count;
+    const overlayDocs: LiveDoc[] = [];
+    const overlayStart = n;
     for (const p in ix.overlay) {
       const e = ix.overlay[p]!;
       if (!('doc' in e)) continue;
       const d = e.doc;
-      const n = docs.length;
-      docs.push(d);
-      liveList.push(1);
+      overlayDocs.push(d);
+      live[n] = 1;
       count++;
-      for (let f = 0; f < F; f++) lenSum[f]! += d.len[f]!;
+      for (let f = 0; f < F; f++) {
+        lens[n * F + f] = d.len[f]!;
+        lenSum[f]! += d.len[f]!;
+      }
       for (const term in d.terms) {
         const b = bucketOf(term);
         let byTerm = overlay.get(b);
@@ -133,9 +153,18 @@ function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
         if (!list) byTerm.set(term, (list = []));
         list.push([n, d.terms[term]!]);
       }
+      n++;
     }
+    starts.push(overlayStart);
+    resolve.push((k) => overlayDocs[k - overlayStart]!);
+    n = overlayStart + overlayDocs.length;
   }
-  return { docs, live: Uint8Array.from(liveList), count, avgLen: lenSum.map((s) => (count ? s / count : 0)), baseOffset, overlay };
+  const doc = (k: number): LiveDoc => {
+    let r = 0;
+    while (r + 1 < starts.length && starts[r + 1]! <= k) r++;
+    return resolve[r]!(k);
+  };
+  return { size: n, doc, live: live.subarray(0, n), lens, count, avgLen: lenSum.map((x) => (count ? x / count : 0)), baseOffset, overlay };
 }
 
 /** One field's postings of one matched term, from one generation (offset) or from the overlay. */
@@ -203,10 +232,11 @@ export function fuzzyFor(term: string): number | false {
 export function rankDocuments(indexes: readonly ScopeIndex[], terms: readonly string[], filter: DocFilter, termWeights?: ReadonlyMap<string, number>): Candidate[] {
   if (terms.length === 0) return [];
   const corpus = corpusOf(indexes);
-  const { docs, live, count: N, avgLen } = corpus;
-  const score = new Float64Array(docs.length);
-  const matched = new Uint16Array(docs.length);
-  const lastQuery = new Int32Array(docs.length).fill(-1);
+  const { live, lens, count: N, avgLen, size } = corpus;
+  const F = FIELDS.length;
+  const score = new Float64Array(size);
+  const matched = new Uint16Array(size);
+  const lastQuery = new Int32Array(size).fill(-1);
   const boosts = FIELDS.map((f) => FIELD_BOOST[f]);
   const { k, b, d } = BM25;
   terms.forEach((q, qi) => {
@@ -224,7 +254,7 @@ export function rankDocuments(indexes: readonly ScopeIndex[], terms: readonly st
             const n = postings.docs[j]! + offset;
             if (!live[n]) continue;
             const tf = postings.freqs[j]!;
-            const len = docs[n]!.len[f]!;
+            const len = lens[n * F + f]!;
             score[n]! += factor * idf * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * len) / avgLen[f]!)));
             if (lastQuery[n] !== qi) {
               lastQuery[n] = qi;
@@ -236,6 +266,10 @@ export function rankDocuments(indexes: readonly ScopeIndex[], terms: readonly st
     }
   });
   const out: Candidate[] = [];
-  for (let n = 0; n < docs.length; n++) if (matched[n]! > 0 && filter(docs[n]!)) out.push({ doc: docs[n]!, score: score[n]! * matched[n]! });
+  for (let n = 0; n < size; n++) {
+    if (matched[n]! === 0) continue;
+    const doc = corpus.doc(n);
+    if (filter(doc)) out.push({ doc, score: score[n]! * matched[n]! });
+  }
   return out.sort(compareCandidates);
 }

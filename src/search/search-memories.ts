@@ -133,7 +133,17 @@ export function resolveSearchOptions(options: SearchOptions): { scopes: Scope[];
   return { scopes, limit, filter };
 }
 
-/** Reads a candidate's file again (the truth) for its title, tags and excerpt. */
+/** Reads a candidate's file again (the truth) for its title, tags and excerpt; once per search (see {@link memoReader}). */
+type CandidateReader = (doc: LiveDoc) => Memory | undefined;
+
+function memoReader(roots: VaultRoots): CandidateReader {
+  const seen = new Map<LiveDoc, Memory | undefined>();
+  return (doc) => {
+    if (!seen.has(doc)) seen.set(doc, readCandidate(roots, doc));
+    return seen.get(doc);
+  };
+}
+
 function readCandidate(roots: VaultRoots, doc: LiveDoc): Memory | undefined {
   const r = readFileSafe(join(scopeRoot(roots, doc.scope), ...doc.path.split('/')), LIMITS.documentMaxBytes);
   if (!r.ok) return undefined;
@@ -206,6 +216,7 @@ const PHRASE_IN_BODY = 1.2;
 export async function searchMemories(roots: VaultRoots, query: string, options: SearchOptions = {}): Promise<SearchResponse> {
   const { scopes, limit, filter } = resolveSearchOptions(options);
   const terms = tokenizeQuery(query);
+  const read = memoReader(roots);
   let opened = openIndexes(roots, scopes);
   let candidates: Candidate[];
   try {
@@ -217,7 +228,7 @@ export async function searchMemories(roots: VaultRoots, query: string, options: 
     candidates = rankOrList(opened.indexes, query, terms, filter);
   }
   if (options.feedback !== false && terms.length >= FEEDBACK_MIN_TERMS && candidates.length > 0) {
-    const expansion = feedbackTerms(roots, opened.indexes, candidates.slice(0, FEEDBACK_DOCS), terms);
+    const expansion = feedbackTerms(read, opened.indexes, candidates.slice(0, FEEDBACK_DOCS), terms);
     if (expansion.size > 0) candidates = rankDocuments(opened.indexes, [...terms, ...expansion.keys()], filter, expansion);
   }
   const total = candidates.length;
@@ -225,26 +236,26 @@ export async function searchMemories(roots: VaultRoots, query: string, options: 
   if (query.trim() === '') {
     for (const c of candidates) {
       if (results.length >= limit) break;
-      const m = readCandidate(roots, c.doc);
+      const m = read(c.doc);
       if (m) results.push(toHit(c.doc, m, 0, terms));
     }
     return { results, diagnostics: opened.diagnostics, total };
   }
   const phrase = terms.length >= 2 ? foldText(query).replace(/\s+/gu, ' ').trim() : '';
   const pool = candidates.slice(0, Math.max(limit * 3, 30));
-  const read: Array<{ c: Candidate; m: Memory }> = [];
+  const reread: Array<{ c: Candidate; m: Memory }> = [];
   for (const c of pool) {
-    const m = readCandidate(roots, c.doc);
+    const m = read(c.doc);
     if (!m) continue;
     let score = c.score;
     if (phrase) {
       if (foldText(m.title).includes(phrase)) score *= PHRASE_IN_TITLE;
       else if (foldText(m.body).replace(/\s+/gu, ' ').includes(phrase)) score *= PHRASE_IN_BODY;
     }
-    read.push({ c: { ...c, score }, m });
+    reread.push({ c: { ...c, score }, m });
   }
-  read.sort((a, b) => compareCandidates(a.c, b.c));
-  for (const { c, m } of read.slice(0, limit)) results.push(toHit(c.doc, m, c.score, terms));
+  reread.sort((a, b) => compareCandidates(a.c, b.c));
+  for (const { c, m } of reread.slice(0, limit)) results.push(toHit(c.doc, m, c.score, terms));
   return { results, diagnostics: opened.diagnostics, total };
 }
 
@@ -283,12 +294,12 @@ function docFrequency(indexes: readonly ScopeIndex[]): (term: string) => number 
  * document's relative score, times inverse document frequency; the query's own terms and words in
  * more than {@link FEEDBACK_MAX_DF} of the memories are left out. Each is weighted for the second pass.
  */
-function feedbackTerms(roots: VaultRoots, indexes: readonly ScopeIndex[], top: readonly Candidate[], queryTerms: readonly string[]): Map<string, number> {
+function feedbackTerms(read: CandidateReader, indexes: readonly ScopeIndex[], top: readonly Candidate[], queryTerms: readonly string[]): Map<string, number> {
   const own = new Set(queryTerms);
   const weight = new Map<string, number>();
   const best = top[0]!.score || 1;
   for (const c of top) {
-    const m = readCandidate(roots, c.doc);
+    const m = read(c.doc);
     if (!m) continue;
     const ts = tokenize(`${m.title} ${m.body}`).filter((t) => t.length >= 3 && !own.has(t));
     if (ts.length === 0) continue;
@@ -296,7 +307,7 @@ function feedbackTerms(roots: VaultRoots, indexes: readonly ScopeIndex[], top: r
     for (const t of ts) tf.set(t, (tf.get(t) ?? 0) + 1);
     for (const [t, n] of tf) weight.set(t, (weight.get(t) ?? 0) + (n / ts.length) * (c.score / best));
   }
-  const total = indexes.reduce((a, ix) => a + ix.base.docs.length, 0) || 1;
+  const total = indexes.reduce((a, ix) => a + ix.base.count, 0) || 1;
   const df = docFrequency(indexes);
   const scored: Array<[string, number]> = [];
   // the strongest few dozen by frequency are the only ones worth a document-frequency lookup

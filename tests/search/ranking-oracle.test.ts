@@ -5,6 +5,7 @@
 import fc from 'fast-check';
 import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
+import { GenerationDocs, toColumns } from '../../src/search/generation-docs.js';
 import { PostingsBuilder } from '../../src/search/index-build.js';
 import { BUCKET_COUNT, FIELDS, IndexUnusable, type DocRecord, type OverlayEntry } from '../../src/search/index-format.js';
 import type { ScopeIndex } from '../../src/search/index-freshness.js';
@@ -26,7 +27,7 @@ type Doc = { title: string[]; tags: string[]; kind: string[]; id: string[]; body
 const termsOf = (d: Doc) => countTerms(FIELDS.map((f) => d[f]));
 
 function record(i: number, d: Doc): DocRecord {
-  return { scope: 'team', path: `notes/m${i}.md`, id: `m${i}`, kind: 'note', status: 'active', tags: [], targets: [], updated: i, size: 1, mtime: 1, len: termsOf(d).len };
+  return { scope: 'team', path: `notes/m${String(i).padStart(3, '0')}.md`, id: `m${i}`, kind: 'note', status: 'active', tags: [], targets: [], updated: i, size: 1, mtime: 1, len: termsOf(d).len };
 }
 
 /** A scope index in memory: a generation of `base`, then `changed` replacing some and `deleted` removing some. */
@@ -38,13 +39,13 @@ function scopeIndex(base: Doc[], changed: Map<number, Doc>, deleted: Set<number>
   });
   const readers = Array.from({ length: BUCKET_COUNT }, (_, b) => new BucketReader(builder.bucket(b), docs.length));
   const overlay: Record<string, OverlayEntry> = {};
-  for (const i of deleted) overlay[`notes/m${i}.md`] = { deleted: true };
-  for (const [i, d] of changed) overlay[`notes/m${i}.md`] = { doc: { ...record(i, d), terms: termsOf(d).terms } };
+  for (const i of deleted) overlay[`notes/m${String(i).padStart(3, '0')}.md`] = { deleted: true };
+  for (const [i, d] of changed) overlay[`notes/m${String(i).padStart(3, '0')}.md`] = { doc: { ...record(i, d), terms: termsOf(d).terms } };
   return {
     scope: 'team',
     dir: '/nowhere',
     generation: 'g',
-    base: { generation: 'g', docs, invalid: [], buckets: [], bytes: 0 },
+    base: new GenerationDocs('team', 'g', toColumns(docs, []), [], 0),
     overlay,
     loadBucket: (b) => readers[b]!,
     persisted: false,
