@@ -16,8 +16,9 @@ if (argv[0] === 'hook' && !argv.includes('--help') && !argv.includes('-h')) {
 } else {
   let code;
   if ((argv[0] === 'search' || argv[0] === 'read') && process.env.ECC_VAULT_CLI !== 'full') {
-    const { runLeanCli } = await import('../dist/cli/lean-bundle.js');
-    code = await runLeanCli(argv);
+    // a missing or unloadable bundle (a partial build) costs speed, never the command
+    const lean = await import('../dist/cli/lean-bundle.js').catch(() => undefined);
+    code = await lean?.runLeanCli(argv);
   }
   if (code === undefined) {
     const { runCli } = await import('../dist/cli/node-io.js');
