@@ -138,6 +138,9 @@ const CASES: Array<[Path, () => string[]]> = [
   ['lean', () => ['search', '--tag', 'auth', 'redis']], // yargs: tags auth AND redis, empty query
   ['lean', () => ['search', '--tag=redis', '--json']],
   ['lean', () => ['search', '--tag', '']],
+  ['lean', () => ['search', '--tag', '1', '2', '--json']],
+  ['lean', () => ['search', 'redis', '--limit', '5', 'sessions', '--json']],
+  ['lean', () => ['search', '--since', '']],
   ['lean', () => ['search', 'redis', '--scope=team', '--scope', 'user']],
   ['lean', () => ['search', '--status', 'superseded', '--status', 'active', '--json']],
   ['lean', () => ['search', '--target-harness', 'claude', '--json']],
@@ -174,6 +177,7 @@ const CASES: Array<[Path, () => string[]]> = [
   ['full', () => ['read', '-h']],
   ['full', () => ['search', 'x', '--version']],
   ['full', () => ['search', '--kind', 'nope']],
+  ['full', () => ['search', '--kind=decision,note']],
   ['full', () => ['search', '--scope=team', 'redis']], // greedy: "redis" is not a scope
   ['full', () => ['search', '--limit']],
   ['full', () => ['search', '--limit', 'abc']],
