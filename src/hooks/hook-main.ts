@@ -2,22 +2,60 @@
  * Process entry of `vault hook ...`, loaded by bin/vault.js without yargs so a hook starts in a
  * few tens of milliseconds. Parses only `hook <event> [--harness H]`, reads stdin through
  * {@link readStdinPayload} (capped, with a deadline, never from a terminal), and always exits 0.
+ *
+ * Start-up matters here (session-start runs before the agent's first turn): the answer is written
+ * to descriptor 1 synchronously instead of through `process.stdout` (whose stream loads node:net
+ * and node:stream when stdout is a pipe or socket). The bundle loads Node.js builtins on first use
+ * (scripts/build.mjs), so node:crypto is loaded only when a snapshot is written.
  */
+import { fstatSync, readSync, writeSync } from 'node:fs';
 import { nodeRuntime } from '../io/runtime.js';
 import { runHook, type HookIo, type PayloadRead } from './run-hook.js';
 
+/** Bytes asked for per read of stdin. */
+const STDIN_CHUNK = 64 * 1024;
+
+/** Settles when output handed to the stdout stream (the EAGAIN fallback) has been flushed. */
+let stdoutFlushed: Promise<void> = Promise.resolve();
+
+type ReadFlags = { tooLarge?: boolean; timedOut?: boolean };
+
+function payloadOf(chunks: Buffer[], flags: ReadFlags): PayloadRead {
+  return { bytes: flags.tooLarge ? Buffer.alloc(0) : Buffer.concat(chunks), tooLarge: Boolean(flags.tooLarge), timedOut: Boolean(flags.timedOut), tty: false };
+}
+
+/** Reads a regular file given as stdin (`< file`): it cannot block, so plain synchronous reads. */
+function readStdinFile(maxBytes: number): PayloadRead {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  try {
+    for (;;) {
+      const buf = Buffer.allocUnsafe(STDIN_CHUNK);
+      const n = readSync(0, buf, 0, buf.length, null);
+      if (n === 0) break;
+      total += n;
+      if (total > maxBytes) return payloadOf(chunks, { tooLarge: true });
+      chunks.push(buf.subarray(0, n));
+    }
+  } catch {
+    /* what was read so far is the payload, like an error on the stream */
+  }
+  return payloadOf(chunks, {});
+}
+
 /**
- * Reads stdin up to `maxBytes` or until `waitMs` passed, whichever comes first. A terminal is
- * never read (a hook started by hand must not hang).
+ * Reads stdin as a stream: pipes, sockets, terminals. (Reading descriptor 0 in the thread pool
+ * instead would save loading node:net, but a read still blocked at the deadline keeps the
+ * process from exiting: libuv joins its threads at exit.)
  */
-export function readStdinPayload(maxBytes: number, waitMs: number): Promise<PayloadRead> {
+function readStdinStream(maxBytes: number, waitMs: number): Promise<PayloadRead> {
   const stdin = process.stdin;
   if (stdin.isTTY) return Promise.resolve({ bytes: Buffer.alloc(0), tooLarge: false, timedOut: false, tty: true });
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let total = 0;
     let done = false;
-    const finish = (flags: { tooLarge?: boolean; timedOut?: boolean }) => {
+    const finish = (flags: ReadFlags) => {
       if (done) return;
       done = true;
       clearTimeout(timer);
@@ -25,7 +63,7 @@ export function readStdinPayload(maxBytes: number, waitMs: number): Promise<Payl
       stdin.removeAllListeners('end');
       stdin.on('error', () => {});
       stdin.destroy();
-      resolve({ bytes: flags.tooLarge ? Buffer.alloc(0) : Buffer.concat(chunks), tooLarge: Boolean(flags.tooLarge), timedOut: Boolean(flags.timedOut), tty: false });
+      resolve(payloadOf(chunks, flags));
     };
     const timer = setTimeout(() => finish({ timedOut: true }), waitMs);
     stdin.on('data', (chunk: Buffer | string) => {
@@ -39,15 +77,46 @@ export function readStdinPayload(maxBytes: number, waitMs: number): Promise<Payl
   });
 }
 
+/**
+ * Reads stdin up to `maxBytes` or until `waitMs` passed, whichever comes first. A terminal is
+ * never read (a hook started by hand must not hang). A regular file (`< payload.json`) is read
+ * synchronously; anything else as a stream.
+ */
+export function readStdinPayload(maxBytes: number, waitMs: number): Promise<PayloadRead> {
+  let file = false;
+  try {
+    file = fstatSync(0).isFile();
+  } catch {
+    file = false;
+  }
+  return file ? Promise.resolve(readStdinFile(maxBytes)) : readStdinStream(maxBytes, waitMs);
+}
+
+/**
+ * Writes the answer to descriptor 1 synchronously (it is one small JSON document). A reader that
+ * went away (EPIPE) is ignored; a non-blocking descriptor that is full (EAGAIN) gets the rest
+ * through the stdout stream.
+ */
+export function writeStdout(text: string): void {
+  const buf = Buffer.from(text, 'utf8');
+  let off = 0;
+  try {
+    while (off < buf.length) off += writeSync(1, buf, off, buf.length - off);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') return;
+    const stdout = process.stdout;
+    stdout.on('error', () => {});
+    const rest = buf.subarray(off);
+    const before = stdoutFlushed;
+    stdoutFlushed = new Promise<void>((resolve) => {
+      stdout.write(rest, () => resolve());
+    }).then(() => before);
+  }
+}
+
 /** The hook io of this process. */
 export function processHookIo(): HookIo {
-  return {
-    readPayload: readStdinPayload,
-    stdout: (text) => {
-      process.stdout.write(text);
-    },
-    runtime: nodeRuntime(),
-  };
+  return { readPayload: readStdinPayload, stdout: writeStdout, runtime: nodeRuntime() };
 }
 
 /**
@@ -66,16 +135,17 @@ export async function runHookProcess(argv: readonly string[]): Promise<number> {
     else if (a.startsWith('--harness=')) harness = a.slice('--harness='.length);
     else if (!a.startsWith('-') && event === undefined) event = a;
   }
-  // Never fail the agent: a closed stdout (EPIPE) or a stray async error still exits 0, and a
-  // handle that would keep the process alive cannot hold it past the budget.
-  process.stdout.on('error', () => {});
+  // Never fail the agent: a closed stdout (EPIPE, see writeStdout) or a stray async error still
+  // exits 0, and a handle that would keep the process alive cannot hold it past the budget.
   process.on('uncaughtException', () => {
     process.exitCode = 0;
   });
   setTimeout(() => process.exit(0), 15_000).unref();
   try {
-    return await runHook(event ?? '', harness, processHookIo());
+    await runHook(event ?? '', harness, processHookIo());
   } catch {
-    return 0;
+    /* never fails the agent */
   }
+  await stdoutFlushed;
+  return 0;
 }

@@ -182,16 +182,22 @@ export function listSnapshots(dir: string): SnapshotFile[] {
   return out.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? 1 : -1));
 }
 
-/** Reads up to `maxBytes` of a snapshot file without following links. */
+/**
+ * Reads up to `maxBytes` of a snapshot file without following links. The buffer is sized from
+ * the file's size (snapshots and the index are replaced by rename, never grown in place), so a
+ * read does not allocate the whole cap.
+ */
 export function readSnapshotText(path: string, maxBytes = MAX_SNAPSHOT_BYTES): string | undefined {
   let fd: number | undefined;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    if (!fstatSync(fd).isFile()) return undefined;
-    const buf = Buffer.allocUnsafe(maxBytes);
+    const st = fstatSync(fd);
+    if (!st.isFile()) return undefined;
+    const size = Math.min(maxBytes, st.size);
+    const buf = Buffer.allocUnsafe(size);
     let off = 0;
-    while (off < maxBytes) {
-      const n = readSync(fd, buf, off, maxBytes - off, null);
+    while (off < size) {
+      const n = readSync(fd, buf, off, size - off, null);
       if (n === 0) break;
       off += n;
     }
