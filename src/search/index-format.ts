@@ -18,7 +18,7 @@
 import type { Kind, Scope, Status } from '../document/contract.js';
 
 /** Bumped whenever the files' shape or the tokenizer changes: an index of another format is rebuilt. */
-export const INDEX_FORMAT_VERSION = 6;
+export const INDEX_FORMAT_VERSION = 7;
 /** Number of term buckets in a generation. */
 export const BUCKET_COUNT = 128;
 /** MiniSearch fields, in field-id order. */

@@ -8,8 +8,10 @@
  *   regular expression, ~30× faster than the segmenter on Latin text, with the same words there;
  * - code-ish tokens (`foo_bar`, `foo-bar`, `v2.1`, `src/a.ts`, `user@host`) are kept whole and
  *   also split into their parts;
- * - English stop words are dropped and plain lowercase ASCII words are Porter-stemmed.
+ * - English stop words are dropped; irregular English verb forms fold to their base form
+ *   (`went` → `go`); plain lowercase ASCII words are Porter-stemmed.
  */
+import { irregularBase } from './english-lemmas.js';
 import { stemEnglish } from './stem-english.js';
 import { STOP_WORDS } from './stop-words.js';
 
@@ -40,7 +42,7 @@ export const MAX_TERM_CHARS = 64;
 function wordTerm(word: string, out: string[]): void {
   if (STOP_WORDS.has(word)) return;
   if (word.length > MAX_TERM_CHARS) out.push(word.slice(0, MAX_TERM_CHARS));
-  else out.push(ASCII_WORD.test(word) ? stemEnglish(word) : word);
+  else out.push(ASCII_WORD.test(word) ? stemEnglish(irregularBase(word) ?? word) : word);
 }
 
 /** Words of text without unspaced scripts: one regular-expression pass. */

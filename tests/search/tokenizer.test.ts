@@ -38,6 +38,13 @@ describe('tokenizer', () => {
     expect(['painting', 'painted', 'paints'].map(stemEnglish)).toEqual(['paint', 'paint', 'paint']);
     expect(['relational', 'generalization', 'hopping', 'ponies'].map(stemEnglish)).toEqual(['relat', 'gener', 'hop', 'poni']);
   });
+
+  it('folds irregular verb forms to their base form, in documents and queries alike', () => {
+    expect(tokenize('She went home and bought bread; they had found it, we ran')).toEqual(tokenize('go home buy bread find it run'));
+    expect(tokenize('WENT Gone')).toEqual(['go', 'go']);
+    // not a verb form, not touched
+    expect(tokenize('mountains')).toEqual(['mountain']);
+  });
 });
 
 describe('excerpt', () => {
