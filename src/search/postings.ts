@@ -73,6 +73,8 @@ export function encodeBucket(terms: ReadonlyMap<string, FlatPostings>): Buffer {
   return out;
 }
 
+let scratch = { docs: new Int32Array(0), freqs: new Int32Array(0), length: 0 };
+
 /** A decoded bucket header with lazy access to each term's postings. */
 export class BucketReader {
   /** the bucket's terms */
@@ -139,8 +141,10 @@ export class BucketReader {
     if (!(p <= end && end <= buf.length)) throw bad('offsets');
     const n = this.counts[i]!;
     const F = FIELDS.length;
-    const docs = Array.from({ length: F }, () => new Int32Array(n));
-    const freqs = Array.from({ length: F }, () => new Int32Array(n));
+    // decoded into reusable scratch arrays, then copied out at the exact size of each field
+    if (scratch.length < n * F) scratch = { docs: new Int32Array(n * F * 2), freqs: new Int32Array(n * F * 2), length: n * F * 2 };
+    const sd = scratch.docs;
+    const sf = scratch.freqs;
     const used = new Array<number>(F).fill(0);
     const varint = (): number => {
       let v = 0;
@@ -165,12 +169,12 @@ export class BucketReader {
       if (mask === 0 || mask >= 1 << F) throw bad('field mask');
       for (let f = 0; f < F; f++) {
         if (!(mask & (1 << f))) continue;
-        const u = used[f]!++;
-        docs[f]![u] = doc;
-        freqs[f]![u] = varint();
+        const u = f * n + used[f]!++;
+        sd[u] = doc;
+        sf[u] = varint();
       }
     }
     if (p !== end) throw bad('length');
-    return docs.map((d, f) => (used[f]! > 0 ? { docs: d.subarray(0, used[f]), freqs: freqs[f]!.subarray(0, used[f]) } : undefined));
+    return used.map((u, f) => (u > 0 ? { docs: sd.slice(f * n, f * n + u), freqs: sf.slice(f * n, f * n + u) } : undefined));
   }
 }

@@ -215,6 +215,9 @@ export function fuzzyFor(term: string): number | false {
   return !isUnspacedTerm(term) && term.length >= 6 && term.length <= 32 && !/\d/.test(term) ? 1 : false;
 }
 
+/** Per set of opened indexes (one search): the corpus and the expanded query terms. */
+const sessions = new WeakMap<readonly ScopeIndex[], { corpus: Corpus; expansions: Map<string, ReturnType<typeof expandTerm>> }>();
+
 /**
  * Scores the live documents of `indexes` for the query terms (combined with OR, so a query whose
  * words never co-occur still finds the best partial matches).
@@ -231,7 +234,11 @@ export function fuzzyFor(term: string): number | false {
  */
 export function rankDocuments(indexes: readonly ScopeIndex[], terms: readonly string[], filter: DocFilter, termWeights?: ReadonlyMap<string, number>): Candidate[] {
   if (terms.length === 0) return [];
-  const corpus = corpusOf(indexes);
+  // a second pass over the same indexes (feedback expansion) reuses the corpus and the expansions
+  let session = sessions.get(indexes);
+  if (!session) sessions.set(indexes, (session = { corpus: corpusOf(indexes), expansions: new Map() }));
+  const corpus = session.corpus;
+  const expansions = session.expansions;
   const { live, lens, count: N, avgLen, size } = corpus;
   const F = FIELDS.length;
   const score = new Float64Array(size);
@@ -241,7 +248,9 @@ export function rankDocuments(indexes: readonly ScopeIndex[], terms: readonly st
   const { k, b, d } = BM25;
   terms.forEach((q, qi) => {
     const termBoost = termWeights?.get(q) ?? 1;
-    for (const { weight, fields } of expandTerm(indexes, corpus, q).values()) {
+    let expanded = expansions.get(q);
+    if (!expanded) expansions.set(q, (expanded = expandTerm(indexes, corpus, q)));
+    for (const { weight, fields } of expanded.values()) {
       fields.forEach((slices, f) => {
         if (slices.length === 0) return;
         let df = 0;

@@ -242,9 +242,11 @@ export async function searchMemories(roots: VaultRoots, query: string, options: 
     return { results, diagnostics: opened.diagnostics, total };
   }
   const phrase = terms.length >= 2 ? foldText(query).replace(/\s+/gu, ' ').trim() : '';
-  const pool = candidates.slice(0, Math.max(limit * 3, 30));
+  // the phrase boost can reorder the best few dozen; without a phrase the order is final
+  const want = phrase ? Math.max(limit * 3, 30) : limit;
   const reread: Array<{ c: Candidate; m: Memory }> = [];
-  for (const c of pool) {
+  for (const c of candidates) {
+    if (reread.length >= want) break;
     const m = read(c.doc);
     if (!m) continue;
     let score = c.score;
