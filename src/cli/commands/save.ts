@@ -129,6 +129,16 @@ export const saveCommand = (ctx: CliContext) => ({
         { dryRun, beforeWrite },
       );
       const m = result.memory;
+      if (result.written) {
+        // keep the search index current, so `vault doctor --strict` right after a save is clean;
+        // an index problem never fails a save (the next search repairs it)
+        try {
+          const { refreshIndex } = await import('../../search/index-status.js');
+          refreshIndex(roots, { scopes: [m.scope] });
+        } catch {
+          /* the next search rebuilds or refreshes it */
+        }
+      }
       if (argv.json) {
         printJson(ctx, { id: m.id, path: result.path, scope: m.scope, kind: m.kind, written: result.written, similar });
       } else {
