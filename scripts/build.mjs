@@ -10,8 +10,8 @@ import { createRequire, isBuiltin } from 'node:module';
 // instead of an ESM import, which builds the builtin's ESM facade by reading every export
 // (`import ... from 'node:fs'` loads the fs streams, ~3 ms). node:crypto (~6 ms) is loaded only
 // when one of its functions is first called. Each export becomes a plain binding, so nothing is
-// copied at start-up; an export defined by a getter (fs.promises, crypto.webcrypto) or a crypto
-// class is left out, and importing one fails the build rather than loading it eagerly.
+// copied at start-up; a non-function export defined by a getter (fs.promises) and a class of a
+// lazy module are left out, and importing one fails the build rather than loading it eagerly.
 const LAZY = new Set(['node:crypto']);
 const lazyBuiltins = {
   name: 'lazy-builtins',
@@ -24,9 +24,11 @@ const lazyBuiltins = {
       if (!lazy) lines.push('const m = load();', 'export default m;');
       for (const n of Object.keys(mod)) {
         const d = Object.getOwnPropertyDescriptor(mod, n);
-        if (!/^[A-Za-z_$][\w$]*$/.test(n) || n === 'default' || !d || d.get) continue;
-        if (!lazy) lines.push(`export const ${n} = m.${n};`);
-        else if (typeof d.value === 'function' && /^[a-z]/.test(n)) lines.push(`export function ${n}(...args) { return load().${n}(...args); }`);
+        if (!/^[A-Za-z_$][\w$]*$/.test(n) || n === 'default' || !d) continue;
+        // A getter (fs.opendirSync until first use, fs.promises) is not read at start-up: a
+        // function becomes a wrapper that reads it on first call; anything else is left out.
+        if (!lazy && !d.get) lines.push(`export const ${n} = m.${n};`);
+        else if (typeof mod[n] === 'function' && /^[a-z]/.test(n)) lines.push(`export function ${n}(...args) { return load().${n}(...args); }`);
       }
       return { loader: 'js', contents: lines.join('\n') };
     });

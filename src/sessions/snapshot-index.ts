@@ -7,6 +7,14 @@
  * the candidates of its own worktree. The index is only a cache: missing or unreadable, it is
  * rebuilt from the headers; names it does not know are read and added; every candidate is
  * verified against its own header before use; a lost concurrent update only costs a re-read.
+ *
+ * The file is line-oriented so a start does not parse other worktrees' entries: a header line
+ * (`vault-snapshot-index 3 <prunedAt>`), a line of every name it holds (sorted, space-separated),
+ * then one JSON line per worktree, `[worktree, repo or null, [names]]`. When the snapshot names in
+ * the folder are exactly those of the names line, no name is unknown or gone, and session start
+ * only parses the lines of its own worktree (found by searching the text). Otherwise the whole
+ * index is parsed, unknown headers are read, and it is rewritten.
+ * Indexes of the earlier JSON formats (v1, v2) are read and rewritten in this one.
  */
 import { closeSync, constants, lstatSync, openSync, readdirSync, readSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -15,7 +23,9 @@ import { parseSnapshot, parseSnapshotHeader, type SessionSnapshot } from './snap
 import { readSnapshotText, SNAPSHOT_FILE, writeAtomic, type SnapshotFile, type WorktreeKey } from './snapshot-store.js';
 
 const INDEX_FILE = '.snapshot-index.json';
-const INDEX_VERSION = 2;
+const INDEX_MAGIC = 'vault-snapshot-index';
+const INDEX_VERSION = 3;
+const INDEX_MAX_BYTES = 16 * 1024 * 1024;
 const HEADER_BYTES = 4096;
 
 /** The cached facts of one snapshot file: its worktree. */
@@ -26,12 +36,9 @@ interface IndexEntry {
   r?: string;
 }
 
-/**
- * The index file's content. Each worktree is stored once and names point at it by position, so
- * the file stays small and session start parses a few dozen KB, not one object per snapshot.
- * (Version 1, `names: {name: {w, r}}`, is read and converted.)
- */
+/** The index in memory: each worktree once, names pointing at it by position. */
 export interface SnapshotIndex {
+  /** format version it was read in (rewritten when not the current one) */
   v: number;
   /** ms since epoch of the last full prune */
   prunedAt: number;
@@ -58,10 +65,33 @@ function treeOf(index: SnapshotIndex, entry: IndexEntry): number {
   return index.trees.length - 1;
 }
 
-/** Reads the index; an absent, unreadable or foreign-version index is empty. */
-export function readSnapshotIndex(dir: string): SnapshotIndex {
-  const text = readSnapshotText(join(dir, INDEX_FILE), 16 * 1024 * 1024);
-  if (!text) return emptyIndex();
+/** The header line of an index file: its prune time, or undefined when not the current format. */
+function parseIndexHeader(line: string): { prunedAt: number } | undefined {
+  const m = /^vault-snapshot-index (\d+) (\d+)$/.exec(line);
+  if (!m || Number(m[1]) !== INDEX_VERSION) return undefined;
+  return { prunedAt: Number(m[2]) };
+}
+
+/** The names line: every name the index holds, sorted, separated by spaces (names have none). */
+function namesLine(names: string[]): string {
+  return names.sort().join(' ');
+}
+
+/** One worktree line: `[worktree, repo or null, [names]]`. */
+function parseTreeLine(line: string): { entry: IndexEntry; names: string[] } | undefined {
+  let v: unknown;
+  try {
+    v = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(v) || v.length !== 3 || typeof v[0] !== 'string' || !(v[1] === null || typeof v[1] === 'string') || !Array.isArray(v[2])) return undefined;
+  const names = (v[2] as unknown[]).filter((n): n is string => typeof n === 'string');
+  return { entry: v[1] ? { w: v[0], r: v[1] } : { w: v[0] }, names };
+}
+
+/** Converts an index of the earlier JSON formats (v1 `{name: {w, r}}`, v2 trees + positions). */
+function fromJsonIndex(text: string): SnapshotIndex {
   let v: { v?: unknown; prunedAt?: unknown; trees?: unknown; names?: unknown };
   try {
     v = JSON.parse(text) as typeof v;
@@ -69,16 +99,35 @@ export function readSnapshotIndex(dir: string): SnapshotIndex {
     return emptyIndex(); // rebuilt from the headers
   }
   if (typeof v !== 'object' || v === null || typeof v.names !== 'object' || v.names === null) return emptyIndex();
-  const prunedAt = Number(v.prunedAt) || 0;
-  if (v.v === INDEX_VERSION && Array.isArray(v.trees) && v.trees.every(isEntry)) {
-    return { v: INDEX_VERSION, prunedAt, trees: v.trees, names: v.names as Record<string, number> };
+  const index: SnapshotIndex = { ...emptyIndex(), v: Number(v.v) || 0, prunedAt: Number(v.prunedAt) || 0 };
+  const trees = Array.isArray(v.trees) ? (v.trees as unknown[]) : [];
+  for (const [name, value] of Object.entries(v.names as Record<string, unknown>)) {
+    const entry = v.v === 1 ? value : v.v === 2 && typeof value === 'number' ? trees[value] : undefined;
+    if (isEntry(entry)) index.names[name] = treeOf(index, entry);
   }
-  if (v.v === 1) {
-    const index: SnapshotIndex = { ...emptyIndex(), v: 1, prunedAt }; // v 1: rewritten in the current format
-    for (const [name, entry] of Object.entries(v.names as Record<string, unknown>)) if (isEntry(entry)) index.names[name] = treeOf(index, entry);
-    return index;
+  return index;
+}
+
+/** Parses the text of an index file; anything unreadable is an empty index. */
+function parseIndex(text: string | undefined): SnapshotIndex {
+  if (!text) return emptyIndex();
+  if (text.startsWith('{')) return fromJsonIndex(text);
+  const lines = text.split('\n');
+  const header = parseIndexHeader(lines[0] ?? '');
+  if (!header) return emptyIndex();
+  const index: SnapshotIndex = { ...emptyIndex(), prunedAt: header.prunedAt };
+  for (let i = 2; i < lines.length; i++) {
+    const t = lines[i] ? parseTreeLine(lines[i]!) : undefined;
+    if (!t) continue;
+    const at = treeOf(index, t.entry);
+    for (const name of t.names) index.names[name] = at;
   }
-  return emptyIndex();
+  return index;
+}
+
+/** Reads the index; an absent, unreadable or foreign index is empty. */
+export function readSnapshotIndex(dir: string): SnapshotIndex {
+  return parseIndex(readSnapshotText(join(dir, INDEX_FILE), INDEX_MAX_BYTES));
 }
 
 /**
@@ -86,30 +135,35 @@ export function readSnapshotIndex(dir: string): SnapshotIndex {
  * worktrees they use; failures are ignored (it is a cache).
  */
 export function writeSnapshotIndex(dir: string, index: SnapshotIndex, rt: Runtime, present?: readonly string[]): void {
-  const out = { ...emptyIndex(), prunedAt: index.prunedAt };
+  const byTree = new Map<number, string[]>();
+  const kept: string[] = [];
   for (const name of present ?? Object.keys(index.names)) {
-    const entry = entryOf(index, name);
-    if (entry) out.names[name] = treeOf(out, entry);
+    const at = Object.hasOwn(index.names, name) ? index.names[name] : undefined;
+    if (typeof at !== 'number' || !index.trees[at]) continue;
+    kept.push(name);
+    const list = byTree.get(at);
+    if (list) list.push(name);
+    else byTree.set(at, [name]);
+  }
+  const lines = [`${INDEX_MAGIC} ${INDEX_VERSION} ${Math.max(0, Math.floor(index.prunedAt))}`, namesLine(kept)];
+  for (const [at, names] of byTree) {
+    const t = index.trees[at]!;
+    lines.push(JSON.stringify([t.w, t.r ?? null, names]));
   }
   try {
-    writeAtomic(dir, INDEX_FILE, JSON.stringify(out), 'index', rt);
+    writeAtomic(dir, INDEX_FILE, `${lines.join('\n')}\n`, 'index', rt);
   } catch {
     /* a cache that cannot be written is rebuilt next time */
   }
-}
-
-/** The worktree recorded for one name, if any. */
-function entryOf(index: SnapshotIndex, name: string): IndexEntry | undefined {
-  const i = Object.hasOwn(index.names, name) ? index.names[name] : undefined;
-  return typeof i === 'number' ? index.trees[i] : undefined;
 }
 
 /** Records one snapshot's worktree in the index (after a write). */
 export function indexSnapshot(dir: string, name: string, key: WorktreeKey, rt: Runtime): void {
   const index = readSnapshotIndex(dir);
   const entry: IndexEntry = key.repo ? { w: key.worktree, r: key.repo } : { w: key.worktree };
-  const old = entryOf(index, name);
-  if (old && old.w === entry.w && old.r === entry.r) return;
+  const at = Object.hasOwn(index.names, name) ? index.names[name] : undefined;
+  const old = typeof at === 'number' ? index.trees[at] : undefined;
+  if (index.v === INDEX_VERSION && old && old.w === entry.w && old.r === entry.r) return;
   index.names[name] = treeOf(index, entry);
   writeSnapshotIndex(dir, index, rt);
 }
@@ -133,12 +187,61 @@ function matches(entry: IndexEntry, key: WorktreeKey): boolean {
   return entry.w === key.worktree && !(entry.r && key.repo && entry.r !== key.repo);
 }
 
+/**
+ * The names the index lists for worktrees matching `key`, read from the raw index text without
+ * parsing the other lines: every line that starts with this worktree is parsed and checked.
+ */
+function namesOfWorktree(text: string, key: WorktreeKey): string[] {
+  const prefix = `\n[${JSON.stringify(key.worktree)},`;
+  const out: string[] = [];
+  for (let at = text.indexOf(prefix); at !== -1; at = text.indexOf(prefix, at + 1)) {
+    const end = text.indexOf('\n', at + 1);
+    const t = parseTreeLine(text.slice(at + 1, end === -1 ? text.length : end));
+    if (t && matches(t.entry, key)) out.push(...t.names);
+  }
+  return out;
+}
+
+/** True when the names line starting at `at` lists exactly `names` (sorted in place). */
+function sameNames(text: string, at: number, names: string[]): boolean {
+  const line = namesLine(names);
+  return text.startsWith(line, at) && (text.length === at + line.length || text.charCodeAt(at + line.length) === 10);
+}
+
 /** What {@link discoverSnapshot} found and did. */
 export interface Discovery {
   found: { file: SnapshotFile; snapshot: SessionSnapshot } | undefined;
   /** snapshot names present (after pruning) */
   count: number;
   pruned: number;
+}
+
+/** Stats the candidates and picks the newest complete snapshot that really is of `key`. */
+function newestOf(dir: string, candidates: readonly string[], key: WorktreeKey, nowMs: number, maxAgeMs: number, onStale: (name: string, actual: IndexEntry) => void): Discovery['found'] {
+  const files: SnapshotFile[] = [];
+  for (const name of candidates) {
+    try {
+      const st = lstatSync(join(dir, name));
+      if (!st.isFile() || nowMs - st.mtimeMs > maxAgeMs) continue;
+      const m = SNAPSHOT_FILE.exec(name)!;
+      files.push({ name, path: join(dir, name), date: m[1]!, shortId: m[2]!, mtimeMs: st.mtimeMs, size: st.size });
+    } catch {
+      /* removed meanwhile */
+    }
+  }
+  files.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? 1 : -1));
+  for (const file of files) {
+    const text = readSnapshotText(file.path);
+    const snapshot = text === undefined ? undefined : parseSnapshot(text);
+    if (!snapshot) continue; // incomplete: skipped, never injected
+    const actual: IndexEntry = snapshot.repo ? { w: snapshot.worktree, r: snapshot.repo } : { w: snapshot.worktree };
+    if (!matches(actual, key)) {
+      onStale(file.name, actual);
+      continue;
+    }
+    return { file, snapshot };
+  }
+  return undefined;
 }
 
 /**
@@ -156,11 +259,28 @@ export function discoverSnapshot(dir: string, key: WorktreeKey, rt: Runtime, opt
   } catch {
     return { found: undefined, count: 0, pruned: 0 };
   }
-  const index = readSnapshotIndex(dir);
-  let dirty = index.v !== INDEX_VERSION;
+  const text = readSnapshotText(join(dir, INDEX_FILE), INDEX_MAX_BYTES);
+  const headerEnd = text === undefined ? -1 : text.indexOf('\n');
+  const header = headerEnd === -1 ? undefined : parseIndexHeader(text!.slice(0, headerEnd));
+  const pruneDueAt = (prunedAt: number) => options.retentionDays !== undefined && nowMs - prunedAt > 3_600_000;
+  if (header && !pruneDueAt(header.prunedAt) && sameNames(text!, headerEnd + 1, names)) {
+    // The index knows exactly the names present: only this worktree's lines matter.
+    if (!options.find) return { found: undefined, count: names.length, pruned: 0 };
+    const stale: Array<[string, IndexEntry]> = [];
+    const found = newestOf(dir, namesOfWorktree(text!, key), key, nowMs, options.maxAgeMs, (name, actual) => stale.push([name, actual]));
+    if (stale.length) {
+      const index = parseIndex(text);
+      for (const [name, actual] of stale) index.names[name] = treeOf(index, actual);
+      writeSnapshotIndex(dir, index, rt, names);
+    }
+    return { found, count: names.length, pruned: 0 };
+  }
+
+  // The index does not match the folder (or a prune is due): parsed whole, completed, rewritten.
+  const index = parseIndex(text);
   let pruned = 0;
-  if (options.retentionDays !== undefined && nowMs - index.prunedAt > 3_600_000) {
-    const limit = nowMs - options.retentionDays * 86_400_000;
+  if (pruneDueAt(index.prunedAt)) {
+    const limit = nowMs - options.retentionDays! * 86_400_000;
     const kept: string[] = [];
     for (const n of names) {
       try {
@@ -177,55 +297,22 @@ export function discoverSnapshot(dir: string, key: WorktreeKey, rt: Runtime, opt
     }
     names = kept;
     index.prunedAt = nowMs;
-    dirty = true;
   }
-  let found: Discovery['found'];
-  if (options.find) {
-    // Positions of the worktrees that match: each name then costs one lookup.
-    const mine = new Set<number>();
-    index.trees.forEach((t, i) => {
-      if (matches(t, key)) mine.add(i);
-    });
-    const buf = Buffer.allocUnsafe(HEADER_BYTES);
-    const candidates: SnapshotFile[] = [];
-    for (const name of names) {
-      let tree = Object.hasOwn(index.names, name) ? index.names[name] : undefined;
-      if (typeof tree !== 'number' || index.trees[tree] === undefined) {
-        const h = readHeader(join(dir, name), buf);
-        if (!h?.Worktree) continue; // not a snapshot (yet): never indexed, never injected
-        const entry: IndexEntry = h.Repo ? { w: h.Worktree, r: h.Repo } : { w: h.Worktree };
-        tree = treeOf(index, entry);
-        if (matches(entry, key)) mine.add(tree);
-        index.names[name] = tree;
-        dirty = true;
-      }
-      if (!mine.has(tree)) continue;
-      try {
-        const st = lstatSync(join(dir, name));
-        if (!st.isFile() || nowMs - st.mtimeMs > options.maxAgeMs) continue;
-        const m = SNAPSHOT_FILE.exec(name)!;
-        candidates.push({ name, path: join(dir, name), date: m[1]!, shortId: m[2]!, mtimeMs: st.mtimeMs, size: st.size });
-      } catch {
-        /* removed meanwhile */
-      }
+  const buf = Buffer.allocUnsafe(HEADER_BYTES);
+  const present: string[] = [];
+  const candidates: string[] = [];
+  for (const name of names) {
+    let at = Object.hasOwn(index.names, name) ? index.names[name] : undefined;
+    if (typeof at !== 'number' || !index.trees[at]) {
+      const h = readHeader(join(dir, name), buf);
+      if (!h?.Worktree) continue; // not a snapshot (yet): never indexed, never injected
+      at = treeOf(index, h.Repo ? { w: h.Worktree, r: h.Repo } : { w: h.Worktree });
+      index.names[name] = at;
     }
-    candidates.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? 1 : -1));
-    for (const file of candidates) {
-      const text = readSnapshotText(file.path);
-      const snapshot = text === undefined ? undefined : parseSnapshot(text);
-      if (!snapshot) continue; // incomplete: skipped, never injected
-      const actual: IndexEntry = snapshot.repo ? { w: snapshot.worktree, r: snapshot.repo } : { w: snapshot.worktree };
-      if (!matches(actual, key)) {
-        index.names[file.name] = treeOf(index, actual); // stale cache entry
-        dirty = true;
-        continue;
-      }
-      found = { file, snapshot };
-      break;
-    }
+    present.push(name);
+    if (matches(index.trees[at]!, key)) candidates.push(name);
   }
-  // Names of removed snapshots are dropped whenever the index is written anyway (and at the
-  // hourly prune): a read-only start never pays for that.
-  if (dirty) writeSnapshotIndex(dir, index, rt, names);
+  const found = options.find ? newestOf(dir, candidates, key, nowMs, options.maxAgeMs, (name, actual) => (index.names[name] = treeOf(index, actual))) : undefined;
+  writeSnapshotIndex(dir, index, rt, present);
   return { found, count: names.length, pruned };
 }
