@@ -8,8 +8,8 @@
  *
  * Speed: this runs on every session start over the whole vault (hundreds of files), in code that
  * has not been optimised yet, and what it allocates is paid again by the garbage collector. So
- * each value is found in the raw bytes with native searches and only the values are decoded,
- * never the whole head.
+ * only the frontmatter is decoded, each value is found with one native search, and a plain JSON
+ * string (no escapes) is taken as it is.
  */
 import { closeSync, constants, openSync, readdirSync, readSync, type Dirent } from 'node:fs';
 import { join, sep } from 'node:path';
@@ -23,15 +23,6 @@ const ASCII = /^[\x00-\x7f]*$/;
 /** What a JSON string needs decoding for: escapes, or characters JSON does not allow raw. */
 const NOT_PLAIN = /["\\\u0000-\u001f]/;
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
-const CLOSE = Buffer.from('\n---');
-const KEY = {
-  id: Buffer.from('\nid:'),
-  title: Buffer.from('\ntitle:'),
-  kind: Buffer.from('\nkind:'),
-  status: Buffer.from('\nstatus:'),
-  updated: Buffer.from('\nupdated_at:'),
-  tags: Buffer.from('\ntags:'),
-};
 
 /** The frontmatter values the title list needs (strings already decoded; `tags` raw). */
 interface HeadValues {
@@ -44,40 +35,11 @@ interface HeadValues {
 }
 
 /**
- * The value of the first `<key>: ...` line before `end` (the closing `---` of the frontmatter),
- * as its trimmed byte range, or undefined.
+ * The frontmatter of a file: its first {@link HEAD_BYTES} bytes decoded only up to the closing
+ * `---` (a few hundred bytes, not the body); undefined when it cannot be read or does not open
+ * with `---`.
  */
-function rangeOf(buf: Buffer, end: number, key: Buffer): [number, number] | undefined {
-  const at = buf.indexOf(key);
-  if (at === -1 || at >= end) return undefined;
-  let s = at + key.length;
-  let e = buf.indexOf(10, s);
-  if (e === -1 || e > end) e = end;
-  while (s < e && (buf[s] === 32 || buf[s] === 9)) s++;
-  while (e > s && (buf[e - 1] === 32 || buf[e - 1] === 9 || buf[e - 1] === 13)) e--;
-  return [s, e];
-}
-
-/** A JSON string value (`"..."`, as the serializer writes it) decoded, else undefined. */
-function stringAt(buf: Buffer, end: number, key: Buffer): string | undefined {
-  const r = rangeOf(buf, end, key);
-  if (!r || r[1] - r[0] < 2 || buf[r[0]] !== 0x22 || buf[r[1] - 1] !== 0x22) return undefined;
-  const inner = buf.toString('utf8', r[0] + 1, r[1] - 1);
-  if (!NOT_PLAIN.test(inner)) return inner; // the JSON string's text is its value
-  try {
-    const v: unknown = JSON.parse(`"${inner}"`);
-    return typeof v === 'string' ? v : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Reads a file's first {@link HEAD_BYTES} bytes and takes the wanted frontmatter values (the
- * lines after the opening `---` up to the closing one; the first occurrence of a key counts);
- * undefined when it cannot be read or does not open with `---`.
- */
-function readHeadValues(path: string, buf: Buffer): HeadValues | undefined {
+function readHead(path: string, buf: Buffer): string | undefined {
   let fd: number | undefined;
   let n: number;
   try {
@@ -89,30 +51,62 @@ function readHeadValues(path: string, buf: Buffer): HeadValues | undefined {
     if (fd !== undefined) closeSync(fd);
   }
   if (n < 3 || buf[0] !== 0x2d || buf[1] !== 0x2d || buf[2] !== 0x2d) return undefined;
-  // Bytes past `n` are left over from an earlier file: every search stops at `end`.
-  let end = buf.indexOf(CLOSE, 3);
-  if (end === -1 || end + CLOSE.length > n) end = n;
-  const tags = rangeOf(buf, end, KEY.tags);
+  // Bytes past `n` are left over from an earlier file: the search result is checked against it.
+  let end = buf.indexOf('\n---', 3);
+  if (end === -1 || end + 4 > n) end = n;
+  return buf.toString('utf8', 0, end);
+}
+
+/** The trimmed raw value of the first `\n<key>` line (`key` includes the colon). */
+function rawValue(head: string, key: string): string | undefined {
+  const at = head.indexOf(key);
+  if (at === -1) return undefined;
+  const end = head.indexOf('\n', at + key.length);
+  return head.slice(at + key.length, end === -1 ? head.length : end).trim();
+}
+
+/** A JSON string value (`"..."`, as the serializer writes it) decoded, else undefined. */
+function stringValue(head: string, key: string): string | undefined {
+  const raw = rawValue(head, key);
+  if (raw === undefined || raw.length < 2 || raw.charCodeAt(0) !== 34 || raw.charCodeAt(raw.length - 1) !== 34) return undefined;
+  const inner = raw.slice(1, -1);
+  if (!NOT_PLAIN.test(inner)) return inner; // the JSON string's text is its value
+  try {
+    const v: unknown = JSON.parse(raw);
+    return typeof v === 'string' ? v : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The wanted values of a frontmatter head (the first occurrence of a key counts). */
+function headValues(head: string): HeadValues {
   return {
-    id: stringAt(buf, end, KEY.id),
-    title: stringAt(buf, end, KEY.title),
-    kind: stringAt(buf, end, KEY.kind),
-    status: stringAt(buf, end, KEY.status),
-    updated: stringAt(buf, end, KEY.updated),
-    tags: tags ? buf.toString('utf8', tags[0], tags[1]) : undefined,
+    id: stringValue(head, '\nid:'),
+    title: stringValue(head, '\ntitle:'),
+    kind: stringValue(head, '\nkind:'),
+    status: stringValue(head, '\nstatus:'),
+    updated: stringValue(head, '\nupdated_at:'),
+    tags: rawValue(head, '\ntags:'),
   };
 }
 
+/**
+ * The words (letters and digits, 3 or more) of a lowercased text. ASCII text (the usual title or
+ * path) takes the plain regex, which finds the same words without compiling Unicode tables.
+ */
+function wordsOf(lower: string): RegExpMatchArray | null {
+  return ASCII.test(lower) ? lower.match(/[a-z0-9]{3,}/g) : lower.match(/[\p{L}\p{N}]{3,}/gu);
+}
+
 function words(text: string): Set<string> {
-  return new Set((text.toLowerCase().match(/[\p{L}\p{N}]{3,}/gu) ?? []).slice(0, 400));
+  return new Set((wordsOf(text.toLowerCase()) ?? []).slice(0, 400));
 }
 
 /** How many distinct words of `text` are in `wanted` (the words of {@link words}). */
 function sharedWords(text: string, wanted: Set<string>): number {
   if (wanted.size === 0) return 0;
-  const lower = text.toLowerCase();
-  // ASCII text (the usual title) takes the plain regex: the same words, without Unicode tables.
-  const found = ASCII.test(lower) ? lower.match(/[a-z0-9]{3,}/g) : lower.match(/[\p{L}\p{N}]{3,}/gu);
+  const found = wordsOf(text.toLowerCase());
   const seen: string[] = [];
   for (const w of found ?? []) if (wanted.has(w) && !seen.includes(w)) seen.push(w);
   return seen.length;
@@ -151,8 +145,9 @@ export function listMemoryPointers(
       if (e.isDirectory()) visit(scope, p, depth + 1);
       else if (e.isFile() && e.name.endsWith('.md')) {
         read++;
-        const v = readHeadValues(p, buf);
-        if (!v) continue;
+        const head = readHead(p, buf);
+        if (head === undefined) continue;
+        const v = headValues(head);
         const { id, title } = v;
         const kind = v.kind ?? 'note';
         if (!(KINDS as readonly string[]).includes(kind)) continue;
