@@ -23,6 +23,13 @@ export function compareWalkOrder(a: string, b: string): number {
   return as.length - bs.length;
 }
 
+/** True when `r` has the fields of an {@link InvalidRecord} that the index code reads (path, size, mtime, kind, code, message). */
+export function isInvalidRecord(r: unknown): r is InvalidRecord {
+  if (typeof r !== 'object' || r === null) return false;
+  const v = r as Record<string, unknown>;
+  return typeof v.path === 'string' && typeof v.size === 'number' && typeof v.mtime === 'number' && typeof v.kind === 'string' && typeof v.code === 'string' && typeof v.message === 'string';
+}
+
 /** Turns document records into columns (the canonical path `<kind>s/<id>.md` is stored as 0). */
 export function toColumns(docs: readonly DocRecord[], invalid: InvalidRecord[]): DocColumns {
   return {
@@ -76,6 +83,14 @@ export class GenerationDocs {
       throw new IndexUnusable('docs.json columns do not line up');
     }
     for (let i = 0; i < n; i++) if (KINDS[c.kind[i]!] === undefined || STATUSES[c.status[i]!] === undefined) throw new IndexUnusable('docs.json holds an unknown kind or status');
+    // the walk-order merge, filters and sorting read these without further checks
+    for (let i = 0; i < n; i++) {
+      const p = c.path[i];
+      if ((p !== 0 && typeof p !== 'string') || typeof c.id[i] !== 'string' || !Array.isArray(c.tags[i]) || !Array.isArray(c.targets[i]) || typeof c.updated[i] !== 'number' || typeof c.size[i] !== 'number' || typeof c.mtime[i] !== 'number') {
+        throw new IndexUnusable('docs.json holds a document of an unexpected shape');
+      }
+    }
+    if (!c.invalid.every(isInvalidRecord)) throw new IndexUnusable('docs.json holds an invalid-file record of an unexpected shape');
     this.count = n;
     this.len = c.len;
     this.size = c.size;

@@ -5,12 +5,12 @@
  * "absent" and is rebuilt, never trusted.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { KINDS, SCHEMA_VERSION, STATUSES, kindFolder, type Scope } from '../document/contract.js';
 import { BUCKET_COUNT, FIELDS, INDEX_FORMAT_VERSION, IndexUnusable, bucketFileName, type DocRecord, type IndexState, type InvalidRecord, type StoredDocs } from './index-format.js';
 import { BucketReader } from './postings.js';
-import { GenerationDocs, toColumns } from './generation-docs.js';
+import { GenerationDocs, isInvalidRecord, toColumns } from './generation-docs.js';
 
 export { IndexUnusable };
 
@@ -85,6 +85,86 @@ export function fileSystemNow(dir: string): number {
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Index files above this size are not read (a JSON text this long could not be parsed anyway). */
+const MAX_INDEX_FILE_BYTES = 256 * 1024 * 1024;
+
+/**
+ * Reads one index file: a regular file, opened without following a symbolic link (a planted link
+ * to /dev/zero, a FIFO or a file outside the vault must not hang or feed the search), at most
+ * {@link MAX_INDEX_FILE_BYTES}.
+ *
+ * @returns the bytes and the file's mtime (ms)
+ * @param missing the reason when it cannot be opened (absent, or a symbolic link)
+ * @throws IndexUnusable `missing`, or naming what is wrong
+ */
+function readIndexFile(file: string, what: string, missing = `${what} is missing`): { bytes: Buffer; mtime: number } {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch {
+    throw new IndexUnusable(missing);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new IndexUnusable(`${what} is not a regular file`);
+    if (st.size > MAX_INDEX_FILE_BYTES) throw new IndexUnusable(`${what} is larger than ${MAX_INDEX_FILE_BYTES} bytes`);
+    const bytes = Buffer.allocUnsafe(st.size);
+    let off = 0;
+    for (let got = 1; off < st.size && got > 0; off += got) got = readSync(fd, bytes, off, st.size - off, off);
+    return { bytes: off === st.size ? bytes : bytes.subarray(0, off), mtime: st.mtimeMs };
+  } catch (err) {
+    if (err instanceof IndexUnusable) throw err;
+    throw new IndexUnusable(`${what} is unreadable`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** A generation's folder, which must be a real folder (not a symbolic link). @throws IndexUnusable */
+function generationDir(dir: string, generation: string): string {
+  const g = join(dir, `g-${generation}`);
+  let isDir = false;
+  try {
+    isDir = lstatSync(g).isDirectory();
+  } catch {
+    /* missing */
+  }
+  if (!isDir) throw new IndexUnusable(`generation ${generation} is missing`);
+  return g;
+}
+
+const isStrings = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === 'string');
+const isNumbers = (v: unknown, length: number): boolean => Array.isArray(v) && v.length === length && v.every((x) => typeof x === 'number');
+
+/**
+ * True when an overlay entry of state.json has the shape the search reads, for the file at `path`
+ * of `scope`: a record's own path must be its key (the key is what the freshness check matches
+ * with the files; the record's path and scope are what a search reads).
+ */
+function isOverlayEntry(e: unknown, path: string, scope: Scope): boolean {
+  if (!isObj(e)) return false;
+  if ('deleted' in e) return e.deleted === true;
+  if ('invalid' in e) return isInvalidRecord(e.invalid) && e.invalid.path === path;
+  const d = e.doc;
+  if (!isObj(d)) return false;
+  const F = FIELDS.length;
+  return (
+    d.path === path &&
+    d.scope === scope &&
+    typeof d.id === 'string' &&
+    (KINDS as readonly unknown[]).includes(d.kind) &&
+    (STATUSES as readonly unknown[]).includes(d.status) &&
+    isStrings(d.tags) &&
+    isStrings(d.targets) &&
+    typeof d.updated === 'number' &&
+    typeof d.size === 'number' &&
+    typeof d.mtime === 'number' &&
+    isNumbers(d.len, F) &&
+    isObj(d.terms) &&
+    Object.values(d.terms).every((f) => isNumbers(f, F))
+  );
+}
+
 /** Reads state.json; throws {@link IndexUnusable} when it is missing, unreadable, of another format or another folder. */
 export function readState(dir: string, scope: Scope, root: string): { state: IndexState; mtime: number } {
   let text: string;
@@ -94,11 +174,10 @@ export function readState(dir: string, scope: Scope, root: string): { state: Ind
   } catch (err) {
     throw new IndexUnusable((err as Error).message);
   }
-  try {
-    text = readFileSync(join(dir, 'state.json'), 'utf8');
-    mtime = statSync(join(dir, 'state.json')).mtimeMs;
-  } catch {
-    throw new IndexUnusable('missing');
+  {
+    const f = readIndexFile(join(dir, 'state.json'), 'state.json', 'missing');
+    text = f.bytes.toString('utf8');
+    mtime = f.mtime;
   }
   let v: unknown;
   try {
@@ -110,6 +189,7 @@ export function readState(dir: string, scope: Scope, root: string): { state: Ind
   if (v.schema !== SCHEMA_VERSION) throw new IndexUnusable(`index was built for schema ${String(v.schema)}`);
   if (v.scope !== scope || v.root !== root) throw new IndexUnusable('index describes another folder');
   if (typeof v.generation !== 'string' || !/^[a-z0-9]{1,40}$/.test(v.generation) || !isObj(v.overlay)) throw new IndexUnusable('state.json has an unexpected shape');
+  for (const p of Object.keys(v.overlay)) if (!isOverlayEntry(v.overlay[p], p, scope)) throw new IndexUnusable('state.json holds an overlay entry of an unexpected shape');
   return { state: v as unknown as IndexState, mtime };
 }
 
@@ -123,19 +203,14 @@ export type BaseDocs = GenerationDocs;
 
 /** Reads and checks a generation's docs.json. @throws IndexUnusable */
 export function readBaseDocs(dir: string, generation: string, scope: Scope): BaseDocs {
-  let text: string;
-  try {
-    text = readFileSync(join(dir, `g-${generation}`, 'docs.json'), 'utf8');
-  } catch {
-    throw new IndexUnusable(`generation ${generation} is missing`);
-  }
+  const text = readIndexFile(join(generationDir(dir, generation), 'docs.json'), `generation ${generation}`).bytes.toString('utf8');
   let s: StoredDocs;
   try {
     s = JSON.parse(text) as StoredDocs;
   } catch {
     throw new IndexUnusable('docs.json is not valid JSON (truncated or garbage)');
   }
-  if (!isObj(s) || s.format !== INDEX_FORMAT_VERSION || s.schema !== SCHEMA_VERSION || s.scope !== scope || s.generation !== generation || s.bucketCount !== BUCKET_COUNT || !Array.isArray(s.buckets) || s.buckets.length !== BUCKET_COUNT) {
+  if (!isObj(s) || s.format !== INDEX_FORMAT_VERSION || s.schema !== SCHEMA_VERSION || s.scope !== scope || s.generation !== generation || s.bucketCount !== BUCKET_COUNT || !Array.isArray(s.buckets) || s.buckets.length !== BUCKET_COUNT || !s.buckets.every((b) => Number.isSafeInteger(b) && b >= 0)) {
     throw new IndexUnusable('docs.json is of another format or generation');
   }
   const bytes = Buffer.byteLength(text) + s.buckets.reduce((a, b) => a + b, 0);
@@ -146,12 +221,7 @@ export function readBaseDocs(dir: string, generation: string, scope: Scope): Bas
 export function readBucket(dir: string, base: BaseDocs, bucket: number): BucketReader {
   const expected = base.buckets[bucket] ?? 0;
   if (expected === 0) return new BucketReader(Buffer.alloc(0), base.count);
-  let buf: Buffer;
-  try {
-    buf = readFileSync(join(dir, `g-${base.generation}`, bucketFileName(bucket)));
-  } catch {
-    throw new IndexUnusable(`bucket ${bucket} is missing`);
-  }
+  const buf = readIndexFile(join(generationDir(dir, base.generation), bucketFileName(bucket)), `bucket ${bucket}`).bytes;
   if (buf.length !== expected) throw new IndexUnusable(`bucket ${bucket} has ${buf.length} bytes, expected ${expected}`);
   return new BucketReader(buf, base.count);
 }

@@ -111,6 +111,17 @@ export class BucketReader {
     const { t, o, n } = header;
     if (!Array.isArray(t) || !Array.isArray(o) || !Array.isArray(n) || o.length !== t.length || n.length !== t.length) throw new IndexUnusable('bucket header has an unexpected shape');
     this.start = 4 + h;
+    // a planted header must not steer allocations or reads: string terms, end offsets that never
+    // go back, document counts within the generation (each posting takes at least two bytes)
+    let prev = 0;
+    for (let i = 0; i < t.length; i++) {
+      const end = o[i] as unknown;
+      const count = n[i] as unknown;
+      if (typeof t[i] !== 'string' || !Number.isSafeInteger(end) || (end as number) < prev || !Number.isSafeInteger(count) || (count as number) < 0 || (count as number) > docCount || (count as number) * 2 > (end as number) - prev) {
+        throw new IndexUnusable('bucket header has an unexpected shape');
+      }
+      prev = end as number;
+    }
     if (t.length > 0 && this.start + (o[o.length - 1] as number) !== buf.length) throw new IndexUnusable('bucket postings do not end where the header says');
     this.terms = t as string[];
     this.ends = o as number[];
