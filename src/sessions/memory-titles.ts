@@ -57,22 +57,40 @@ function readHead(path: string, buf: Buffer): string | undefined {
   return buf.toString('utf8', 0, end);
 }
 
-/** The trimmed raw value of the first `\n<key>` line (`key` includes the colon). */
-function rawValue(head: string, key: string): string | undefined {
-  const at = head.indexOf(key);
-  if (at === -1) return undefined;
-  const end = head.indexOf('\n', at + key.length);
-  return head.slice(at + key.length, end === -1 ? head.length : end).trim();
+/** White space as String.prototype.trim sees it (a value line holds no line break). */
+function isSpace(c: number): boolean {
+  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
 }
 
-/** A JSON string value (`"..."`, as the serializer writes it) decoded, else undefined. */
+/** The range of the first `\n<key>` line's value, trimmed (`key` includes the colon). */
+function valueRange(head: string, key: string): [number, number] | undefined {
+  const at = head.indexOf(key);
+  if (at === -1) return undefined;
+  let s = at + key.length;
+  let e = head.indexOf('\n', s);
+  if (e === -1) e = head.length;
+  while (s < e && isSpace(head.charCodeAt(s))) s++;
+  while (e > s && isSpace(head.charCodeAt(e - 1))) e--;
+  return [s, e];
+}
+
+/** The trimmed raw value of the first `\n<key>` line. */
+function rawValue(head: string, key: string): string | undefined {
+  const r = valueRange(head, key);
+  return r && head.slice(r[0], r[1]);
+}
+
+/**
+ * A JSON string value (`"..."`, as the serializer writes it) decoded, else undefined. Found and
+ * trimmed by position, so only the value itself is cut out of the head.
+ */
 function stringValue(head: string, key: string): string | undefined {
-  const raw = rawValue(head, key);
-  if (raw === undefined || raw.length < 2 || raw.charCodeAt(0) !== 34 || raw.charCodeAt(raw.length - 1) !== 34) return undefined;
-  const inner = raw.slice(1, -1);
+  const r = valueRange(head, key);
+  if (!r || r[1] - r[0] < 2 || head.charCodeAt(r[0]) !== 34 || head.charCodeAt(r[1] - 1) !== 34) return undefined;
+  const inner = head.slice(r[0] + 1, r[1] - 1);
   if (!NOT_PLAIN.test(inner)) return inner; // the JSON string's text is its value
   try {
-    const v: unknown = JSON.parse(raw);
+    const v: unknown = JSON.parse(head.slice(r[0], r[1]));
     return typeof v === 'string' ? v : undefined;
   } catch {
     return undefined;
