@@ -77,17 +77,20 @@ function namesLine(names: string[]): string {
   return names.sort().join(' ');
 }
 
-/** One worktree line: `[worktree, repo or null, [names]]`. */
-function parseTreeLine(line: string): { entry: IndexEntry; names: string[] } | undefined {
-  let v: unknown;
-  try {
-    v = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
+/** A parsed worktree line, `[worktree, repo or null, [names]]`, checked. */
+function treeOf3(v: unknown): { entry: IndexEntry; names: string[] } | undefined {
   if (!Array.isArray(v) || v.length !== 3 || typeof v[0] !== 'string' || !(v[1] === null || typeof v[1] === 'string') || !Array.isArray(v[2])) return undefined;
   const names = (v[2] as unknown[]).filter((n): n is string => typeof n === 'string');
   return { entry: v[1] ? { w: v[0], r: v[1] } : { w: v[0] }, names };
+}
+
+/** One worktree line. */
+function parseTreeLine(line: string): { entry: IndexEntry; names: string[] } | undefined {
+  try {
+    return treeOf3(JSON.parse(line));
+  } catch {
+    return undefined;
+  }
 }
 
 /** Converts an index of the earlier JSON formats (v1 `{name: {w, r}}`, v2 trees + positions). */
@@ -116,8 +119,15 @@ function parseIndex(text: string | undefined): SnapshotIndex {
   const header = parseIndexHeader(lines[0] ?? '');
   if (!header) return emptyIndex();
   const index: SnapshotIndex = { ...emptyIndex(), prunedAt: header.prunedAt };
-  for (let i = 2; i < lines.length; i++) {
-    const t = lines[i] ? parseTreeLine(lines[i]!) : undefined;
+  const treeLines = lines.slice(2).filter(Boolean);
+  let all: unknown[] | undefined;
+  try {
+    all = JSON.parse(`[${treeLines.join(',')}]`) as unknown[]; // one parse for the usual, intact file
+  } catch {
+    all = undefined; // a damaged line: the others are kept
+  }
+  for (let i = 0; i < treeLines.length; i++) {
+    const t = all ? treeOf3(all[i]) : parseTreeLine(treeLines[i]!);
     if (!t) continue;
     const at = treeOf(index, t.entry);
     for (const name of t.names) index.names[name] = at;
@@ -159,7 +169,14 @@ export function writeSnapshotIndex(dir: string, index: SnapshotIndex, rt: Runtim
 
 /** Records one snapshot's worktree in the index (after a write). */
 export function indexSnapshot(dir: string, name: string, key: WorktreeKey, rt: Runtime): void {
-  const index = readSnapshotIndex(dir);
+  const text = readSnapshotText(join(dir, INDEX_FILE), INDEX_MAX_BYTES);
+  // Already recorded (every later update of a session): only this worktree's lines are parsed.
+  const headerEnd = text === undefined ? -1 : text.indexOf('\n');
+  if (headerEnd !== -1 && parseIndexHeader(text!.slice(0, headerEnd)) && namesOfWorktree(text!, key, true).includes(name)) {
+    const namesEnd = text!.indexOf('\n', headerEnd + 1);
+    if (` ${text!.slice(headerEnd + 1, namesEnd === -1 ? text!.length : namesEnd)} `.includes(` ${name} `)) return;
+  }
+  const index = parseIndex(text);
   const entry: IndexEntry = key.repo ? { w: key.worktree, r: key.repo } : { w: key.worktree };
   const at = Object.hasOwn(index.names, name) ? index.names[name] : undefined;
   const old = typeof at === 'number' ? index.trees[at] : undefined;
@@ -188,16 +205,17 @@ function matches(entry: IndexEntry, key: WorktreeKey): boolean {
 }
 
 /**
- * The names the index lists for worktrees matching `key`, read from the raw index text without
- * parsing the other lines: every line that starts with this worktree is parsed and checked.
+ * The names the index lists for worktrees matching `key` (`exact`: recorded with exactly its
+ * repo), read from the raw index text without parsing the other lines: every line that starts
+ * with this worktree is parsed and checked.
  */
-function namesOfWorktree(text: string, key: WorktreeKey): string[] {
+function namesOfWorktree(text: string, key: WorktreeKey, exact = false): string[] {
   const prefix = `\n[${JSON.stringify(key.worktree)},`;
   const out: string[] = [];
   for (let at = text.indexOf(prefix); at !== -1; at = text.indexOf(prefix, at + 1)) {
     const end = text.indexOf('\n', at + 1);
     const t = parseTreeLine(text.slice(at + 1, end === -1 ? text.length : end));
-    if (t && matches(t.entry, key)) out.push(...t.names);
+    if (t && (exact ? t.entry.r === (key.repo || undefined) : matches(t.entry, key))) out.push(...t.names);
   }
   return out;
 }

@@ -4,7 +4,7 @@
  * bytes) and the redaction shortcut. Each must give what the plain way gives.
  */
 import fc from 'fast-check';
-import { mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../../src/io/runtime.js';
@@ -100,6 +100,22 @@ describe('snapshot index', () => {
       writeFileSync(join(dir, '.snapshot-index.json'), junk);
       expect(find(dir, '/w/b').found?.snapshot.goal).toBe('goal 2');
     }
+  });
+
+  it('indexSnapshot leaves an index that already records the name alone, and records a new one', () => {
+    const dir = tempDir();
+    const a = put(dir, 1, '/w/a', 2);
+    find(dir, '/w/a');
+    const file = join(dir, '.snapshot-index.json');
+    const { ino } = statSync(file); // a rewrite (work file renamed over it) changes the inode
+    indexSnapshot(dir, a, { worktree: '/w/a', repo: '/w/a/.git' }, rt);
+    expect(statSync(file).ino).toBe(ino);
+    indexSnapshot(dir, a, { worktree: '/w/a', repo: '/w/other/.git' }, rt); // another repo: recorded anew
+    expect(statSync(file).ino).not.toBe(ino);
+    const b = put(dir, 2, '/w/b', 1);
+    indexSnapshot(dir, b, { worktree: '/w/b', repo: '/w/b/.git' }, rt);
+    expect(readFileSync(file, 'utf8')).toContain('["/w/b","/w/b/.git",["2026-11-01-00000002-session.tmp"]]');
+    expect(find(dir, '/w/b').found?.snapshot.goal).toBe('goal 2');
   });
 
   it('prunes past the retention at most once an hour, and a removed snapshot leaves the index', () => {
