@@ -18,4 +18,18 @@ describe('vault save keeps the search index current', () => {
     // the save already put it in the index: the search only re-checks the file written within the racy window
     expect(out.diagnostics.index.find((i) => i.scope === 'team')?.action).not.toBe('rebuilt');
   });
+
+  it('share and handoff keep it current too', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const saved = await runCli(['save', '--title', 'Local note to share', '--body', 'Shared later.', '--json'], { cwd: repo, env });
+    expect(saved.code, saved.stderr).toBe(0);
+    const share = await runCli(['share', JSON.parse(saved.stdout).id], { cwd: repo, env });
+    expect(share.code, share.stderr).toBe(0);
+    const handoff = await runCli(['handoff', '--from', 'codex', '--target', 'all', '--title', 'Where the migration stands', '--body', 'Step 3 of 5 is done.', '--scope', 'team'], { cwd: repo, env });
+    expect(handoff.code, handoff.stderr).toBe(0);
+    const doctor = await runCli(['doctor', '--strict', '--json'], { cwd: repo, env });
+    expect(doctor.stdout).not.toContain('index-');
+    expect(doctor.code, doctor.stdout).toBe(0);
+  });
 });

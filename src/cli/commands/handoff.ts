@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { EXIT, VaultError } from '../../errors.js';
-import { printJson, printText, rootsFor, runCommand, usageError, type CliContext } from '../context.js';
+import { printJson, printText, rootsFor, runCommand, usageError, type CliContext, refreshSearchIndex } from '../context.js';
 import { readBodyInput, type SaveArgs } from './save.js';
 
 interface HandoffArgs extends SaveArgs {
@@ -67,6 +67,7 @@ export const handoffCommand = (ctx: CliContext) => ({
         { dryRun },
       );
       const m = result.memory;
+      if (result.written) await refreshSearchIndex(roots, [m.scope]);
       if (argv.json) {
         printJson(ctx, { id: m.id, path: result.path, scope: m.scope, kind: m.kind, written: result.written, sourceHarness: m.sourceHarness, targetHarnesses: m.targetHarnesses });
         return EXIT.ok;

@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { KINDS, type Kind } from '../../document/contract.js';
 import { VaultError } from '../../errors.js';
-import { printJson, printText, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs } from '../context.js';
+import { printJson, printText, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs, refreshSearchIndex } from '../context.js';
 
 interface NewArgs extends GlobalArgs {
   kind?: string;
@@ -109,6 +109,7 @@ export const newCommand = (ctx: CliContext) => ({
           { dryRun },
         );
         if (result.written) rmSync(argv.draft !== undefined ? draftPath : dirname(draftPath), { recursive: true, force: true });
+        if (result.written) await refreshSearchIndex(roots, [result.memory.scope]);
         else keep('dry run: nothing saved');
         const m = result.memory;
         if (argv.json) {

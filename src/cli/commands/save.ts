@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { EXIT, VaultError } from '../../errors.js';
-import { printJson, printText, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs } from '../context.js';
+import { printJson, printText, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs, refreshSearchIndex } from '../context.js';
 
 export interface SaveArgs extends GlobalArgs {
   title: string;
@@ -129,16 +129,7 @@ export const saveCommand = (ctx: CliContext) => ({
         { dryRun, beforeWrite },
       );
       const m = result.memory;
-      if (result.written) {
-        // keep the search index current, so `vault doctor --strict` right after a save is clean;
-        // an index problem never fails a save (the next search repairs it)
-        try {
-          const { refreshIndex } = await import('../../search/index-status.js');
-          refreshIndex(roots, { scopes: [m.scope] });
-        } catch {
-          /* the next search rebuilds or refreshes it */
-        }
-      }
+      if (result.written) await refreshSearchIndex(roots, [m.scope]);
       if (argv.json) {
         printJson(ctx, { id: m.id, path: result.path, scope: m.scope, kind: m.kind, written: result.written, similar });
       } else {
