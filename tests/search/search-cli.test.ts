@@ -96,6 +96,17 @@ describe('vault search through the CLI', () => {
     expect(kind.code).toBe(2);
   });
 
+  it('does not echo a credential pasted as a query', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    for (const extra of [[], ['ECC_VAULT_CLI', 'full']]) {
+      const r = await runCli(['search', 'AKIAIOSFODNN7EXAMPLE'], { cwd: repo, env: { ...env, ...Object.fromEntries(extra.length ? [extra] : []) } });
+      expect(r.code).toBe(0);
+      expect(r.stdout + r.stderr).not.toContain('AKIAIOSFODNN7EXAMPLE');
+      expect(r.stdout).toContain('no memories match "[REDACTED');
+    }
+  });
+
   it('returns at most 100 results and counts the rest', async () => {
     const repo = gitRepo();
     const env = cliEnv();

@@ -74,7 +74,9 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
     lines.push(`   ${pc ? markTerms(excerpt, terms, (w) => pc.bold(pc.yellow(w))) : excerpt}`);
   });
   const shown = response.results.length;
-  lines.push(shown === 0 ? (query.trim() ? `no memories match "${clean(query)}"` : 'no memories') : `${shown} of ${response.total} ${response.total === 1 ? 'memory' : 'memories'}`);
+  // a credential pasted as a query is not echoed back (terminal logs, CI output)
+  const echo = shown === 0 && query.trim() ? (await import('../../secrets/scan-secrets.js')).redactSecretShapes(query).text : '';
+  lines.push(shown === 0 ? (query.trim() ? `no memories match "${clean(echo)}"` : 'no memories') : `${shown} of ${response.total} ${response.total === 1 ? 'memory' : 'memories'}`);
   ctx.io.stdout(`${lines.join('\n')}\n`);
   const d = response.diagnostics;
   if (d.invalidFiles.length) ctx.io.stderr(`warning: ${d.invalidFiles.length} invalid file(s) not searched (first: ${clean(d.invalidFiles[0]!.path)}: ${clean(d.invalidFiles[0]!.message)}); run \`vault doctor\`\n`);
