@@ -56,8 +56,8 @@ export interface FreshnessReport {
 
 /** Options of {@link openScopeIndex}. */
 export interface OpenOptions {
-  /** build a new generation even if the index is usable */
-  rebuild?: boolean | undefined;
+  /** build a new generation even if the index is usable (a string: the reason to report) */
+  rebuild?: boolean | string | undefined;
   onProgress?: ProgressFn | undefined;
 }
 
@@ -163,7 +163,7 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
     return finish(r.entry, r.state, r.persisted, r.refreshedAt);
   };
 
-  if (options.rebuild) return doRebuild('requested', cache.get(dir)?.generation);
+  if (options.rebuild) return doRebuild(typeof options.rebuild === 'string' ? options.rebuild : 'requested', cache.get(dir)?.generation);
   let state: IndexState;
   let refreshedAt: number;
   let entry: CacheEntry;

@@ -155,8 +155,12 @@ function readCandidate(roots: VaultRoots, doc: LiveDoc): Memory | undefined {
   }
 }
 
-/** Opens every requested scope's index fresh, collecting diagnostics. */
-export function openIndexes(roots: VaultRoots, scopes: readonly Scope[], rebuild = false): { indexes: ScopeIndex[]; diagnostics: SearchDiagnostics } {
+/**
+ * Opens every requested scope's index fresh, collecting diagnostics.
+ *
+ * @param rebuild true, or the reason, to build every index from the files (default: refresh)
+ */
+export function openIndexes(roots: VaultRoots, scopes: readonly Scope[], rebuild: boolean | string = false): { indexes: ScopeIndex[]; diagnostics: SearchDiagnostics } {
   const diagnostics: SearchDiagnostics = { invalidFiles: [], skippedSymlinks: [], complete: true, incompleteReasons: [], index: [] };
   const indexes: ScopeIndex[] = [];
   for (const scope of scopes) {
@@ -219,17 +223,21 @@ export async function searchMemories(roots: VaultRoots, query: string, options: 
   const read = memoReader(roots);
   let opened = openIndexes(roots, scopes);
   let candidates: Candidate[];
+  const rank = (indexes: ScopeIndex[]): Candidate[] => {
+    let ranked = rankOrList(indexes, query, terms, filter);
+    if (options.feedback !== false && terms.length >= FEEDBACK_MIN_TERMS && ranked.length > 0) {
+      const expansion = feedbackTerms(read, indexes, ranked.slice(0, FEEDBACK_DOCS), terms);
+      if (expansion.size > 0) ranked = rankDocuments(indexes, [...terms, ...expansion.keys()], filter, expansion);
+    }
+    return ranked;
+  };
   try {
-    candidates = rankOrList(opened.indexes, query, terms, filter);
+    candidates = rank(opened.indexes);
   } catch (err) {
     if (!(err instanceof IndexUnusable)) throw err;
     // a bucket vanished or was damaged after the check: rebuild once from the files
-    opened = openIndexes(roots, scopes, true);
-    candidates = rankOrList(opened.indexes, query, terms, filter);
-  }
-  if (options.feedback !== false && terms.length >= FEEDBACK_MIN_TERMS && candidates.length > 0) {
-    const expansion = feedbackTerms(read, opened.indexes, candidates.slice(0, FEEDBACK_DOCS), terms);
-    if (expansion.size > 0) candidates = rankDocuments(opened.indexes, [...terms, ...expansion.keys()], filter, expansion);
+    opened = openIndexes(roots, scopes, `a damaged bucket (${err.message})`);
+    candidates = rank(opened.indexes);
   }
   const total = candidates.length;
   const results: SearchHit[] = [];

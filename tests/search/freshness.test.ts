@@ -24,6 +24,29 @@ function generationDir(repo: string): string {
 }
 
 describe('index freshness (through the CLI)', () => {
+  it('a bucket damaged where only the feedback pass reads it is rebuilt, not a crash', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    // 60 memories; two share the query words and a rarer word that feedback picks up
+    const mems = Array.from({ length: 60 }, (_, i) => memory({ title: `Filler ${i}`, body: `nothing special number${i}` }));
+    mems[0] = memory({ title: 'Alpha beta gamma', body: 'alpha beta gamma kiwifruit' });
+    mems[1] = memory({ title: 'Alpha beta gamma too', body: 'alpha beta gamma kiwifruit again' });
+    putMemories(repo, ...mems);
+    await search(repo, env, 'warm');
+    const { bucketOf, bucketFileName } = await import('../../src/search/index-format.js');
+    const { tokenize } = await import('../../src/search/tokenizer.js');
+    const keep = new Set(tokenize('alpha beta gamma').map((t) => bucketFileName(bucketOf(t))));
+    const damaged = bucketFileName(bucketOf(tokenize('kiwifruit')[0]!));
+    expect(keep.has(damaged)).toBe(false);
+    const gen = generationDir(repo);
+    const size = statSync(join(gen, damaged)).size;
+    writeFileSync(join(gen, damaged), Buffer.alloc(size, 0xff)); // same length, garbage
+    const r = await search(repo, env, 'alpha beta gamma');
+    expect(r.results.slice(0, 2).map((h) => h.id).sort()).toEqual([mems[0]!.id, mems[1]!.id].sort());
+    expect(r.diagnostics.index[0]).toMatchObject({ action: 'rebuilt' });
+    expect(r.diagnostics.index[0]!.reason).toMatch(/damaged bucket/);
+  });
+
   it('follows edits, additions, deletions and renames made by hand, re-reading only what changed', async () => {
     const repo = gitRepo();
     const env = cliEnv();
