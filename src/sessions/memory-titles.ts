@@ -2,8 +2,8 @@
  * A cheap list of memory ids and titles for the session-start context: reads only the first
  * 2 KiB of each file and picks `id`, `title`, `kind`, `status`, `updated_at` and `tags` from its
  * frontmatter lines (`key: <JSON value>`, the canonical form the serializer writes) without the
- * full parser, so the hook stays inside its latency budget. Symlinks and hidden entries are
- * skipped; files and time are bounded.
+ * full parser, so the hook stays inside its latency budget. Symlinks (kind folders included) and
+ * hidden entries are skipped; files and time are bounded.
  * Relevance: words shared with the snapshot (goal, requests, files, branch), then recency.
  *
  * Speed: this runs on every session start over the whole vault (hundreds of files), in code that
@@ -11,7 +11,7 @@
  * only the frontmatter is decoded, each value is found with one native search, and a plain JSON
  * string (no escapes) is taken as it is.
  */
-import { closeSync, constants, openSync, readdirSync, readSync, type Dirent } from 'node:fs';
+import { closeSync, constants, existsSync, openSync, readdirSync, readSync, type Dirent } from 'node:fs';
 import { join, sep } from 'node:path';
 import { KINDS, type Scope } from '../document/contract.js';
 import type { VaultRoots } from '../store/roots.js';
@@ -176,8 +176,17 @@ export function listMemoryPointers(
     }
   };
   for (const scope of scopes) {
+    // The kind folders that exist (real folders, not links) are taken from one listing of the
+    // root: a missing folder would cost a thrown error each, and most vaults use a few kinds.
     const root = roots[scope];
-    for (const kind of KINDS) visit(scope, join(root, `${kind}s`), 1);
+    let folders: Dirent[];
+    try {
+      folders = existsSync(root) ? readdirSync(root, { withFileTypes: true }) : [];
+    } catch {
+      folders = [];
+    }
+    const present = new Set(folders.filter((d) => d.isDirectory()).map((d) => d.name));
+    for (const kind of KINDS) if (present.has(`${kind}s`)) visit(scope, join(root, `${kind}s`), 1);
   }
   found.sort((a, b) => b.score - a.score || (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : a.id < b.id ? -1 : 1));
   return found.slice(0, options.limit).map(({ id, title, kind, scope }) => ({ id, title, kind, scope }));

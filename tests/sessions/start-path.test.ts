@@ -152,6 +152,7 @@ describe('memory title list', () => {
       'project/notes/mem_b7.md': doc('mem_bbb7', 'Project note').replace('"decision"', '"note"'),
     });
     symlinkSync(join(roots.team, 'decisions', 'mem_a1.md'), join(roots.team, 'decisions', 'mem_link.md'));
+    symlinkSync(join(roots.team, 'decisions'), join(roots.project, 'decisions')); // a linked kind folder is not followed
     const list = listMemoryPointers(roots, ['project', 'team'], 'make the login cache fast; café', { limit: 10, maxFiles: 400 });
     // login + cache, café + cache (newer first), then one shared word each (newer first)
     expect(list.map((m) => m.id)).toEqual(['mem_aaa6', 'mem_aaa1', 'mem_bbb7', 'mem_aaa2']);
