@@ -185,7 +185,7 @@ async function sessionStart(
       ? {
           roots: () => memoriesModule[1].resolveRoots({ ...rt, cwd: typeof payload.cwd === 'string' && payload.cwd.startsWith('/') ? payload.cwd : rt.cwd }),
           limit: 5,
-          list: (roots, context) => memoriesModule[0].listMemoryPointers(roots, ['project', 'team'], context, { limit: 5, maxFiles: 400, deadline: deadline - 300, now: () => rt.now().getTime() }),
+          list: (roots, context) => memoriesModule[0].listMemoryPointers(roots, ['project', 'team'], context, { limit: 5, maxFiles: 400, deadline: deadline - 300, now: () => rt.now().getTime(), cache: { dir: sessionsDir, rt } }),
         }
       : undefined,
   });

@@ -11,11 +11,13 @@
  * only the frontmatter is decoded, each value is found with one native search, and a plain JSON
  * string (no escapes) is taken as it is.
  */
-import { closeSync, constants, existsSync, openSync, readdirSync, readSync, type Dirent } from 'node:fs';
+import { closeSync, constants, existsSync, lstatSync, openSync, readdirSync, readFileSync, readSync, type Dirent } from 'node:fs';
 import { join, sep } from 'node:path';
 import { KINDS, type Scope } from '../document/contract.js';
 import type { VaultRoots } from '../store/roots.js';
+import type { Runtime } from '../io/runtime.js';
 import type { MemoryPointer } from './injection-text.js';
+import { writeAtomic } from './snapshot-store.js';
 
 const HEAD_BYTES = 2048;
 const ID_SHAPE = /^mem_[a-z0-9][a-z0-9_-]{2,127}$/;
@@ -131,6 +133,35 @@ function sharedWords(text: string, wanted: Set<string>): number {
 }
 
 /**
+ * The title cache, `.memory-titles.json` in the sessions folder: per memory file (absolute path)
+ * its size and mtime when read, and the frontmatter values the list needs (null: not a memory
+ * head). A file whose size and mtime still match is not opened again, the same fingerprint rule
+ * as the search index's; a file modified within {@link RACY_MS} of the read is not cached (it may
+ * change again within the same mtime tick). Advisory: a missing or damaged cache is rebuilt.
+ */
+const CACHE_FILE = '.memory-titles.json';
+const CACHE_VERSION = 1;
+const RACY_MS = 2000;
+type CachedHead = [size: number, mtime: number, values: HeadValues | null];
+
+function readCache(dir: string): Map<string, CachedHead> {
+  try {
+    const v = JSON.parse(readFileSync(`${dir}${sep}${CACHE_FILE}`, 'utf8')) as { v?: unknown; files?: unknown };
+    if (v.v !== CACHE_VERSION || typeof v.files !== 'object' || v.files === null) return new Map();
+    const out = new Map<string, CachedHead>();
+    for (const [path, e] of Object.entries(v.files as Record<string, unknown>)) {
+      if (!Array.isArray(e) || typeof e[0] !== 'number' || typeof e[1] !== 'number') continue;
+      const h = e[2] as Record<string, unknown> | null;
+      if (h !== null && (typeof h !== 'object' || !['id', 'title', 'kind', 'status', 'updated', 'tags'].every((k) => h[k] === undefined || typeof h[k] === 'string'))) continue;
+      out.set(path, [e[0], e[1], h as HeadValues | null]);
+    }
+    return out;
+  } catch {
+    return new Map();
+  }
+}
+
+/**
  * Lists the most relevant active memories of the given scopes by id and title.
  *
  * @param roots vault roots (read only)
@@ -141,9 +172,32 @@ export function listMemoryPointers(
   roots: VaultRoots,
   scopes: readonly Scope[],
   context: string,
-  options: { limit: number; maxFiles: number; deadline?: number; now?: () => number },
+  options: { limit: number; maxFiles: number; deadline?: number; now?: () => number; cache?: { dir: string; rt: Runtime } },
 ): MemoryPointer[] {
   const wanted = words(context);
+  const cache = options.cache ? readCache(options.cache.dir) : undefined;
+  const next = new Map<string, CachedHead>();
+  let dirty = false;
+  const nowMs = options.cache ? options.cache.rt.now().getTime() : 0;
+  /** The head values of a file, from the cache when its fingerprint matches. */
+  const valuesOf = (p: string, buf: Buffer): HeadValues | null | undefined => {
+    if (!cache) {
+      const head = readHead(p, buf);
+      return head === undefined ? null : headValues(head);
+    }
+    const st = lstatSync(p, { throwIfNoEntry: false });
+    if (!st || !st.isFile()) return undefined;
+    const hit = cache.get(p);
+    if (hit && hit[0] === st.size && hit[1] === st.mtimeMs) {
+      next.set(p, hit);
+      return hit[2];
+    }
+    const head = readHead(p, buf);
+    const values = head === undefined ? null : headValues(head);
+    dirty = true;
+    if (st.mtimeMs < nowMs - RACY_MS) next.set(p, [st.size, st.mtimeMs, values]);
+    return values;
+  };
   const buf = Buffer.allocUnsafe(HEAD_BYTES);
   const found: Array<MemoryPointer & { score: number; updated: string }> = [];
   let read = 0;
@@ -163,9 +217,8 @@ export function listMemoryPointers(
       if (e.isDirectory()) visit(scope, p, depth + 1);
       else if (e.isFile() && e.name.endsWith('.md')) {
         read++;
-        const head = readHead(p, buf);
-        if (head === undefined) continue;
-        const v = headValues(head);
+        const v = valuesOf(p, buf);
+        if (!v) continue;
         const { id, title } = v;
         const kind = v.kind ?? 'note';
         if (!(KINDS as readonly string[]).includes(kind)) continue;
@@ -187,6 +240,13 @@ export function listMemoryPointers(
     }
     const present = new Set(folders.filter((d) => d.isDirectory()).map((d) => d.name));
     for (const kind of KINDS) if (present.has(`${kind}s`)) visit(scope, join(root, `${kind}s`), 1);
+  }
+  if (options.cache && (dirty || (cache && cache.size !== next.size))) {
+    try {
+      writeAtomic(options.cache.dir, CACHE_FILE, JSON.stringify({ v: CACHE_VERSION, files: Object.fromEntries(next) }), 'titles', options.cache.rt);
+    } catch {
+      /* advisory: the next start reads the files again */
+    }
   }
   found.sort((a, b) => b.score - a.score || (a.updated < b.updated ? 1 : a.updated > b.updated ? -1 : a.id < b.id ? -1 : 1));
   return found.slice(0, options.limit).map(({ id, title, kind, scope }) => ({ id, title, kind, scope }));

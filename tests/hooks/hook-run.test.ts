@@ -307,6 +307,30 @@ describe('vault hook session-start (subprocess)', () => {
     expect(off).not.toContain(id);
   });
 
+  it('caches memory titles by file fingerprint: a title edited by hand shows at the next start', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const save = await runCli(['save', '--scope', 'team', '--kind', 'decision', '--title', 'CLAUDE.md is updated by the orchestrator', '--body', 'x', '--json'], { cwd: repo, env });
+    const { id, path } = JSON.parse(save.stdout) as { id: string; path: string };
+    const file = join(repo, '.ecc', 'memory', path);
+    const past = new Date(Date.now() - 60_000);
+    utimesSync(file, past, past); // outside the racy window, so the title is cached
+    await hook('stop', stopPayload(repo), { cwd: repo, env });
+    expect(contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout)).toContain(`${id} [team/decision] CLAUDE.md is updated by the orchestrator`);
+    const cache = JSON.parse(readFileSync(join(sessionsDirOf(env), '.memory-titles.json'), 'utf8')) as { files: Record<string, unknown> };
+    expect(Object.keys(cache.files)).toEqual([file]);
+    // edited in place by hand (same folder, new title), with an old mtime again
+    writeFileSync(file, readFileSync(file, 'utf8').replace('CLAUDE.md is updated by the orchestrator', 'CLAUDE.md is now updated by hand'));
+    const older = new Date(Date.now() - 30_000);
+    utimesSync(file, older, older);
+    const ctx = contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout);
+    expect(ctx).toContain(`${id} [team/decision] CLAUDE.md is now updated by hand`);
+    expect(ctx).not.toContain('by the orchestrator');
+    // a damaged cache is only a cache
+    writeFileSync(join(sessionsDirOf(env), '.memory-titles.json'), '{"v":1,"files":{"x":[1,2,{"title":5}]');
+    expect(contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout)).toContain('CLAUDE.md is now updated by hand');
+  });
+
   it('kill switches: all hooks off, one hook off, injection off, character cap', async () => {
     const repo = gitRepo();
     const env = cliEnv();
