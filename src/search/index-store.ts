@@ -217,13 +217,49 @@ export function readBaseDocs(dir: string, generation: string, scope: Scope): Bas
   return new GenerationDocs(scope, generation, s, s.buckets, bytes);
 }
 
-/** Reads one bucket of a generation and checks its length and header. @throws IndexUnusable */
+/** First bytes of a bucket read at once: the header of all but the largest buckets. */
+const BUCKET_HEAD_BYTES = 64 * 1024;
+
+/**
+ * Reads bytes [start, end) of an index file that must be a regular file (not followed if it is a
+ * link) of exactly `size` bytes: a file replaced or cut since the generation was written is
+ * unusable, never half-trusted. @throws IndexUnusable
+ */
+function readIndexRange(file: string, what: string, size: number, start: number, end: number): Buffer {
+  let fd: number;
+  try {
+    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
+  } catch {
+    throw new IndexUnusable(`${what} is missing`);
+  }
+  try {
+    const st = fstatSync(fd);
+    if (!st.isFile()) throw new IndexUnusable(`${what} is not a regular file`);
+    if (st.size !== size) throw new IndexUnusable(`${what} has ${st.size} bytes, expected ${size}`);
+    const bytes = Buffer.allocUnsafe(end - start);
+    let off = 0;
+    for (let got = 1; off < bytes.length && got > 0; off += got) got = readSync(fd, bytes, off, bytes.length - off, start + off);
+    if (off !== bytes.length) throw new IndexUnusable(`${what} is cut`);
+    return bytes;
+  } catch (err) {
+    if (err instanceof IndexUnusable) throw err;
+    throw new IndexUnusable(`${what} is unreadable`);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Opens one bucket of a generation: checks its length, reads and checks its header; postings are
+ * read term by term when a query needs them. @throws IndexUnusable
+ */
 export function readBucket(dir: string, base: BaseDocs, bucket: number): BucketReader {
   const expected = base.buckets[bucket] ?? 0;
   if (expected === 0) return new BucketReader(Buffer.alloc(0), base.count);
-  const buf = readIndexFile(join(generationDir(dir, base.generation), bucketFileName(bucket)), `bucket ${bucket}`).bytes;
-  if (buf.length !== expected) throw new IndexUnusable(`bucket ${bucket} has ${buf.length} bytes, expected ${expected}`);
-  return new BucketReader(buf, base.count);
+  const file = join(generationDir(dir, base.generation), bucketFileName(bucket));
+  const what = `bucket ${bucket}`;
+  const head = readIndexRange(file, what, expected, 0, Math.min(expected, BUCKET_HEAD_BYTES));
+  return new BucketReader({ size: expected, head, read: (start, end) => (end <= head.length ? head.subarray(start, end) : readIndexRange(file, what, expected, start, end)) }, base.count);
 }
 
 /**

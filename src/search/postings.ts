@@ -75,6 +75,23 @@ export function encodeBucket(terms: ReadonlyMap<string, FlatPostings>): Buffer {
 
 let scratch = { docs: new Int32Array(0), freqs: new Int32Array(0), length: 0 };
 
+/**
+ * Where a bucket's bytes come from: its size, the first bytes (at least the 4-byte header length
+ * when the bucket is not empty), and positioned reads of the rest. A search reads the header and
+ * then only the postings of the terms it matches, not the whole (possibly large) bucket file.
+ */
+export interface BucketSource {
+  size: number;
+  head: Buffer;
+  /** bytes [start, end) of the bucket @throws IndexUnusable */
+  read(start: number, end: number): Buffer;
+}
+
+/** A bucket held in memory (built in this process, or in tests). */
+export function bufferSource(buf: Buffer): BucketSource {
+  return { size: buf.length, head: buf, read: (start, end) => buf.subarray(start, end) };
+}
+
 /** A decoded bucket header with lazy access to each term's postings. */
 export class BucketReader {
   /** the bucket's terms */
@@ -82,29 +99,32 @@ export class BucketReader {
   private readonly ends: readonly number[];
   private readonly counts: readonly number[];
   private readonly start: number;
-  private byTerm: Map<string, number> | undefined;
+  private readonly source: BucketSource;
 
   /**
-   * @param buf the whole bucket file
+   * @param data the bucket (a whole file's bytes, or a {@link BucketSource})
    * @param docCount documents in the generation (every document index must be below it)
    * @throws IndexUnusable when the header is damaged
    */
   constructor(
-    private readonly buf: Buffer,
+    data: Buffer | BucketSource,
     private readonly docCount: number,
   ) {
-    if (buf.length === 0) {
+    const source = Buffer.isBuffer(data) ? bufferSource(data) : data;
+    this.source = source;
+    if (source.size === 0) {
       this.terms = [];
       this.ends = [];
       this.counts = [];
       this.start = 0;
       return;
     }
-    const h = buf.length >= 4 ? buf.readUInt32LE(0) : -1;
-    if (h < 0 || 4 + h > buf.length) throw new IndexUnusable('bucket header is cut');
+    const h = source.head.length >= 4 ? source.head.readUInt32LE(0) : -1;
+    if (h < 0 || 4 + h > source.size) throw new IndexUnusable('bucket header is cut');
+    const headerBytes = 4 + h <= source.head.length ? source.head.subarray(4, 4 + h) : source.read(4, 4 + h);
     let header: { t?: unknown; o?: unknown; n?: unknown };
     try {
-      header = JSON.parse(buf.toString('utf8', 4, 4 + h)) as typeof header;
+      header = JSON.parse(headerBytes.toString('utf8')) as typeof header;
     } catch {
       throw new IndexUnusable('bucket header is not valid JSON');
     }
@@ -122,7 +142,7 @@ export class BucketReader {
       }
       prev = end as number;
     }
-    if (t.length > 0 && this.start + (o[o.length - 1] as number) !== buf.length) throw new IndexUnusable('bucket postings do not end where the header says');
+    if (t.length > 0 && this.start + (o[o.length - 1] as number) !== source.size) throw new IndexUnusable('bucket postings do not end where the header says');
     this.terms = t as string[];
     this.ends = o as number[];
     this.counts = n as number[];
@@ -130,8 +150,7 @@ export class BucketReader {
 
   /** The position of `term` in {@link terms}, or -1. */
   indexOf(term: string): number {
-    if (!this.byTerm) this.byTerm = new Map(this.terms.map((t, i) => [t, i]));
-    return this.byTerm.get(term) ?? -1;
+    return this.terms.indexOf(term);
   }
 
   /** How many documents of the generation hold term number `i` (in any field). */
@@ -146,10 +165,14 @@ export class BucketReader {
    */
   postings(i: number): Array<FieldPostings | undefined> {
     const bad = (why: string) => new IndexUnusable(`bucket postings of "${this.terms[i]}" are damaged (${why})`);
-    const buf = this.buf;
-    let p = this.start + (i === 0 ? 0 : this.ends[i - 1]!);
-    const end = this.start + this.ends[i]!;
-    if (!(p <= end && end <= buf.length)) throw bad('offsets');
+    const from = this.start + (i === 0 ? 0 : this.ends[i - 1]!);
+    const to = this.start + this.ends[i]!;
+    if (!(from <= to && to <= this.source.size)) throw bad('offsets');
+    // only this term's postings are read
+    const buf = this.source.read(from, to);
+    let p = 0;
+    const end = to - from;
+    if (buf.length !== end) throw bad('cut');
     const n = this.counts[i]!;
     const F = FIELDS.length;
     // decoded into reusable scratch arrays, then copied out at the exact size of each field
