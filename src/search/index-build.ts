@@ -51,9 +51,10 @@ export class PostingsBuilder {
     }
   }
 
-  /** One bucket file's bytes (see postings.ts). */
+  /** One bucket file's bytes (see postings.ts); empty for a bucket without terms (no file is written). */
   bucket(b: number): Buffer {
-    return encodeBucket(this.buckets[b]!);
+    const terms = this.buckets[b]!;
+    return terms.size === 0 ? Buffer.alloc(0) : encodeBucket(terms);
   }
 }
 
