@@ -1,5 +1,5 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';
 
@@ -72,6 +72,7 @@ describe('vault new (fake $EDITOR)', () => {
     expect(again.code, again.stderr).toBe(0);
     expect(memories()).toHaveLength(1);
     expect(existsSync(draft!)).toBe(false);
+    expect(existsSync(dirname(draft!))).toBe(false); // the private draft folder is gone too
   });
 
   it('writes nothing when the result is invalid, names the field, keeps the draft; fixing it saves', async () => {

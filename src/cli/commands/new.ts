@@ -61,8 +61,8 @@ export const newCommand = (ctx: CliContext) => ({
       const rt = ctx.io.runtime;
       const editor = [rt.env.VISUAL, rt.env.EDITOR].find((e) => e !== undefined && e.trim() !== '');
       if (!editor) usageError('no editor: set $EDITOR (or $VISUAL)', 'e.g. EDITOR=nano vault new --kind decision --title "..."; agents should use `vault save --template` instead');
-      const { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } = await import('node:fs');
-      const { dirname, join, resolve } = await import('node:path');
+      const { existsSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } = await import('node:fs');
+      const { basename, dirname, join, resolve } = await import('node:path');
       const { tmpdir } = await import('node:os');
       const { loadTemplate, loadAllTemplates, renderDraft, readDraft } = await import('../../templates/index.js');
       const roots = await rootsFor(ctx, argv);
@@ -108,7 +108,17 @@ export const newCommand = (ctx: CliContext) => ({
           rt,
           { dryRun },
         );
-        if (result.written) rmSync(argv.draft !== undefined ? draftPath : dirname(draftPath), { recursive: true, force: true });
+        if (result.written) {
+          rmSync(argv.draft !== undefined ? draftPath : dirname(draftPath), { recursive: true, force: true });
+          // a kept draft reopened with --draft sits in the private folder an earlier `vault new` made: remove it once empty
+          if (argv.draft !== undefined && /^vault-new-/.test(basename(dirname(draftPath)))) {
+            try {
+              rmdirSync(dirname(draftPath));
+            } catch {
+              /* not empty, or not ours to remove */
+            }
+          }
+        }
         if (result.written) await refreshSearchIndex(roots, [result.memory.scope]);
         else keep('dry run: nothing saved');
         const m = result.memory;
