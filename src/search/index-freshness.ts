@@ -7,6 +7,7 @@
  * overlay grows past a few percent of the vault the generation is rebuilt (compaction). When the
  * index folder cannot be written, the fresh index is kept in memory and the search still answers.
  */
+import { lstatSync } from 'node:fs';
 import type { Scope } from '../document/contract.js';
 import { DEFAULT_SCAN_LIMITS, walkVault, type WalkedFile } from '../scanner/scan-vault.js';
 import { scopeRoot, type VaultRoots } from '../store/roots.js';
@@ -155,6 +156,14 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
     const index: ScopeIndex = { scope, dir, generation: entry.generation, base: entry.base, overlay: state.overlay, loadBucket: bucketLoader(dir, entry), persisted, refreshedAt };
     return { index, report };
   };
+  // A scope without its folder has nothing to index: an empty index in memory, nothing written
+  // (a search in a folder without a vault must not leave .ecc/memory/.index behind there).
+  if (listing.files.length === 0 && lstatSync(root, { throwIfNoEntry: false }) === undefined) {
+    const generation = newGeneration();
+    const base: BaseDocs = new GenerationDocs(scope, generation, toColumns([], []), [], 0);
+    const entry: CacheEntry = { generation, base, built: { docs: [], invalid: [], bucket: () => Buffer.alloc(0) }, buckets: new Map() };
+    return finish(entry, { format: INDEX_FORMAT_VERSION, schema: SCHEMA_VERSION, scope, root, generation, overlay: {} }, false, undefined);
+  }
   const doRebuild = (reason: string, previous: string | undefined) => {
     report.action = 'rebuilt';
     report.reason = reason;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { cliEnv, gitRepo, runCli } from '../helpers.js';
+import { readdirSync } from 'node:fs';
+import { cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';
 import { memory, putFile, putMemories } from './search-helpers.js';
 
 async function search(repo: string, env: Record<string, string>, ...args: string[]) {
@@ -94,6 +95,18 @@ describe('vault search through the CLI', () => {
     }
     const kind = await runCli(['search', 'words', '--kind', 'bogus'], { cwd: repo, env });
     expect(kind.code).toBe(2);
+  });
+
+  it('in a folder without a vault: no results, a hint, and nothing written there', async () => {
+    const dir = tempDir();
+    const r = await runCli(['search', 'redis'], { cwd: dir, env: cliEnv() });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('no memories match "redis"\n');
+    expect(r.stderr).toMatch(/hint: there is no vault here .*vault init/);
+    expect(readdirSync(dir)).toEqual([]);
+    const json = await runCli(['search', 'redis', '--json'], { cwd: dir, env: cliEnv() });
+    expect(JSON.parse(json.stdout)).toMatchObject({ results: [], total: 0 });
+    expect(readdirSync(dir)).toEqual([]);
   });
 
   it('does not echo a credential pasted as a query', async () => {

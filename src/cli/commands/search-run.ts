@@ -82,4 +82,8 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
   if (d.invalidFiles.length) ctx.io.stderr(`warning: ${d.invalidFiles.length} invalid file(s) not searched (first: ${clean(d.invalidFiles[0]!.path)}: ${clean(d.invalidFiles[0]!.message)}); run \`vault doctor\`\n`);
   if (d.skippedSymlinks.length) ctx.io.stderr(`warning: ${d.skippedSymlinks.length} symbolic link(s) skipped\n`);
   if (!d.complete) ctx.io.stderr(`warning: the vault could not be read completely: ${clean(d.incompleteReasons.join('; '))}\n`);
+  if (response.total === 0) {
+    const { existsSync } = await import('node:fs');
+    if (![roots.team, roots.project].some((dir) => existsSync(dir))) ctx.io.stderr(`hint: there is no vault here (${clean(roots.memoryRoot)}); run \`vault init\` in your repository, or pass --root\n`);
+  }
 }
