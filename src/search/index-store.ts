@@ -5,7 +5,7 @@
  * "absent" and is rebuilt, never trusted.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, type Stats, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { KINDS, SCHEMA_VERSION, STATUSES, kindFolder, type Scope } from '../document/contract.js';
 import { BUCKET_COUNT, FIELDS, INDEX_FORMAT_VERSION, IndexUnusable, bucketFileName, type DocRecord, type IndexState, type InvalidRecord, type StoredDocs } from './index-format.js';
@@ -89,15 +89,14 @@ const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object
 const MAX_INDEX_FILE_BYTES = 256 * 1024 * 1024;
 
 /**
- * Reads one index file: a regular file, opened without following a symbolic link (a planted link
- * to /dev/zero, a FIFO or a file outside the vault must not hang or feed the search), at most
- * {@link MAX_INDEX_FILE_BYTES}.
+ * Opens one index file as a regular file, without following a symbolic link (a planted link to
+ * /dev/zero, a FIFO or a file outside the vault must not hang or feed the search), and runs `use`
+ * on it; the file is always closed.
  *
- * @returns the bytes and the file's mtime (ms)
  * @param missing the reason when it cannot be opened (absent, or a symbolic link)
- * @throws IndexUnusable `missing`, or naming what is wrong
+ * @throws IndexUnusable `missing`, what `use` throws, or `<what> is unreadable`
  */
-function readIndexFile(file: string, what: string, missing = `${what} is missing`): { bytes: Buffer; mtime: number } {
+function withIndexFile<T>(file: string, what: string, missing: string, use: (fd: number, st: Stats) => T): T {
   let fd: number;
   try {
     fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
@@ -107,17 +106,34 @@ function readIndexFile(file: string, what: string, missing = `${what} is missing
   try {
     const st = fstatSync(fd);
     if (!st.isFile()) throw new IndexUnusable(`${what} is not a regular file`);
-    if (st.size > MAX_INDEX_FILE_BYTES) throw new IndexUnusable(`${what} is larger than ${MAX_INDEX_FILE_BYTES} bytes`);
-    const bytes = Buffer.allocUnsafe(st.size);
-    let off = 0;
-    for (let got = 1; off < st.size && got > 0; off += got) got = readSync(fd, bytes, off, st.size - off, off);
-    return { bytes: off === st.size ? bytes : bytes.subarray(0, off), mtime: st.mtimeMs };
+    return use(fd, st);
   } catch (err) {
     if (err instanceof IndexUnusable) throw err;
     throw new IndexUnusable(`${what} is unreadable`);
   } finally {
     closeSync(fd);
   }
+}
+
+/** Reads `length` bytes at `position`; fewer when the file ends first. */
+function readAt(fd: number, length: number, position: number): Buffer {
+  const bytes = Buffer.allocUnsafe(length);
+  let off = 0;
+  for (let got = 1; off < length && got > 0; off += got) got = readSync(fd, bytes, off, length - off, position + off);
+  return off === length ? bytes : bytes.subarray(0, off);
+}
+
+/**
+ * Reads one whole index file, at most {@link MAX_INDEX_FILE_BYTES} (see {@link withIndexFile}).
+ *
+ * @returns the bytes and the file's mtime (ms)
+ * @throws IndexUnusable `missing`, or naming what is wrong
+ */
+function readIndexFile(file: string, what: string, missing = `${what} is missing`): { bytes: Buffer; mtime: number } {
+  return withIndexFile(file, what, missing, (fd, st) => {
+    if (st.size > MAX_INDEX_FILE_BYTES) throw new IndexUnusable(`${what} is larger than ${MAX_INDEX_FILE_BYTES} bytes`);
+    return { bytes: readAt(fd, st.size, 0), mtime: st.mtimeMs };
+  });
 }
 
 /** A generation's folder, which must be a real folder (not a symbolic link). @throws IndexUnusable */
@@ -226,27 +242,12 @@ const BUCKET_HEAD_BYTES = 64 * 1024;
  * unusable, never half-trusted. @throws IndexUnusable
  */
 function readIndexRange(file: string, what: string, size: number, start: number, end: number): Buffer {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
-  } catch {
-    throw new IndexUnusable(`${what} is missing`);
-  }
-  try {
-    const st = fstatSync(fd);
-    if (!st.isFile()) throw new IndexUnusable(`${what} is not a regular file`);
+  return withIndexFile(file, what, `${what} is missing`, (fd, st) => {
     if (st.size !== size) throw new IndexUnusable(`${what} has ${st.size} bytes, expected ${size}`);
-    const bytes = Buffer.allocUnsafe(end - start);
-    let off = 0;
-    for (let got = 1; off < bytes.length && got > 0; off += got) got = readSync(fd, bytes, off, bytes.length - off, start + off);
-    if (off !== bytes.length) throw new IndexUnusable(`${what} is cut`);
+    const bytes = readAt(fd, end - start, start);
+    if (bytes.length !== end - start) throw new IndexUnusable(`${what} is cut`);
     return bytes;
-  } catch (err) {
-    if (err instanceof IndexUnusable) throw err;
-    throw new IndexUnusable(`${what} is unreadable`);
-  } finally {
-    closeSync(fd);
-  }
+  });
 }
 
 /**
