@@ -58,33 +58,16 @@ await build({
 });
 // `vault hook ...` runs inside an agent's turn: one bundled file for it (no module graph to
 // resolve at start-up; measured ~20 ms faster than loading the modules one by one).
-await build({
-  entryPoints: ['src/hooks/hook-main.ts'],
-  outfile: `${tmp}/hooks/hook-bundle.js`,
-  bundle: true,
-  packages: 'external',
-  plugins: [lazyBuiltins],
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  logLevel: 'warning',
-});
+/** One self-contained file for a hot entry point: packages stay external, builtins load on first use. */
+const bundle = (entry, outfile) =>
+  build({ entryPoints: [entry], outfile: `${tmp}/${outfile}`, bundle: true, packages: 'external', plugins: [lazyBuiltins], format: 'esm', platform: 'node', target: 'node20', logLevel: 'warning' });
+await bundle('src/hooks/hook-main.ts', 'hooks/hook-bundle.js');
 // `vault search` and `vault read` start from a lean entry without yargs (src/cli/lean-main.ts),
 // bundled into one file like the hook bundle. Lazy `import()`s of our own modules become lazily
 // initialised parts of the same file: measured against code splitting (one chunk per lazy
 // import), one file starts `vault read` ~10 ms and `vault search` ~10 ms faster, because the
 // chunks were loaded one after another. Packages stay external and load only when used.
-await build({
-  entryPoints: ['src/cli/lean-main.ts'],
-  outfile: `${tmp}/cli/lean-bundle.js`,
-  bundle: true,
-  packages: 'external',
-  plugins: [lazyBuiltins],
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  logLevel: 'warning',
-});
+await bundle('src/cli/lean-main.ts', 'cli/lean-bundle.js');
 const old = `dist.old-${process.pid}`;
 for (let attempt = 0; ; attempt++) {
   try {
