@@ -132,7 +132,7 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
       emptyAnswer();
       return 0;
     }
-    const { recordSession } = await import('../sessions/session-events.js');
+    const [{ recordSession }, memories] = await Promise.all([import('../sessions/session-events.js'), memoryLister(rt, payload, settings, sessionsDir, deadline)]);
     const outcome = recordSession(rt, {
       harness,
       event,
@@ -143,6 +143,8 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
       sessionsDir,
       deadline,
       ...(settings.transcriptMaxBytes ? { transcriptMaxBytes: settings.transcriptMaxBytes } : {}),
+      ...(memories ? { memories } : {}),
+      retentionDays: settings.retentionDays,
     });
     if (outcome.written) {
       const s = outcome.summary;
@@ -169,10 +171,7 @@ async function sessionStart(
   const rt = io.runtime;
   const startup = isStartupPayload(payload);
   const inject = settings.inject && settings.maxChars > 0 && startup;
-  const [{ prepareSessionStart }, memoriesModule] = await Promise.all([
-    import('../sessions/session-start.js'),
-    inject && settings.listMemories ? Promise.all([import('../sessions/memory-titles.js'), import('../store/roots.js')]) : Promise.resolve(undefined),
-  ]);
+  const [{ prepareSessionStart }, memories] = await Promise.all([import('../sessions/session-start.js'), inject ? memoryLister(rt, payload, settings, sessionsDir, deadline) : undefined]);
   const cwd = typeof payload.cwd === 'string' ? payload.cwd : rt.cwd;
   const outcome = prepareSessionStart(rt, {
     cwd,
@@ -181,17 +180,32 @@ async function sessionStart(
     maxChars: settings.maxChars,
     maxAgeDays: settings.maxAgeDays,
     retentionDays: settings.retentionDays,
-    memories: memoriesModule
-      ? {
-          roots: () => memoriesModule[1].resolveRoots({ ...rt, cwd: typeof payload.cwd === 'string' && payload.cwd.startsWith('/') ? payload.cwd : rt.cwd }),
-          limit: 5,
-          list: (roots, context) => memoriesModule[0].listMemoryPointers(roots, ['project', 'team'], context, { limit: 5, maxFiles: 400, deadline: deadline - 300, now: () => rt.now().getTime(), cache: { dir: sessionsDir, rt } }),
-        }
-      : undefined,
+    memories,
   });
   if (outcome.pruned) log('info', `pruned ${outcome.pruned} snapshots older than ${settings.retentionDays} days`);
   if (!outcome.context) return;
-  log('info', `injected ${outcome.context.length} characters${outcome.snapshotPath ? ' from a snapshot' : ''}, ${outcome.memoryCount} memory titles`);
+  log('info', `injected ${outcome.context.length} characters${outcome.snapshotPath ? ' from a snapshot' : ''}, ${outcome.memoryCount} memory titles${outcome.fromRecord.snapshot ? ` (start record: snapshot${outcome.fromRecord.memories ? ' and memory list' : ''})` : ''}`);
   io.stdout(`${JSON.stringify({ hookSpecificOutput: { hookEventName: HARNESS_EVENT_NAMES['session-start'], additionalContext: outcome.context } })}\n`);
   void harness;
+}
+
+/**
+ * How this hook lists relevant memories (ids and titles, project and team scopes, the title
+ * cache in the sessions folder), or undefined when listing is switched off.
+ */
+async function memoryLister(
+  rt: Runtime,
+  payload: Record<string, unknown>,
+  settings: ReturnType<typeof readHookSettings>,
+  sessionsDir: string,
+  deadline: number,
+): Promise<import('../sessions/session-start.js').MemoryLister | undefined> {
+  if (!settings.inject || !settings.listMemories) return undefined;
+  const [{ listMemoryPointers }, { resolveRoots }] = await Promise.all([import('../sessions/memory-titles.js'), import('../store/roots.js')]);
+  const cwd = typeof payload.cwd === 'string' && payload.cwd.startsWith('/') ? payload.cwd : rt.cwd;
+  return {
+    roots: () => resolveRoots({ ...rt, cwd }),
+    limit: 5,
+    list: (roots, context, proof) => listMemoryPointers(roots, ['project', 'team'], context, { limit: 5, maxFiles: 400, deadline: deadline - 300, now: () => rt.now().getTime(), cache: { dir: sessionsDir, rt }, ...(proof ? { proof } : {}) }),
+  };
 }

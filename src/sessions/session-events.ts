@@ -10,8 +10,10 @@ import type { Runtime } from '../io/runtime.js';
 import { checkTranscriptPath, readTranscript, type TranscriptPathProblem } from './read-transcript.js';
 import { deriveShortId } from './session-ids.js';
 import { mergeSnapshots, snapshotFromSummary, withNote, type SessionSnapshot } from './snapshot.js';
-import { indexSnapshot } from './snapshot-index.js';
-import { updateSnapshot } from './snapshot-store.js';
+import { listForRecord, type MemoryLister } from './session-start.js';
+import { writeStartRecord } from './start-cache.js';
+import { discoverSnapshot, indexSnapshot } from './snapshot-index.js';
+import { loadSnapshot, updateSnapshot } from './snapshot-store.js';
 import { oneLine } from './text.js';
 import type { Harness, TranscriptSummary } from './transcript-summary.js';
 import { identifyWorktree } from './worktree-identity.js';
@@ -35,6 +37,10 @@ export interface RecordInput {
   /** absolute deadline, ms since epoch */
   deadline: number;
   transcriptMaxBytes?: number;
+  /** list the memories relevant to the snapshot into the worktree's start record */
+  memories?: MemoryLister;
+  /** prune snapshots older than this many days (at most once an hour); undefined: never */
+  retentionDays?: number | undefined;
 }
 
 /** What {@link recordSession} did. */
@@ -102,6 +108,15 @@ export function recordSession(rt: Runtime, input: RecordInput): RecordOutcome {
     return compactNote ? withNote(next, compactNote) : next;
   });
   if (!result.written) return { written: false, skipped: 'no-snapshot-to-annotate', ...(summary ? { summary } : {}) };
-  indexSnapshot(input.sessionsDir, result.path!.slice(input.sessionsDir.length + 1), where, rt);
+  const name = result.path!.slice(input.sessionsDir.length + 1);
+  indexSnapshot(input.sessionsDir, name, where, rt);
+  // Pruning is due at most once an hour; done here, session start's fast path never waits for it.
+  discoverSnapshot(input.sessionsDir, where, rt, { maxAgeMs: 0, retentionDays: input.retentionDays, find: false });
+  // The start record of this worktree, for the next session start (start-cache.ts): the memory
+  // list is ranked by the snapshot as written (read back, as session start will read it); it is
+  // written last, after every other write of this hook in the sessions folder.
+  const written = input.memories ? loadSnapshot(result.path!) : undefined;
+  const memories = input.memories && written ? listForRecord(input.memories, written) : undefined;
+  writeStartRecord(input.sessionsDir, where, name, memories ?? null, rt);
   return { written: true, path: result.path!, shortId: result.snapshot?.shortId ?? shortId, ...(summary ? { summary } : {}) };
 }

@@ -20,7 +20,7 @@ import { closeSync, constants, lstatSync, openSync, readdirSync, readSync, unlin
 import { join } from 'node:path';
 import type { Runtime } from '../io/runtime.js';
 import { parseSnapshot, parseSnapshotHeader, type SessionSnapshot } from './snapshot.js';
-import { readSnapshotText, SNAPSHOT_FILE, writeAtomic, type SnapshotFile, type WorktreeKey } from './snapshot-store.js';
+import { readSnapshotText, SNAPSHOT_FILE, START_DIR, writeAtomic, type SnapshotFile, type WorktreeKey } from './snapshot-store.js';
 
 const INDEX_FILE = '.snapshot-index.json';
 const INDEX_MAGIC = 'vault-snapshot-index';
@@ -226,6 +226,11 @@ function sameNames(text: string, at: number, names: string[]): boolean {
   return text.startsWith(line, at) && (text.length === at + line.length || text.charCodeAt(at + line.length) === 10);
 }
 
+/** True when snapshots past the retention are due to be pruned (at most once an hour). */
+function pruneDue(prunedAt: number, nowMs: number, retentionDays: number | undefined): boolean {
+  return retentionDays !== undefined && nowMs - prunedAt > 3_600_000;
+}
+
 /** What {@link discoverSnapshot} found and did. */
 export interface Discovery {
   found: { file: SnapshotFile; snapshot: SessionSnapshot } | undefined;
@@ -280,7 +285,7 @@ export function discoverSnapshot(dir: string, key: WorktreeKey, rt: Runtime, opt
   const text = readSnapshotText(join(dir, INDEX_FILE), INDEX_MAX_BYTES);
   const headerEnd = text === undefined ? -1 : text.indexOf('\n');
   const header = headerEnd === -1 ? undefined : parseIndexHeader(text!.slice(0, headerEnd));
-  const pruneDueAt = (prunedAt: number) => options.retentionDays !== undefined && nowMs - prunedAt > 3_600_000;
+  const pruneDueAt = (prunedAt: number) => pruneDue(prunedAt, nowMs, options.retentionDays);
   if (header && !pruneDueAt(header.prunedAt) && sameNames(text!, headerEnd + 1, names)) {
     // The index knows exactly the names present: only this worktree's lines matter.
     if (!options.find) return { found: undefined, count: names.length, pruned: 0 };
@@ -315,6 +320,19 @@ export function discoverSnapshot(dir: string, key: WorktreeKey, rt: Runtime, opt
     }
     names = kept;
     index.prunedAt = nowMs;
+    // start records (start-cache.ts) of worktrees without a session since the retention
+    const sub = join(dir, START_DIR);
+    if (lstatSync(sub, { throwIfNoEntry: false })?.isDirectory()) {
+      for (const n of readdirSync(sub)) {
+        if (!/^[0-9a-f]{8}\.json$/.test(n)) continue;
+        try {
+          const st = lstatSync(join(sub, n));
+          if (st.isFile() && st.mtimeMs < limit) unlinkSync(join(sub, n));
+        } catch {
+          /* gone meanwhile */
+        }
+      }
+    }
   }
   const buf = Buffer.allocUnsafe(HEADER_BYTES);
   const present: string[] = [];

@@ -33,6 +33,8 @@ import { VaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
 import { parseSnapshot, parseSnapshotHeader, renderSnapshot, type SessionSnapshot } from './snapshot.js';
 
+/** The subfolder of the sessions folder that holds start records (start-cache.ts). */
+export const START_DIR = '.start';
 /** File name of a snapshot: `<YYYY-MM-DD>-<shortid>-session.tmp`. */
 export const SNAPSHOT_FILE = /^(\d{4}-\d{2}-\d{2})-([a-z0-9_][a-z0-9_-]{0,63})-session\.tmp$/;
 /** Largest snapshot file read back (a rendered snapshot is a few KB). */
@@ -237,11 +239,19 @@ function sleepMs(ms: number): void {
 
 /**
  * Removes leftovers of killed processes: work files (`.wip-*`) and locks (`.lock-*`) whose
- * process is gone or which are older than their limit.
+ * process is gone or which are older than their limit, in the sessions folder and in its
+ * start-record folder (`.start`, start-cache.ts; entered only when it is a real folder).
  *
  * @returns how many files were removed
  */
 export function removeStaleFiles(dir: string, nowMs: number): number {
+  let removed = removeStaleIn(dir, nowMs);
+  const sub = join(dir, START_DIR);
+  if (lstatSync(sub, { throwIfNoEntry: false })?.isDirectory()) removed += removeStaleIn(sub, nowMs);
+  return removed;
+}
+
+function removeStaleIn(dir: string, nowMs: number): number {
   let names: string[];
   try {
     names = readdirSync(dir);

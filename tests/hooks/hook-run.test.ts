@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';
 import { CLAUDE_DAG, CLAUDE_REAL, CODEX_REAL, CODEX_SYNTH, contextOf, filesUnder, hook, sessionsDirOf, snapshotNames } from './hook-helpers.js';
@@ -249,7 +249,8 @@ describe('vault hook stop / session-end / pre-compact (subprocess, real transcri
     const text = readFileSync(join(sessionsDirOf(env), snapshotNames(env)[0]!), 'utf8');
     for (let i = 0; i < n; i++) expect(text).toContain(`- Context compaction (t${i}) started at`);
     expect(text).toContain(`**Updates:** ${n + 1}`);
-    expect(filesUnder(sessionsDirOf(env)).filter((f) => !f.endsWith('-session.tmp') && f !== '.gitignore' && f !== 'hooks.log' && f !== '.snapshot-index.json')).toEqual([]);
+    // no lock or work file left; the worktree's start record is the one other file
+    expect(filesUnder(sessionsDirOf(env)).filter((f) => !f.endsWith('-session.tmp') && f !== '.gitignore' && f !== 'hooks.log' && f !== '.snapshot-index.json')).toEqual([expect.stringMatching(/^\.start\/[0-9a-f]{8}\.json$/)]);
   });
 });
 
@@ -275,7 +276,9 @@ describe('vault hook session-start (subprocess)', () => {
     for (const source of ['resume', 'clear', 'compact']) {
       expect(await hook('session-start', startPayload(repo, source), { cwd: repo, env })).toMatchObject({ code: 0, stdout: '' });
     }
-    // a corrupt snapshot index (a cache) or a corrupt search index never matter
+    // a corrupt snapshot index (a cache) or a corrupt search index never matter; the worktree's
+    // start record (another cache, tested in start-record.test.ts) is removed to reach the index
+    rmSync(join(sessionsDirOf(env), '.start'), { recursive: true });
     writeFileSync(join(sessionsDirOf(env), '.snapshot-index.json'), '{"v":1,"names":{"2025-09-07-ee4e51b7-session.tmp":{"w":"/elsewhere"}}');
     mkdirSync(join(repo, '.ecc', 'memory', '.index'), { recursive: true });
     writeFileSync(join(repo, '.ecc', 'memory', '.index', 'index.json'), '\u0000garbage');
@@ -307,28 +310,51 @@ describe('vault hook session-start (subprocess)', () => {
     expect(off).not.toContain(id);
   });
 
-  it('caches memory titles by file fingerprint: a title edited by hand shows at the next start', async () => {
+  it('caches memory titles per folder: a shown title edited in place, a new file and a superseded one all show at the next start', async () => {
     const repo = gitRepo();
     const env = cliEnv();
-    const save = await runCli(['save', '--scope', 'team', '--kind', 'decision', '--title', 'CLAUDE.md is updated by the orchestrator', '--body', 'x', '--json'], { cwd: repo, env });
-    const { id, path } = JSON.parse(save.stdout) as { id: string; path: string };
+    const saved = async (title: string) => {
+      const r = await runCli(['save', '--scope', 'team', '--kind', 'decision', '--title', title, '--body', 'x', '--json'], { cwd: repo, env });
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout) as { id: string; path: string };
+    };
+    const { id, path } = await saved('CLAUDE.md is updated by the orchestrator');
     const file = join(repo, '.ecc', 'memory', path);
-    const past = new Date(Date.now() - 60_000);
-    utimesSync(file, past, past); // outside the racy window, so the title is cached
+    const folder = dirname(file);
+    // everything outside the racy window, so the folder is trusted and the title cached
+    const age = (p: string, ms: number) => utimesSync(p, new Date(Date.now() - ms), new Date(Date.now() - ms));
+    for (const p of [file, folder, dirname(folder)]) age(p, 60_000);
     await hook('stop', stopPayload(repo), { cwd: repo, env });
     expect(contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout)).toContain(`${id} [team/decision] CLAUDE.md is updated by the orchestrator`);
-    const cache = JSON.parse(readFileSync(join(sessionsDirOf(env), '.memory-titles.json'), 'utf8')) as { files: Record<string, unknown> };
-    expect(Object.keys(cache.files)).toEqual([file]);
-    // edited in place by hand (same folder, new title), with an old mtime again
+    const cachePath = join(sessionsDirOf(env), '.memory-titles.json');
+    const cache = JSON.parse(readFileSync(cachePath, 'utf8')) as { v: number; dirs: Record<string, { m: number; files: unknown[][] }> };
+    expect(cache.v).toBe(2);
+    expect(cache.dirs[folder]?.m).toBeGreaterThan(0); // trusted: not listed again while its mtime holds
+    expect(cache.dirs[folder]?.files.map((f) => f[0])).toEqual([basename(file)]);
+    // edited in place by hand (same folder, folder mtime unchanged, new title), old mtime again
     writeFileSync(file, readFileSync(file, 'utf8').replace('CLAUDE.md is updated by the orchestrator', 'CLAUDE.md is now updated by hand'));
-    const older = new Date(Date.now() - 30_000);
-    utimesSync(file, older, older);
-    const ctx = contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout);
+    age(file, 30_000); // the folder's mtime is untouched by an in-place write
+    let ctx = contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout);
     expect(ctx).toContain(`${id} [team/decision] CLAUDE.md is now updated by hand`);
     expect(ctx).not.toContain('by the orchestrator');
+    // a new memory in the trusted folder changes its mtime: listed
+    const second = await saved('Orchestrator retries are capped');
+    ctx = contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout);
+    expect(ctx).toContain(`${second.id} [team/decision] Orchestrator retries are capped`);
+    // marked superseded in place: no longer listed
+    for (const p of [file, join(repo, '.ecc', 'memory', second.path), folder]) age(p, 60_000);
+    await hook('session-start', startPayload(repo), { cwd: repo, env }); // folder trusted again
+    writeFileSync(file, readFileSync(file, 'utf8').replace('status: "active"', 'status: "superseded"'));
+    age(file, 20_000);
+    ctx = contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout);
+    expect(readFileSync(file, 'utf8')).toContain('status: "superseded"');
+    expect(ctx).not.toContain(id);
+    expect(ctx).toContain(second.id);
     // a damaged cache is only a cache
-    writeFileSync(join(sessionsDirOf(env), '.memory-titles.json'), '{"v":1,"files":{"x":[1,2,{"title":5}]');
-    expect(contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout)).toContain('CLAUDE.md is now updated by hand');
+    writeFileSync(cachePath, '{"v":2,"dirs":{"x":{"m":1,"files":[[1,2]]');
+    expect(contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout)).toContain(second.id);
+    writeFileSync(cachePath, JSON.stringify({ v: 2, dirs: { [folder]: { m: 5, files: [['x.md', 1, 2, [5, null, null, null, null, null]]], dirs: [] } } }));
+    expect(contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout)).toContain(second.id);
   });
 
   it('kill switches: all hooks off, one hook off, injection off, character cap', async () => {
@@ -352,21 +378,35 @@ describe('vault hook session-start (subprocess)', () => {
     expect(garbage).not.toContain('[SessionStart truncated context.');
   });
 
-  it('prunes snapshots past the retention at session start (and keeps them when pruning is off)', async () => {
+  it('prunes snapshots past the retention when a snapshot is written or at a full session start (and keeps them when pruning is off)', async () => {
     const repo = gitRepo();
     const env = cliEnv();
     await hook('stop', stopPayload(repo), { cwd: repo, env });
     await hook('stop', { session_id: 's1', transcript_path: CLAUDE_DAG, cwd: repo }, { cwd: repo, env });
     expect(snapshotNames(env)).toHaveLength(2);
-    const old = join(sessionsDirOf(env), '2025-09-07-ee4e51b7-session.tmp');
+    const dir = sessionsDirOf(env);
+    const old = join(dir, '2025-09-07-ee4e51b7-session.tmp');
     const past = new Date(Date.now() - 40 * 86_400_000);
     utimesSync(old, past, past);
-    await hook('session-start', startPayload(repo), { cwd: repo, env: { ...env, ECC_SESSION_RETENTION_DAYS: 'never' } });
+    /** Makes the hourly prune due: the last one two hours ago. */
+    const due = () => writeFileSync(join(dir, '.snapshot-index.json'), readFileSync(join(dir, '.snapshot-index.json'), 'utf8').replace(/^(vault-snapshot-index \d+ )\d+/, `$1${Date.now() - 7_200_000}`));
+    due();
+    const never = { ...env, ECC_SESSION_RETENTION_DAYS: 'never' };
+    await hook('session-start', startPayload(repo), { cwd: repo, env: never });
+    await hook('stop', { session_id: 's1', transcript_path: CLAUDE_DAG, cwd: repo }, { cwd: repo, env: never });
     expect(snapshotNames(env)).toHaveLength(2);
+    await hook('stop', { session_id: 's1', transcript_path: CLAUDE_DAG, cwd: repo }, { cwd: repo, env });
+    expect(snapshotNames(env)).toEqual(['2025-07-01-r_rewind-session.tmp']);
     const r = await hook('session-start', startPayload(repo), { cwd: repo, env });
     expect(r.code).toBe(0);
-    expect(snapshotNames(env)).toEqual(['2025-07-01-r_rewind-session.tmp']);
     expect(contextOf(r.stdout)).toContain('Goal: Start');
+    // a full session start prunes too (no start record: the worktree's last snapshot is older)
+    await hook('stop', stopPayload(repo), { cwd: repo, env });
+    utimesSync(old, past, past);
+    rmSync(join(dir, '.start'), { recursive: true });
+    due();
+    await hook('session-start', startPayload(repo), { cwd: repo, env });
+    expect(snapshotNames(env)).toEqual(['2025-07-01-r_rewind-session.tmp']);
   });
 
   it('works with TERM=dumb, CI=1, no vault and a HOME that does not exist yet', async () => {

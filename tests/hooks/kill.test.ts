@@ -46,11 +46,13 @@ describe('SIGKILL during snapshot writes', () => {
     const shortId = snapshotNames(env)[0]!.replace(/^\d{4}-\d{2}-\d{2}-/, '').replace(/-session\.tmp$/, '');
     writeFileSync(join(dir, `.wip-${shortId}-${dead}-0a0b0c0d0e0f`), readFileSync(join(dir, snapshotNames(env)[0]!), 'utf8').slice(0, 300), { mode: 0o600 });
     writeFileSync(join(dir, `.lock-${shortId}`), `${dead} 0011223344556677`, { mode: 0o600 });
+    writeFileSync(join(dir, '.start', `.wip-start-${dead}-0a0b0c0d0e0f`), '{"v":1,"work', { mode: 0o600 }); // a start record cut short
 
     const started = Date.now();
     expect(await hook('stop', payload, { cwd: repo, env })).toMatchObject({ code: 0, stdout: '' });
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(readdirSync(dir).filter((n) => n.startsWith('.wip') || n.startsWith('.lock'))).toEqual([]);
+    expect(readdirSync(join(dir, '.start')).filter((n) => !/^[0-9a-f]{8}\.json$/.test(n))).toEqual([]);
     expectOnlyCompleteSnapshots(env);
     const snap = loadSnapshot(join(dir, snapshotNames(env)[0]!))!;
     expect(snap.goal).toBe('request 0');
