@@ -65,6 +65,13 @@ describe('vault sessions / vault handoff', () => {
     expect(noFrom.stderr).toMatch(/--from/);
     const noTarget = await runCli(['handoff', '--from', 'codex', '--title', 't', '--body', 'b'], { cwd: repo, env });
     expect(noTarget.code).toBe(2);
+    // a bare `vault handoff` names everything it needs at once
+    const bare = await runCli(['handoff'], { cwd: repo, env });
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toMatch(/--title and a source: --from-session <shortid>.*or --from <harness> --target <harness>/);
+    const noTitle = await runCli(['handoff', '--from-session', 'abcd1234'], { cwd: repo, env });
+    expect(noTitle).toMatchObject({ code: 2, stdout: '' });
+    expect(noTitle.stderr).toMatch(/needs --title/);
     const secret = 'ghp_' + 'Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8';
     const f = join(tempDir(), 'body.md');
     writeFileSync(f, `token ${secret}`);

@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { EXIT, VaultError } from '../../errors.js';
-import { printJson, printText, rootsFor, runCommand, usageError, type CliContext, refreshSearchIndex } from '../context.js';
+import { printJson, printText, rootsFor, runCommand, usageError, type CliContext, refreshSearchIndex, printSaved } from '../context.js';
 import { readBodyInput, type SaveArgs } from './save.js';
 
 interface HandoffArgs extends SaveArgs {
@@ -19,7 +19,7 @@ export const handoffCommand = (ctx: CliContext) => ({
   describe: 'save a hand-off memory, from a session snapshot or a body (create-only, unreviewed)',
   builder: (y: Argv) =>
     y
-      .option('title', { type: 'string', demandOption: true, describe: 'title, 1..200 characters' })
+      .option('title', { type: 'string', describe: 'title, 1..200 characters (required)' })
       .option('from-session', { type: 'string', describe: 'short id of a session snapshot (see `vault sessions list`)' })
       .option('body', { type: 'string', describe: 'body text (Markdown)' })
       .option('body-file', { type: 'string', describe: 'read the body from a UTF-8 file' })
@@ -36,6 +36,10 @@ export const handoffCommand = (ctx: CliContext) => ({
   handler: (argv: HandoffArgs) =>
     runCommand(ctx, argv, async () => {
       for (const flag of ['title', 'from-session', 'from', 'scope', 'id'] as const) if (Array.isArray(argv[flag])) usageError(`--${flag} may be given only once`);
+      // Everything missing is named at once (a bare `vault handoff` used to name only --title).
+      const hasSource = argv['from-session'] !== undefined || (argv.from ?? argv['source-harness']) !== undefined;
+      if (argv.title === undefined && !hasSource) usageError('a hand-off needs --title and a source: --from-session <shortid> (see `vault sessions list`), or --from <harness> --target <harness> with --body, --body-file or --stdin', 'e.g. vault handoff --from-session 6e4f2a1b --title "Auth refactor: where it stands"');
+      if (argv.title === undefined) usageError('a hand-off needs --title "<1..200 characters>"');
       const targets = [...(argv.target ?? []), ...(argv['target-harness'] ?? [])];
       let body: string;
       let source = argv.from ?? argv['source-harness'];
@@ -72,8 +76,7 @@ export const handoffCommand = (ctx: CliContext) => ({
         printJson(ctx, { id: m.id, path: result.path, scope: m.scope, kind: m.kind, written: result.written, sourceHarness: m.sourceHarness, targetHarnesses: m.targetHarnesses });
         return EXIT.ok;
       }
-      printText(ctx, `${result.written ? 'Saved' : 'Dry run: would save'} unreviewed handoff ${m.id}`);
-      printText(ctx, `  path: ${result.path}`);
+      printSaved(ctx, result, roots);
       printText(ctx, `  from ${m.sourceHarness} for ${m.targetHarnesses.join(', ')}`);
       return EXIT.ok;
     }),
