@@ -132,12 +132,22 @@ export function noteCommand(s: TranscriptSummary, command: unknown): void {
   if (c) pushRecent(s.commands, c, SUMMARY_LIMITS.commands);
 }
 
-/** Records a failed tool call. */
+/**
+ * Records a failed tool call: its first line that says something (a bare `Exit code N` line
+ * does not), and while that line is only a heading ending in `:` ("…the following issue:"),
+ * the next one too (up to three, joined by ` | `); capped at
+ * {@link SUMMARY_LIMITS}.toolErrorChars characters.
+ */
 export function noteToolError(s: TranscriptSummary, tool: string, message: string): void {
-  // Redact the whole message before taking its first line: a key block spans lines.
-  const whole = redact(stripControls(message));
-  const first = whole.split('\n').find((l) => l.trim()) ?? whole;
-  const line = oneLine(`${tool}: ${first.replace(/<\/?tool_use_error>/g, '')}`, SUMMARY_LIMITS.toolErrorChars);
+  // Redact the whole message before cutting it: a key block spans lines.
+  const whole = redact(stripControls(message)).replace(/<\/?tool_use_error>/g, '');
+  const lines = whole
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l && !/^exit code:? -?\d+$/i.test(l));
+  let n = Math.min(1, lines.length);
+  while (n < Math.min(3, lines.length) && lines[n - 1]!.endsWith(':')) n++;
+  const line = oneLine(`${tool}: ${n ? lines.slice(0, n).join(' | ') : whole}`, SUMMARY_LIMITS.toolErrorChars);
   s.toolErrors.push(line);
   if (s.toolErrors.length > SUMMARY_LIMITS.toolErrors) s.toolErrors.shift();
 }

@@ -2,6 +2,7 @@ import { appendFileSync, copyFileSync, mkdirSync, readFileSync, symlinkSync, wri
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkTranscriptPath, readTranscript } from '../../src/sessions/read-transcript.js';
+import { emptySummary, noteToolError } from '../../src/sessions/transcript-summary.js';
 import { SHARED, tempDir } from '../helpers.js';
 
 const T = join(SHARED, 'fixtures', 'transcripts');
@@ -27,9 +28,20 @@ describe('Claude Code transcripts', () => {
     expect(s.commands).toHaveLength(5);
     expect(s.toolErrors).toHaveLength(3);
     expect(s.toolErrors.map((e) => e.split(':')[0])).toEqual(['Task', 'Bash', 'Edit']);
+    // a heading line ("…the following issue:") keeps the line that says what the issue was
+    expect(s.toolErrors[0]).toBe('Task: InputValidationError: Task failed due to the following issue: | The required parameter `prompt` is missing');
+    expect(s.toolErrors[1]).toBe('Bash: lsd: 3: No such file or directory (os error 2).');
     expect(s.lastAssistant).toMatch(/^CLAUDE\.mdファイルを最新の状態にアップデートしました/);
     expect(s.openItems).toEqual([]); // every TodoWrite item ended completed
     expect(s).toMatchObject({ records: 53, invalidLines: 0, unknownRecords: 0, truncated: false, skippedBytes: 0 });
+  });
+
+  it('a tool error keeps the line that says what went wrong, past a bare exit code', () => {
+    const s = emptySummary('claude-code');
+    noteToolError(s, 'Bash', 'Exit code 1\nnpm ERR! Missing script: "test"\n\nnpm ERR! To see a list of scripts, run:');
+    noteToolError(s, 'Bash', 'Exit code 2');
+    noteToolError(s, 'Task', 'Failed:\nHeading two:\ndetail\nnot this');
+    expect(s.toolErrors).toEqual(['Bash: npm ERR! Missing script: "test"', 'Bash: Exit code 2', 'Task: Failed: | Heading two: | detail']);
   });
 
   it('compaction and rewind: the abandoned branch is dropped, the compaction marker and summary become notes', () => {
