@@ -6,6 +6,7 @@ import { EXIT, VaultError, isVaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
 import type { Scope } from '../document/contract.js';
 import type { VaultRoots } from '../store/roots.js';
+import type { SaveResult } from '../vault/save-memory.js';
 import { sanitizeTerminalText } from './terminal-text.js';
 
 /** The process seen by the CLI. */
@@ -65,6 +66,19 @@ export function printJson(ctx: CliContext, value: unknown): void {
 /** Prints human text on stdout, with terminal control and bidi characters removed. */
 export function printText(ctx: CliContext, text: string): void {
   ctx.io.stdout(`${sanitizeTerminalText(text)}\n`);
+}
+
+/**
+ * Prints what a save wrote (save, new, handoff): `Saved unreviewed <kind> <id>`, its vault path
+ * (`<scope>/<kind>s/<id>.md`), for the user scope the file itself (that vault has no scope
+ * folder: `~/.ecc/memory/<kind>s/`), and for the team scope the `git add` to commit it.
+ */
+export function printSaved(ctx: CliContext, result: SaveResult, roots: VaultRoots): void {
+  const m = result.memory;
+  printText(ctx, `${result.written ? 'Saved' : 'Dry run: would save'} unreviewed ${m.kind} ${m.id}`);
+  printText(ctx, `  path: ${result.path}`);
+  if (m.scope === 'user') printText(ctx, `  file: ${result.absPath}`);
+  if (m.scope === 'team' && result.written) printText(ctx, `  commit it: git add ${result.absPath.startsWith(roots.worktreeRoot + '/') ? result.absPath.slice(roots.worktreeRoot.length + 1) : result.absPath}`);
 }
 
 /**

@@ -52,6 +52,13 @@ describe('vault roots', () => {
     expect(existsSync(join(env.HOME!, '.ecc/memory/notes', `${user.id}.md`))).toBe(true);
     expect((await runCli(['read', user.id], { cwd: repo, env })).code).toBe(4);
     expect((await runCli(['read', user.id, '--scope', 'user'], { cwd: repo, env })).code).toBe(0);
+    // the text output names the file itself: the user vault has no scope folder
+    const text = await runCli(['save', '--scope', 'user', '--title', 'Where it went', '--body', 'b'], { cwd: repo, env });
+    expect(text.code, text.stderr).toBe(0);
+    const file = /\n {2}file: (.+)\n/.exec(text.stdout)?.[1];
+    expect(file).toMatch(/\/\.ecc\/memory\/notes\/mem_[a-z0-9_]+\.md$/);
+    expect(existsSync(file!)).toBe(true);
+    expect(text.stdout).toMatch(/\n {2}path: user\/notes\/mem_/);
   });
 
   it('finds the repository root from a subfolder', async () => {

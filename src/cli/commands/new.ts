@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { KINDS, type Kind } from '../../document/contract.js';
 import { VaultError } from '../../errors.js';
-import { printJson, printText, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs, refreshSearchIndex } from '../context.js';
+import { printJson, printText, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs, refreshSearchIndex, printSaved } from '../context.js';
 
 interface NewArgs extends GlobalArgs {
   kind?: string;
@@ -125,9 +125,7 @@ export const newCommand = (ctx: CliContext) => ({
         if (argv.json) {
           printJson(ctx, { id: m.id, path: result.path, scope: m.scope, kind: m.kind, written: result.written });
         } else {
-          printText(ctx, `${result.written ? 'Saved' : 'Dry run: would save'} unreviewed ${m.kind} ${m.id}`);
-          printText(ctx, `  path: ${result.path}`);
-          if (m.scope === 'team' && result.written) printText(ctx, `  commit it: git add ${result.absPath.startsWith(roots.worktreeRoot + '/') ? result.absPath.slice(roots.worktreeRoot.length + 1) : result.absPath}`);
+          printSaved(ctx, result, roots);
         }
       } catch (err) {
         keep('nothing saved');

@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { EXIT, VaultError } from '../../errors.js';
-import { printJson, printText, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs, refreshSearchIndex } from '../context.js';
+import { printJson, printText, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs, refreshSearchIndex, printSaved } from '../context.js';
 
 export interface SaveArgs extends GlobalArgs {
   title: string;
@@ -133,10 +133,8 @@ export const saveCommand = (ctx: CliContext) => ({
       if (argv.json) {
         printJson(ctx, { id: m.id, path: result.path, scope: m.scope, kind: m.kind, written: result.written, similar });
       } else {
-        printText(ctx, `${result.written ? 'Saved' : 'Dry run: would save'} unreviewed ${m.kind} ${m.id}`);
-        printText(ctx, `  path: ${result.path}`);
         if (similar.length) ctx.io.stderr(`warning: similar memories already exist: ${similar.map((x) => `${x.id} (${x.reason})`).join(', ')}\n`);
-        if (m.scope === 'team' && result.written) printText(ctx, `  commit it: git add ${result.absPath.startsWith(roots.worktreeRoot + '/') ? result.absPath.slice(roots.worktreeRoot.length + 1) : result.absPath}`);
+        printSaved(ctx, result, roots);
       }
       return EXIT.ok;
     }),
