@@ -97,8 +97,17 @@ function invalidInput(field: string, message: string, hint: string): VaultError 
 
 function checkEnum<T extends string>(field: string, values: readonly string[] | undefined, allowed: readonly T[]): T[] | undefined {
   if (values === undefined) return undefined;
-  for (const v of values) if (!(allowed as readonly string[]).includes(v)) throw invalidInput(field, `must be one of: ${allowed.join(', ')} (got ${JSON.stringify(String(v).slice(0, 40))})`, `use one of: ${allowed.join(', ')}`);
+  for (const v of values) if (!(allowed as readonly string[]).includes(v)) throw invalidInput(field, `must be one of: ${allowed.join(', ')} (got ${echoed(String(v))})`, `use one of: ${allowed.join(', ')}`);
   return [...new Set(values)] as T[];
+}
+
+/**
+ * A rejected filter value as an error message quotes it: whole when it is made of date
+ * characters only (up to 40), else its first 12 characters and an ellipsis, so a credential
+ * pasted into the wrong flag is not repeated on the terminal or into logs.
+ */
+function echoed(v: string): string {
+  return JSON.stringify(/^[0-9TZ:.+ -]{1,40}$/.test(v) || v.length <= 12 ? v : `${v.slice(0, 12)}…`);
 }
 
 /** Parses a --since/--until bound to ms since the epoch. Dates mean the start (since) or end (until) of that UTC day. */
@@ -107,7 +116,7 @@ export function parseTimeBound(field: 'since' | 'until', value: string): number 
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(v);
   const ms = Date.parse(dateOnly ? `${v}T00:00:00.000Z` : v);
   if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) || Number.isNaN(ms)) {
-    throw invalidInput(field, `must be a date (YYYY-MM-DD) or an ISO-8601 timestamp (got ${JSON.stringify(v.slice(0, 40))})`, 'e.g. 2026-07-26 or 2026-07-26T20:00:00.000Z');
+    throw invalidInput(field, `must be a date (YYYY-MM-DD) or an ISO-8601 timestamp (got ${echoed(v)})`, 'e.g. 2026-07-26 or 2026-07-26T20:00:00.000Z');
   }
   return dateOnly && field === 'until' ? ms + 86_399_999 : ms;
 }

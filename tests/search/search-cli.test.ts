@@ -117,6 +117,15 @@ describe('vault search through the CLI', () => {
       expect(r.code).toBe(0);
       expect(r.stdout + r.stderr).not.toContain('AKIAIOSFODNN7EXAMPLE');
       expect(r.stdout).toContain('no memories match "[REDACTED');
+      // nor one pasted into a filter flag
+      const token = 'ghp_' + 'Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8';
+      const env2 = { ...env, ...Object.fromEntries(extra.length ? [extra] : []) };
+      for (const args of [['--since', token], ['--until', token], ['--status', token], ['--scope', token]]) {
+        const bad = await runCli(['search', 'x', ...args], { cwd: repo, env: env2 });
+        expect([2, 3], args.join(' ')).toContain(bad.code);
+        expect(bad.stdout + bad.stderr, args.join(' ')).not.toContain(token);
+      }
+      expect((await runCli(['search', 'x', '--since', '2026-13-45'], { cwd: repo, env: env2 })).stderr).toContain('(got "2026-13-45")');
     }
   });
 
