@@ -14,13 +14,13 @@
  * The titles are cached per folder in the sessions folder ({@link CACHE_FILE}); see there for
  * what is checked on each start.
  */
-import { closeSync, constants, lstatSync, openSync, readdirSync, readFileSync, readSync, type Dirent, type Stats } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readdirSync, readSync, type Dirent, type Stats } from 'node:fs';
 import { sep } from 'node:path';
 import { KINDS, type Scope } from '../document/contract.js';
 import type { VaultRoots } from '../store/roots.js';
 import type { Runtime } from '../io/runtime.js';
 import type { MemoryPointer } from './injection-text.js';
-import { writeAtomic } from './snapshot-store.js';
+import { ensureStartDir, readSnapshotText, START_DIR, writeAtomic } from './snapshot-store.js';
 
 const HEAD_BYTES = 2048;
 const ID_SHAPE = /^mem_[a-z0-9][a-z0-9_-]{2,127}$/;
@@ -165,13 +165,20 @@ function listedOf(head: string | undefined): Listed | null {
   return [v.id, v.title, kind, v.updated ?? '', [...words(v.tags === undefined ? v.title : `${v.title} ${v.tags}`)].join(' ')];
 }
 
+/** True for the name of a kind folder (`decisions`, `notes`, …). */
+function isKindFolder(name: string): boolean {
+  return (KINDS as readonly string[]).some((k) => name === `${k}s`);
+}
+
 /** True for a {@link Listed} read back from the cache (every part a string, the id well formed). */
 function isListed(x: unknown): x is Listed {
   return Array.isArray(x) && x.length === 5 && typeof x[0] === 'string' && ID_SHAPE.test(x[0]) && typeof x[1] === 'string' && typeof x[2] === 'string' && (KINDS as readonly string[]).includes(x[2]) && typeof x[3] === 'string' && typeof x[4] === 'string';
 }
 
 /**
- * The title cache, `.memory-titles.json` in the sessions folder: per folder of the vault
+ * The title cache, `.start/memory-titles.json` in the sessions folder (a subfolder, so that
+ * rewriting it does not change the sessions folder's mtime, which start records depend on;
+ * start-cache.ts): per folder of the vault
  * (absolute path) its modification time when listed, its subfolders and, per memory file, its
  * size and mtime when read with what the list keeps of it ({@link Listed}).
  *
@@ -179,17 +186,25 @@ function isListed(x: unknown): x is Listed {
  * - A folder whose mtime still matches is not listed again: adding, removing or renaming a file
  *   in it (git, editors that save by rename, `vault save`) changes its mtime. A folder modified
  *   within {@link RACY_MS} of its listing, or holding a file modified that recently, is stored
- *   untrusted (mtime 0) and listed again next time: it may change again within the same tick.
+ *   untrusted (mtime 0) and listed again next time: it may change again within the same tick;
+ *   such a file is stored with mtime -1, so its entry is never reused.
  * - A file edited in place (same folder, same name) changes only its own mtime: every memory the
  *   list is about to show is checked by its size and mtime first and re-read when either
  *   changed, so a shown id, title and status are always current. An in-place edit can only
  *   leave the ranking of a memory that is not shown stale (or an edit back to `active` unseen)
  *   until its folder changes.
+ * Names in the cache are checked before use (a plain file or folder name, `.md` files, kind
+ * folders under a scope root), so a forged cache cannot point outside the vault. Folders not
+ * visited in a run (another repository's vault) are kept, up to {@link CACHE_MAX_FOLDERS}.
  * Advisory: a missing or damaged cache is rebuilt; a damaged entry is read again.
  */
-const CACHE_FILE = '.memory-titles.json';
+const CACHE_FILE = 'memory-titles.json';
 const CACHE_VERSION = 2;
 const RACY_MS = 2000;
+/** Largest cache file read (bytes); a larger one is ignored and rebuilt. */
+const CACHE_MAX_BYTES = 8 * 1024 * 1024;
+/** Most folders kept in the cache (those visited in the last run first). */
+const CACHE_MAX_FOLDERS = 512;
 /** One memory file of a cached folder: name, size (bytes), mtime (ms), what is listed of it. */
 type CachedFile = [name: string, size: number, mtime: number, listed: Listed | null];
 /** One cached folder: mtime when listed (0: untrusted), memory files, subfolders. */
@@ -206,7 +221,10 @@ interface CachedFolder {
 function readCache(dir: string): Map<string, CachedFolder> {
   const out = new Map<string, CachedFolder>();
   try {
-    const v = JSON.parse(readFileSync(`${dir}${sep}${CACHE_FILE}`, 'utf8')) as { v?: unknown; dirs?: unknown };
+    // never through a link, never from a FIFO or device, never more than the cap
+    const text = readSnapshotText(`${dir}${sep}${START_DIR}${sep}${CACHE_FILE}`, CACHE_MAX_BYTES);
+    if (text === undefined) return out;
+    const v = JSON.parse(text) as { v?: unknown; dirs?: unknown };
     if (v.v !== CACHE_VERSION || typeof v.dirs !== 'object' || v.dirs === null) return out;
     for (const [path, e] of Object.entries(v.dirs as Record<string, unknown>)) {
       const f = e as CachedFolder | null;
@@ -218,8 +236,13 @@ function readCache(dir: string): Map<string, CachedFolder> {
   return out;
 }
 
+/** A plain name inside a folder: not empty, no separator, not hidden (so neither `.` nor `..`), no NUL. */
+function isPlainName(name: unknown): name is string {
+  return typeof name === 'string' && name.length > 0 && name.length <= 255 && !name.startsWith('.') && !name.includes('/') && !name.includes('\\') && !name.includes('\u0000');
+}
+
 function isCachedFile(x: unknown): x is CachedFile {
-  return Array.isArray(x) && x.length === 4 && typeof x[0] === 'string' && typeof x[1] === 'number' && typeof x[2] === 'number' && (x[3] === null || isListed(x[3]));
+  return Array.isArray(x) && x.length === 4 && isPlainName(x[0]) && x[0].endsWith('.md') && typeof x[1] === 'number' && typeof x[2] === 'number' && (x[3] === null || isListed(x[3]));
 }
 
 /** The number of distinct words of a {@link Listed} that are in `wanted`. */
@@ -312,7 +335,10 @@ export function listMemoryPointers(
     file[1] = st.size;
     file[2] = st.mtimeMs;
     file[3] = listedOf(readHead(path, buf));
-    if (racy(st.mtimeMs)) folder.m = 0;
+    if (racy(st.mtimeMs)) {
+      folder.m = 0;
+      file[2] = -1;
+    }
     dirty = true;
     return true;
   };
@@ -336,7 +362,8 @@ export function listMemoryPointers(
     if (stamp > 0 && racy(stamp)) proof.complete = false;
     if (!st || !st.isDirectory()) return; // absent, or a link: never followed
     const cached = cache.get(dir);
-    if (cached && cached.m !== 0 && cached.m === st.mtimeMs && cached.files.every(isCachedFile) && cached.dirs.every((d) => typeof d === 'string' && !d.includes(sep))) {
+    const subOk = (d: unknown) => isPlainName(d) && (depth > 0 || isKindFolder(d));
+    if (cached && cached.m !== 0 && cached.m === st.mtimeMs && (depth > 0 || cached.files.length === 0) && cached.files.every(isCachedFile) && cached.dirs.every(subOk)) {
       next.set(dir, cached);
       for (const file of cached.files) {
         if (seen >= options.maxFiles) {
@@ -363,7 +390,7 @@ export function listMemoryPointers(
     for (const e of entries) {
       if (e.name.startsWith('.') || e.isSymbolicLink()) continue;
       if (e.isDirectory()) {
-        if (depth === 0 && !(KINDS as readonly string[]).some((k) => e.name === `${k}s`)) continue;
+        if (depth === 0 && !isKindFolder(e.name)) continue;
         folder.dirs.push(e.name);
         visit(scope, `${dir}${sep}${e.name}`, depth + 1);
       } else if (depth > 0 && e.isFile() && e.name.endsWith('.md')) {
@@ -378,7 +405,10 @@ export function listMemoryPointers(
         if (!fst || !fst.isFile()) continue;
         const old = known.get(e.name);
         const file: CachedFile = old && old[1] === fst.size && old[2] === fst.mtimeMs ? old : [e.name, fst.size, fst.mtimeMs, listedOf(readHead(path, buf))];
-        if (racy(fst.mtimeMs)) folder.m = 0;
+        if (racy(fst.mtimeMs)) {
+          folder.m = 0;
+          file[2] = -1; // read within the racy window: never reused by its fingerprint
+        }
         folder.files.push(file);
         add(scope, path, file, folder, true);
       }
@@ -412,9 +442,12 @@ export function listMemoryPointers(
     if (reread(c.path, c.file, c.folder)) add(c.scope, c.path, c.file, c.folder, true);
     else c.folder.m = 0; // gone or no longer a file: list the folder again next time
   }
-  if (options.cache && (dirty || cache.size !== next.size)) {
+  if (options.cache && (dirty || [...next.keys()].some((k) => !cache.has(k)))) {
+    // the folders of this run first, then those of other vaults still cached, up to the cap
+    for (const [path, f] of cache) if (next.size < CACHE_MAX_FOLDERS && !next.has(path)) next.set(path, f);
+    const sub = ensureStartDir(options.cache.dir);
     try {
-      writeAtomic(options.cache.dir, CACHE_FILE, JSON.stringify({ v: CACHE_VERSION, dirs: Object.fromEntries(next) }), 'titles', options.cache.rt);
+      if (sub) writeAtomic(sub, CACHE_FILE, JSON.stringify({ v: CACHE_VERSION, dirs: Object.fromEntries(next) }), 'titles', options.cache.rt);
     } catch {
       /* advisory: the next start lists the folders again */
     }
@@ -422,7 +455,7 @@ export function listMemoryPointers(
   const shown = found.slice(0, options.limit);
   for (const c of shown) {
     proof.files.push([c.path, c.file[1], c.file[2]]);
-    if (racy(c.file[2])) proof.complete = false;
+    if (c.file[2] === -1 || racy(c.file[2])) proof.complete = false;
   }
   return shown.map(({ listed, scope }) => ({ id: listed[0], title: listed[1], kind: listed[2], scope }));
 }

@@ -11,9 +11,9 @@ import { checkTranscriptPath, readTranscript, type TranscriptPathProblem } from 
 import { deriveShortId } from './session-ids.js';
 import { mergeSnapshots, snapshotFromSummary, withNote, type SessionSnapshot } from './snapshot.js';
 import { listForRecord, type MemoryLister } from './session-start.js';
-import { writeStartRecord } from './start-cache.js';
+import { sessionsMtime, writeStartRecord } from './start-cache.js';
 import { discoverSnapshot, indexSnapshot } from './snapshot-index.js';
-import { loadSnapshot, updateSnapshot } from './snapshot-store.js';
+import { ensureStartDir, loadSnapshot, updateSnapshot } from './snapshot-store.js';
 import { oneLine } from './text.js';
 import type { Harness, TranscriptSummary } from './transcript-summary.js';
 import { identifyWorktree } from './worktree-identity.js';
@@ -112,11 +112,14 @@ export function recordSession(rt: Runtime, input: RecordInput): RecordOutcome {
   indexSnapshot(input.sessionsDir, name, where, rt);
   // Pruning is due at most once an hour; done here, session start's fast path never waits for it.
   discoverSnapshot(input.sessionsDir, where, rt, { maxAgeMs: 0, retentionDays: input.retentionDays, find: false });
-  // The start record of this worktree, for the next session start (start-cache.ts): the memory
-  // list is ranked by the snapshot as written (read back, as session start will read it); it is
-  // written last, after every other write of this hook in the sessions folder.
+  // The start record of this worktree, for the next session start (start-cache.ts). The sessions
+  // folder's mtime is read now, right after this hook's writes there; the memory list (ranked by
+  // the snapshot as written, read back as session start will read it) takes longer, and anything
+  // written meanwhile by another session makes the record stale rather than wrong.
+  ensureStartDir(input.sessionsDir); // created first: making it changes the sessions folder
+  const folderMtime = sessionsMtime(input.sessionsDir);
   const written = input.memories ? loadSnapshot(result.path!) : undefined;
   const memories = input.memories && written ? listForRecord(input.memories, written) : undefined;
-  writeStartRecord(input.sessionsDir, where, name, memories ?? null, rt);
+  writeStartRecord(input.sessionsDir, where, name, folderMtime, memories ?? null, rt);
   return { written: true, path: result.path!, shortId: result.snapshot?.shortId ?? shortId, ...(summary ? { summary } : {}) };
 }

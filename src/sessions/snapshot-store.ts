@@ -33,8 +33,26 @@ import { VaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
 import { parseSnapshot, parseSnapshotHeader, renderSnapshot, type SessionSnapshot } from './snapshot.js';
 
-/** The subfolder of the sessions folder that holds start records (start-cache.ts). */
+/**
+ * The subfolder of the sessions folder that holds what session start caches: start records
+ * (start-cache.ts) and the memory title cache (memory-titles.ts). Writing there does not change
+ * the sessions folder's own mtime.
+ */
 export const START_DIR = '.start';
+
+/**
+ * Creates {@link START_DIR} (0700) if needed; its path, or undefined when it is not a real
+ * folder (a link or a file is never written through).
+ */
+export function ensureStartDir(dir: string): string | undefined {
+  const sub = join(dir, START_DIR);
+  try {
+    mkdirSync(sub, { mode: 0o700 });
+  } catch {
+    /* exists (checked below) or cannot be made */
+  }
+  return lstatSync(sub, { throwIfNoEntry: false })?.isDirectory() ? sub : undefined;
+}
 /** File name of a snapshot: `<YYYY-MM-DD>-<shortid>-session.tmp`. */
 export const SNAPSHOT_FILE = /^(\d{4}-\d{2}-\d{2})-([a-z0-9_][a-z0-9_-]{0,63})-session\.tmp$/;
 /** Largest snapshot file read back (a rendered snapshot is a few KB). */

@@ -6,25 +6,28 @@
  * File: `<sessions>/.start/<fnv1a32 of worktree and repo>.json`, JSON
  * `{"v":1,"worktree","repo","snapshot","sessionsMtime","memories"}`. It is a cache and is
  * trusted only while what it was made from is unchanged ({@link startFromRecord}):
- * - the snapshot: the sessions folder's mtime (ms) is still the one recorded right after the
+ * - the snapshot: the sessions folder's mtime (ms) is still the one read right after the
  *   snapshot was written. Any snapshot written, renamed or removed since (by any session, any
- *   worktree), a prune, a rewritten index or title cache all change it, and session start then
- *   takes the full path (snapshot-index.ts). The record lives in a subfolder, so writing it
- *   does not change the sessions folder. The snapshot named is read, checked complete and
- *   checked to be of this worktree, like any candidate;
+ *   worktree), a prune or a rewritten snapshot index change it, and session start then takes
+ *   the full path (snapshot-index.ts). Records and the title cache live in a subfolder, so
+ *   writing them does not change the sessions folder. The snapshot named is read, checked
+ *   complete and checked to be of this worktree, like any candidate. Known limit: a snapshot
+ *   of the same worktree written by another session within the same timestamp tick (a few ms
+ *   on Linux; file systems with whole-second times get no records), by a process then killed
+ *   before it wrote its own record, goes unseen until the next change;
  * - the memory list: the vault folders and listed files are unchanged (memory-titles.ts
  *   {@link ListProof}), the vault roots are the same and so is the snapshot text it was ranked by.
  * A missing, damaged, foreign or stale record costs the full path, never a wrong answer: the
  * worktree and repo are in the record and compared, so a name collision is harmless.
  */
-import { lstatSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { lstatSync } from 'node:fs';
+import { basename, isAbsolute, join, sep } from 'node:path';
 import { KINDS } from '../document/contract.js';
 import type { Runtime } from '../io/runtime.js';
 import type { MemoryPointer } from './injection-text.js';
 import type { ListProof } from './memory-titles.js';
 import { parseSnapshot, type SessionSnapshot } from './snapshot.js';
-import { readSnapshotText, SNAPSHOT_FILE, START_DIR, writeAtomic, type SnapshotFile, type WorktreeKey } from './snapshot-store.js';
+import { ensureStartDir, readSnapshotText, SNAPSHOT_FILE, START_DIR, writeAtomic, type SnapshotFile, type WorktreeKey } from './snapshot-store.js';
 
 const RECORD_VERSION = 1;
 const RECORD_MAX_BYTES = 64 * 1024;
@@ -73,27 +76,38 @@ export function snapshotContext(s: SessionSnapshot): string {
 
 /**
  * Writes the start record of a worktree (atomically, in {@link START_DIR}, created 0700 and
- * never through a link). Call it after every other write of the hook in the sessions folder:
- * the folder's mtime is read here (after {@link START_DIR} exists, whose creation changes it).
- * Failures are ignored: it is a cache.
+ * never through a link). Failures are ignored: it is a cache. Nothing is written when:
+ * - `sessionsMtime` is a whole second: the file system keeps coarse timestamps (HFS+, ext3,
+ *   FAT), where another snapshot written within the same second would not change the folder's
+ *   mtime, so a record could not tell it was stale;
+ * - the worktree's current record names another snapshot of it that is newer (a concurrent
+ *   session wrote it): the newest stays recorded.
+ *
+ * @param snapshotName the snapshot this hook just wrote
+ * @param sessionsMtime the sessions folder's mtime (ms) read right after that write, before the
+ *   hook's slower work (listing memories): any later change of the folder makes the record stale
  */
-export function writeStartRecord(dir: string, key: WorktreeKey, snapshotName: string, memories: StartMemories | null, rt: Runtime): void {
-  const sub = join(dir, START_DIR);
-  try {
-    mkdirSync(sub, { mode: 0o700 });
-  } catch {
-    /* exists (checked below) or cannot be made (the write fails) */
+export function writeStartRecord(dir: string, key: WorktreeKey, snapshotName: string, sessionsMtime: number, memories: StartMemories | null, rt: Runtime): void {
+  if (!(sessionsMtime > 0) || sessionsMtime % 1000 === 0) return;
+  const current = readStartRecord(dir, key);
+  if (current && current.snapshot !== snapshotName) {
+    const theirs = lstatSync(join(dir, current.snapshot), { throwIfNoEntry: false });
+    const ours = lstatSync(join(dir, snapshotName), { throwIfNoEntry: false });
+    if (theirs?.isFile() && ours && theirs.mtimeMs > ours.mtimeMs) return;
   }
   try {
-    const st = lstatSync(sub);
-    if (!st.isDirectory()) return; // a link or a file: never written through
-    const mtime = sessionsMtime(dir);
-    if (mtime <= 0) return;
-    const record: StartRecord = { v: RECORD_VERSION, worktree: key.worktree, repo: key.repo ?? null, snapshot: snapshotName, sessionsMtime: mtime, memories };
+    const sub = ensureStartDir(dir);
+    if (!sub) return; // a link or a file: never written through
+    const record: StartRecord = { v: RECORD_VERSION, worktree: key.worktree, repo: key.repo ?? null, snapshot: snapshotName, sessionsMtime, memories };
     writeAtomic(sub, recordName(key), JSON.stringify(record), 'start', rt);
   } catch {
     /* a cache that cannot be written costs the next start the full path */
   }
+}
+
+/** True when `path` is `root` or lies under it. */
+function isUnder(path: string, root: string): boolean {
+  return path === root || path.startsWith(root.endsWith(sep) ? root : `${root}${sep}`);
 }
 
 function isPointer(p: unknown): p is MemoryPointer {
@@ -114,10 +128,19 @@ function isProof(p: unknown): p is ListProof {
   );
 }
 
+/**
+ * The memory list of a record, when it is whole: every listed memory has its own file in the
+ * proof (`<id>.md`, as `vault save` names it), both scope roots were visited, and every path
+ * lies under one of them. A list that does not say what it was made from is never reused.
+ */
 function memoriesOf(m: unknown): StartMemories | null {
   const x = m as StartMemories | null;
-  if (typeof x !== 'object' || x === null || !Array.isArray(x.roots) || x.roots.length !== 2 || !x.roots.every((r) => typeof r === 'string')) return null;
+  if (typeof x !== 'object' || x === null || !Array.isArray(x.roots) || x.roots.length !== 2 || !x.roots.every((r) => typeof r === 'string' && isAbsolute(r))) return null;
   if (typeof x.context !== 'string' || !isProof(x.proof) || !Array.isArray(x.list) || !x.list.every(isPointer)) return null;
+  const { folders, files } = x.proof;
+  const inVault = (p: string) => !p.split(sep).includes('..') && x.roots.some((r) => isUnder(p, r));
+  if (!x.roots.every((r) => folders.some(([p]) => p === r)) || !folders.every(([p]) => inVault(p)) || !files.every(([p]) => inVault(p))) return null;
+  if (files.length !== x.list.length || !x.list.every((ptr, i) => basename(files[i]![0]) === `${ptr.id}.md` && isUnder(files[i]![0], x.roots[ptr.scope === 'project' ? 0 : 1]))) return null;
   return x;
 }
 

@@ -326,7 +326,7 @@ describe('vault hook session-start (subprocess)', () => {
     for (const p of [file, folder, dirname(folder)]) age(p, 60_000);
     await hook('stop', stopPayload(repo), { cwd: repo, env });
     expect(contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout)).toContain(`${id} [team/decision] CLAUDE.md is updated by the orchestrator`);
-    const cachePath = join(sessionsDirOf(env), '.memory-titles.json');
+    const cachePath = join(sessionsDirOf(env), '.start', 'memory-titles.json');
     const cache = JSON.parse(readFileSync(cachePath, 'utf8')) as { v: number; dirs: Record<string, { m: number; files: unknown[][] }> };
     expect(cache.v).toBe(2);
     expect(cache.dirs[folder]?.m).toBeGreaterThan(0); // trusted: not listed again while its mtime holds

@@ -14,6 +14,9 @@ const start = (cwd: string) => ({ session_id: 'fresh', cwd, hook_event_name: 'Se
 const debug = (env: Record<string, string>) => ({ ...env, ECC_HOOK_DEBUG: '1' });
 const ago = (p: string, ms: number) => utimesSync(p, new Date(Date.now() - ms), new Date(Date.now() - ms));
 
+/** The start records in a sessions folder (`.start` also holds the title cache). */
+const recordsIn = (sessions: string) => readdirSync(join(sessions, '.start')).filter((n) => /^[0-9a-f]{8}\.json$/.test(n));
+
 /** The last `injected` line of the hook log. */
 function lastInjection(env: Record<string, string>): string {
   const lines = readFileSync(join(sessionsDirOf(env), 'hooks.log'), 'utf8').trim().split('\n');
@@ -35,8 +38,7 @@ describe('session start from the start record', () => {
     const env = cliEnv();
     const id = await savedDecision(repo, env, 'CLAUDE.md is updated by the orchestrator');
     expect(await hook('stop', stop(repo), { cwd: repo, env })).toMatchObject({ code: 0, stdout: '' });
-    const records = readdirSync(join(sessionsDirOf(env), '.start'));
-    expect(records).toEqual([expect.stringMatching(/^[0-9a-f]{8}\.json$/)]);
+    expect(recordsIn(sessionsDirOf(env))).toHaveLength(1);
     expect(lstatSync(join(sessionsDirOf(env), '.start')).mode & 0o777).toBe(0o700);
 
     const fast = await hook('session-start', start(repo), { cwd: repo, env: debug(env) });
@@ -82,7 +84,7 @@ describe('session start from the start record', () => {
     const dir = sessionsDirOf(env);
     const sub = join(dir, '.start');
     const recordOf = (name: string) => JSON.parse(readFileSync(join(sub, name), 'utf8')) as { worktree: string; snapshot: string; sessionsMtime: number };
-    const names = readdirSync(sub);
+    const names = recordsIn(dir);
     expect(names).toHaveLength(2);
     const nameA = names.find((n) => recordOf(n).worktree === a)!;
     const nameB = names.find((n) => recordOf(n).worktree === b)!;
@@ -116,7 +118,7 @@ describe('session start from the start record', () => {
     const index = join(dir, '.snapshot-index.json');
     const text = readFileSync(index, 'utf8');
     writeFileSync(index, text.replace(/^(vault-snapshot-index \d+ )\d+/, `$1${Date.now() - 7_200_000}`));
-    const record = readdirSync(join(dir, '.start'))[0]!;
+    const record = recordsIn(dir)[0]!;
     writeFileSync(join(dir, '.start', record), JSON.stringify({ ...JSON.parse(readFileSync(join(dir, '.start', record), 'utf8')), sessionsMtime: lstatSync(dir).mtimeMs }));
     expect(await hook('session-start', start(repo), { cwd: repo, env })).toMatchObject({ code: 0, stdout: '' });
     expect(snapshotNames(env)).toEqual([]);
