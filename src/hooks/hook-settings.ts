@@ -5,7 +5,8 @@
  * | variable | effect |
  * |---|---|
  * | ECC_HOOKS_ENABLED=0/false/off/no/disabled/none | every hook does nothing |
- * | ECC_DISABLED_HOOKS=a,b | named hooks do nothing (event names or ECC ids, any case) |
+ * | ECC_DISABLED_HOOKS=a,b | named hooks do nothing (our event names, the harness's — SessionStart, Stop, SessionEnd, PreCompact — or ECC ids, any case) |
+ * | ECC_HOOK_DEBUG=1/true/on/yes | log info lines too (the hook log in the sessions folder) |
  * | ECC_SESSION_START_CONTEXT=0/false/off/none/disabled | session-start injects nothing |
  * | ECC_SESSION_START_MAX_CHARS=N | injected characters (default 8000; 0 = none; invalid = 8000) |
  * | ECC_SESSION_RETENTION_DAYS=N | prune snapshots older than N days (default 30; 0/off/never/... = keep) |
@@ -18,9 +19,16 @@ import type { HookEvent } from './hook-events.js';
 
 const OFF = new Set(['0', 'false', 'off', 'no', 'disabled', 'none', 'never']);
 
+const ON = new Set(['1', 'true', 'on', 'yes', 'enabled']);
+
 /** True when a switch variable holds an "off" word. */
 export function isOff(value: string | undefined): boolean {
   return value !== undefined && OFF.has(value.trim().toLowerCase());
+}
+
+/** True when a switch variable holds an "on" word (1, true, on, yes, enabled; any case). */
+export function isOn(value: string | undefined): boolean {
+  return value !== undefined && ON.has(value.trim().toLowerCase());
 }
 
 /** The ECC reference's hook ids for our events (so ECC_DISABLED_HOOKS lists keep working). */
@@ -38,7 +46,9 @@ export function disabledBy(env: Readonly<Record<string, string | undefined>>, ev
     .split(',')
     .map((s) => s.trim().toLowerCase())
     .filter(Boolean);
-  if (list.includes(event) || ECC_IDS[event].some((id) => list.includes(id))) return 'ECC_DISABLED_HOOKS';
+  // `session-start`, `SessionStart`, `session_start` all name the same event
+  const plain = (name: string) => name.replace(/[-_ ]/g, '');
+  if (list.some((x) => plain(x) === plain(event)) || ECC_IDS[event].some((id) => list.includes(id))) return 'ECC_DISABLED_HOOKS';
   return undefined;
 }
 

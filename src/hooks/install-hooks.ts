@@ -57,12 +57,16 @@ function parseSettings(text: string | undefined, file: string): Json {
   if (text === undefined || !text.trim()) return {};
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(text.startsWith('\ufeff') ? text.slice(1) : text); // an editor's byte order mark
   } catch {
     throw new VaultError('invalid-input', `${file} is not valid JSON; not touching it`, { field: 'settings', rule: 'JSON object', hint: 'fix or remove the file, then run the command again' });
   }
   if (!isObject(value)) throw new VaultError('invalid-input', `${file} does not hold a JSON object; not touching it`, { field: 'settings', rule: 'JSON object', hint: 'fix the file, then run the command again' });
   if (value.hooks !== undefined && !isObject(value.hooks)) throw new VaultError('invalid-input', `${file}: "hooks" is not an object; not touching it`, { field: 'hooks', rule: 'object', hint: 'fix the file, then run the command again' });
+  // an event's entries are a list of groups; anything else is someone's mistake, never overwritten
+  for (const [name, groups] of Object.entries(value.hooks ?? {})) {
+    if (!Array.isArray(groups)) throw new VaultError('invalid-input', `${file}: "hooks.${name}" is not a list; not touching it`, { field: `hooks.${name}`, rule: 'array of hook groups', hint: 'fix the file, then run the command again' });
+  }
   return value;
 }
 

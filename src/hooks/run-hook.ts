@@ -11,7 +11,7 @@ import type { Runtime } from '../io/runtime.js';
 import type { Harness } from '../sessions/transcript-summary.js';
 import { DEADLINE_MS, HARNESS_EVENT_NAMES, normalizeEvent, normalizeHarness, STDIN_WAIT_MS, type HookEvent } from './hook-events.js';
 import { appendHookLog } from './hook-log.js';
-import { disabledBy, readHookSettings } from './hook-settings.js';
+import { disabledBy, isOn, readHookSettings } from './hook-settings.js';
 
 /** Largest payload read from stdin (bytes); a larger one is ignored and logged. */
 export const PAYLOAD_MAX_BYTES = 1024 * 1024;
@@ -64,7 +64,7 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
   let sessionsModule: typeof import('../sessions/snapshot-store.js') | undefined;
   const log = (level: 'info' | 'warn' | 'error', message: string) => {
     if (!sessionsDir) return;
-    if (level === 'info' && rt.env.ECC_HOOK_DEBUG !== '1') return;
+    if (level === 'info' && !isOn(rt.env.ECC_HOOK_DEBUG)) return;
     try {
       sessionsModule?.ensureSessionsDir(sessionsDir);
     } catch {

@@ -79,9 +79,15 @@ export function buildInjectionText(snapshot: SessionSnapshot | undefined, memori
   const wrap = (body: string) => `${PREAMBLE}\n${SUMMARY_BEGIN}\n${body}\n${SUMMARY_END}`;
   const full = [wrap(digest), memoryPart].filter(Boolean).join('\n\n');
   if (full.length <= maxChars) return full;
-  // Over budget: cut the summary itself, never the markers around it; drop the memory list first.
+  // Over budget: cut the summary itself, never the markers around it; keep the memory list
+  // (short, and no instructions) while at least 200 characters of summary still fit with it.
   const note = `${TRUNCATION_MARKER} Raise ECC_SESSION_START_MAX_CHARS or set ECC_SESSION_START_CONTEXT=off to change this.]`;
-  const room = maxChars - wrap('').length - note.length - 2;
-  if (room < 200) return '';
-  return `${wrap(capText(digest, room))}\n${note}`;
+  const room = (extra: string) => maxChars - wrap('').length - note.length - 1 - (extra ? extra.length + 2 : 0);
+  for (const extra of memoryPart ? [memoryPart, ''] : ['']) {
+    if (room(extra) >= 200) return [`${wrap(capText(digest, room(extra)))}\n${note}`, extra].filter(Boolean).join('\n\n');
+  }
+  // Too small for any summary with its markers: say so, with the memory list when it fits.
+  const missing = `[SessionStart: the summary of the prior session in this worktree (${digest.length} characters) does not fit ECC_SESSION_START_MAX_CHARS=${maxChars}; raise it to see it.]`;
+  for (const text of [`${missing}\n\n${memoryPart}`, missing]) if (text.length <= maxChars && !text.endsWith('\n\n')) return text;
+  return memoryPart.length <= maxChars ? memoryPart : '';
 }

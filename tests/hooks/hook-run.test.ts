@@ -366,7 +366,7 @@ describe('vault hook session-start (subprocess)', () => {
     expect(snapshotNames(env)).toEqual([]);
     await hook('stop', stopPayload(repo), { cwd: repo, env });
     expect(snapshotNames(env)).toHaveLength(1);
-    for (const extra of [{ ECC_HOOKS_ENABLED: '0' }, { ECC_DISABLED_HOOKS: 'session:start' }, { ECC_SESSION_START_CONTEXT: 'off' }, { ECC_SESSION_START_MAX_CHARS: '0' }]) {
+    for (const extra of [{ ECC_HOOKS_ENABLED: '0' }, { ECC_DISABLED_HOOKS: 'session:start' }, { ECC_DISABLED_HOOKS: 'SessionStart' }, { ECC_DISABLED_HOOKS: 'pre-compact, session_start' }, { ECC_SESSION_START_CONTEXT: 'off' }, { ECC_SESSION_START_MAX_CHARS: '0' }]) {
       expect(await hook('session-start', startPayload(repo), { cwd: repo, env: { ...env, ...extra } })).toMatchObject({ code: 0, stdout: '' });
     }
     const capped = contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env: { ...env, ECC_SESSION_START_MAX_CHARS: '900' } })).stdout);
@@ -376,6 +376,9 @@ describe('vault hook session-start (subprocess)', () => {
     expect(capped).toContain('--- END PRIOR-SESSION SUMMARY ---');
     const garbage = contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env: { ...env, ECC_SESSION_START_MAX_CHARS: 'lots' } })).stdout);
     expect(garbage).not.toContain('[SessionStart truncated context.');
+    // ECC_HOOK_DEBUG takes the usual "on" words
+    await hook('session-start', startPayload(repo), { cwd: repo, env: { ...env, ECC_HOOK_DEBUG: 'true' } });
+    expect(readFileSync(join(sessionsDirOf(env), 'hooks.log'), 'utf8')).toMatch(/session-start info injected \d+ characters/);
   });
 
   it('prunes snapshots past the retention when a snapshot is written or at a full session start (and keeps them when pruning is off)', async () => {

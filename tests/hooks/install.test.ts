@@ -109,5 +109,24 @@ describe('vault hooks install / uninstall', () => {
     const link = await runCli(['hooks', 'install', '--harness', 'codex'], { cwd: repo, env });
     expect(link.code).toBe(7);
     expect(readFileSync(elsewhere, 'utf8')).toBe('{}');
+    // an event that is not a list of groups is someone's mistake: refused, never replaced
+    const malformed = '{"hooks":{"Stop":{"x":1}},"model":"opus"}';
+    writeFileSync(join(repo, '.claude', 'settings.local.json'), malformed);
+    const shape = await runCli(['hooks', 'install', '--harness', 'claude-code'], { cwd: repo, env });
+    expect(shape.code).toBe(3);
+    expect(shape.stderr).toMatch(/"hooks\.Stop" is not a list; not touching it/);
+    expect(readFileSync(join(repo, '.claude', 'settings.local.json'), 'utf8')).toBe(malformed);
+  });
+
+  it('accepts a settings file that starts with a byte order mark', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    mkdirSync(join(repo, '.claude'));
+    writeFileSync(join(repo, '.claude', 'settings.local.json'), '\ufeff{"model":"opus"}\n');
+    const r = await runCli(['hooks', 'install', '--harness', 'claude-code'], { cwd: repo, env });
+    expect(r.code, r.stderr).toBe(0);
+    const after = JSON.parse(readFileSync(join(repo, '.claude', 'settings.local.json'), 'utf8')) as { model: string; hooks: Record<string, unknown> };
+    expect(after.model).toBe('opus');
+    expect(Object.keys(after.hooks).sort()).toEqual(['PreCompact', 'SessionEnd', 'SessionStart', 'Stop']);
   });
 });

@@ -63,6 +63,6 @@ export const hooksCommand = (ctx: CliContext) => ({
       printText(ctx, `${argv.action === 'install' ? 'Installed' : 'Removed'} ${plan.changes.length} hook entries in ${file}`);
       for (const c of plan.changes) printText(ctx, `  ${c}`);
       if (backup) printText(ctx, `  backup: ${backup}`);
-      if (harness === 'codex' && argv.action === 'install') printText(ctx, '  Codex: hooks must be enabled ([features] hooks = true in config.toml on older versions) and project hooks trusted; see docs/hooks.md');
+      if (harness === 'codex' && argv.action === 'install') printText(ctx, '  Codex: hooks are on by default; if switched off, set [features] hooks = true in config.toml (older versions: codex_hooks = true); project hooks must be trusted; see docs/hooks.md');
     }),
 });
