@@ -203,6 +203,30 @@ export function listSnapshots(dir: string): SnapshotFile[] {
 }
 
 /**
+ * The snapshot a user names: by its short id (`vault sessions list`), its file name, or the
+ * session's full id or transcript file name (matched against the snapshot's **Session** header).
+ * Only files of the listing are ever returned, so a name cannot reach outside the folder.
+ *
+ * @returns the file, or undefined when none matches
+ */
+export function findSnapshotFile(dir: string, ref: string): SnapshotFile | undefined {
+  const r = ref.trim();
+  if (!r || r.length > 300 || r.includes('\u0000')) return undefined;
+  const files = listSnapshots(dir);
+  const exact = files.find((f) => f.name === r || f.shortId === r.toLowerCase());
+  if (exact) return exact;
+  const stem = basename(r).replace(/\.jsonl$/, '');
+  if (stem.length <= 8) return undefined;
+  const short = stem.slice(-8).toLowerCase();
+  for (const f of files) {
+    if (f.shortId !== short && !f.shortId.startsWith(`${short}-`)) continue;
+    const s = loadSnapshot(f.path);
+    if (s && (s.sessionId === r || s.sessionId === stem || (s.transcript !== undefined && basename(s.transcript) === basename(r)))) return f;
+  }
+  return undefined;
+}
+
+/**
  * Reads up to `maxBytes` of a snapshot file without following links. The buffer is sized from
  * the file's size (snapshots and the index are replaced by rename, never grown in place), so a
  * read does not allocate the whole cap.

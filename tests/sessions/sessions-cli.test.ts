@@ -24,11 +24,20 @@ describe('vault sessions / vault handoff', () => {
     expect(show.code).toBe(0);
     expect(show.stdout).toContain('# Session snapshot:');
     expect(show.stdout).toContain('## Files touched');
+    // the full session id, the transcript's file name and the snapshot's file name work too
+    for (const ref of ['5c0375b4-57a5-4f26-b12d-d022ee4e51b7', '5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl', '2025-09-07-ee4e51b7-session.tmp', 'EE4E51B7']) {
+      const byRef = await runCli(['sessions', 'show', ref], { cwd: repo, env });
+      expect(byRef.code, ref).toBe(0);
+      expect(byRef.stdout).toBe(show.stdout);
+    }
     const missing = await runCli(['sessions', 'show', 'deadbeef'], { cwd: repo, env });
     expect(missing.code).toBe(4);
-    expect(missing.stderr).toMatch(/no session snapshot with short id deadbeef/);
-    const bad = await runCli(['sessions', 'show', '../../etc'], { cwd: repo, env });
-    expect(bad.code).toBe(2);
+    expect(missing.stderr).toMatch(/no session snapshot with short id, session id or file name "deadbeef"/);
+    // a path is only ever compared with the listing: nothing outside the folder is read
+    for (const ref of ['../../etc', '/etc/passwd', '../sessions/2025-09-07-ee4e51b7-session.tmp', 'aaaaaaaa-bbbb-cccc-dddd-d022ee4e51b7']) {
+      const bad = await runCli(['sessions', 'show', ref], { cwd: repo, env });
+      expect(bad.code, ref).toBe(4);
+    }
   });
 
   it('handoff --from-session turns a snapshot into an unreviewed handoff memory, create-only', async () => {
@@ -52,6 +61,18 @@ describe('vault sessions / vault handoff', () => {
     expect(again.code).toBe(5);
     const missing = await runCli(['handoff', '--from-session', 'nothere1', '--title', 'x'], { cwd: repo, env });
     expect(missing.code).toBe(4);
+    // the same session handed off twice: warned like save, refused with --unique
+    const twice = await runCli(['handoff', '--from-session', '6b99603c', '--title', 'LM Studio wiring: where it stands', '--target-harness', 'claude-code'], { cwd: repo, env });
+    expect(twice.code, twice.stderr).toBe(0);
+    expect(twice.stderr).toContain(`warning: similar memories already exist: ${out.id}`);
+    const unique = await runCli(['handoff', '--from-session', '6b99603c', '--title', 'LM Studio wiring: where it stands', '--unique'], { cwd: repo, env });
+    expect(unique.code).toBe(5);
+    expect(unique.stderr).toContain('a similar memory already exists');
+    // a session of another worktree is handed off into this vault, with a warning
+    const other = gitRepo();
+    const cross = await runCli(['handoff', '--from-session', '6b99603c', '--title', 'Elsewhere'], { cwd: other, env });
+    expect(cross.code, cross.stderr).toBe(0);
+    expect(cross.stderr).toMatch(/warning: that session ran in .*, not in this worktree/);
   });
 
   it('the plain form: --from H --target H with a body, and secrets are refused', async () => {

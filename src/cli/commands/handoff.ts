@@ -1,9 +1,23 @@
+import { realpathSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { EXIT, VaultError } from '../../errors.js';
 import { printJson, printText, rootsFor, runCommand, usageError, type CliContext, refreshSearchIndex, printSaved } from '../context.js';
-import { readBodyInput, type SaveArgs } from './save.js';
+import { readBodyInput, similarCheck, warnSimilar, type SaveArgs } from './save.js';
+
+/** True when two worktree paths name the same folder (symlinks resolved when they exist). */
+function sameWorktree(a: string, b: string): boolean {
+  const real = (p: string) => {
+    try {
+      return realpathSync(p);
+    } catch {
+      return p;
+    }
+  };
+  return a === b || real(a) === real(b);
+}
 
 interface HandoffArgs extends SaveArgs {
+  unique?: boolean;
   'from-session'?: string;
   from?: string;
   target?: string[];
@@ -20,7 +34,7 @@ export const handoffCommand = (ctx: CliContext) => ({
   builder: (y: Argv) =>
     y
       .option('title', { type: 'string', describe: 'title, 1..200 characters (required)' })
-      .option('from-session', { type: 'string', describe: 'short id of a session snapshot (see `vault sessions list`)' })
+      .option('from-session', { type: 'string', describe: 'short id of a session snapshot (see `vault sessions list`), or the session id' })
       .option('body', { type: 'string', describe: 'body text (Markdown)' })
       .option('body-file', { type: 'string', describe: 'read the body from a UTF-8 file' })
       .option('stdin', { type: 'boolean', describe: 'read the body from standard input' })
@@ -31,6 +45,7 @@ export const handoffCommand = (ctx: CliContext) => ({
       .option('tag', { type: 'string', array: true, describe: 'tag (repeatable)' })
       .option('link', { type: 'string', array: true, describe: 'id of a related memory (repeatable)' })
       .option('id', { type: 'string', describe: 'explicit id' })
+      .option('unique', { type: 'boolean', describe: 'refuse to save when the scope already holds a memory with the same title or a near-identical body' })
       .option('dry-run', { type: 'boolean', describe: 'check everything, write nothing' })
       .example('$0 handoff --from-session 6e4f2a1b --title "Auth refactor: where it stands" --target-harness codex', 'hand a Claude Code session over to Codex'),
   handler: (argv: HandoffArgs) =>
@@ -43,19 +58,21 @@ export const handoffCommand = (ctx: CliContext) => ({
       const targets = [...(argv.target ?? []), ...(argv['target-harness'] ?? [])];
       let body: string;
       let source = argv.from ?? argv['source-harness'];
+      let sessionWorktree: string | undefined;
       if (argv['from-session'] !== undefined) {
         if (argv.body !== undefined || argv['body-file'] !== undefined || argv.stdin) usageError('--from-session builds the body itself: leave out --body, --body-file and --stdin');
-        const id = String(argv['from-session']).toLowerCase();
-        if (!/^[a-z0-9_][a-z0-9_-]{0,63}$/.test(id)) throw new VaultError('usage', '--from-session needs the short id of a snapshot', { field: 'from-session', hint: 'run `vault sessions list`' });
+        const ref = String(argv['from-session']);
         const store = await import('../../sessions/snapshot-store.js');
         const dir = store.resolveSessionsDir(ctx.io.runtime);
-        const file = store.listSnapshots(dir).find((f) => f.shortId === id);
-        if (!file) throw new VaultError('not-found', `no session snapshot with short id ${id}`, { field: 'from-session', hint: 'run `vault sessions list` to see them' });
+        const file = ref.trim() ? store.findSnapshotFile(dir, ref) : undefined;
+        if (!file) throw new VaultError('not-found', `no session snapshot with short id, session id or file name ${JSON.stringify(ref.slice(0, 80))}`, { field: 'from-session', hint: 'run `vault sessions list` to see them' });
+        const id = file.shortId;
         const snapshot = store.loadSnapshot(file.path);
         if (!snapshot) throw new VaultError('invalid-input', `session snapshot ${id} is incomplete or damaged`, { field: 'from-session', hint: 'let the next hook rewrite it, or pick another snapshot' });
         const { handoffBodyFromSnapshot } = await import('../../sessions/handoff-body.js');
         body = handoffBodyFromSnapshot(snapshot);
         source ??= snapshot.harness;
+        sessionWorktree = snapshot.worktree;
       } else {
         if (source === undefined) usageError('a hand-off needs --from <harness> (or --from-session <shortid>)', 'e.g. vault handoff --from claude-code --target codex --title "..." --body "..."');
         if (!targets.length) usageError('a hand-off needs at least one --target <harness> (or "all")');
@@ -64,17 +81,22 @@ export const handoffCommand = (ctx: CliContext) => ({
       const { saveMemory } = await import('../../vault/save-memory.js');
       const roots = await rootsFor(ctx, argv);
       const dryRun = Boolean(argv['dry-run']) || ctx.io.runtime.env.ECC_DRY_RUN === '1';
+      const check = similarCheck(roots, Boolean(argv.unique));
       const result = await saveMemory(
         roots,
         { title: argv.title, body, kind: 'handoff', scope: argv.scope, tags: argv.tag, links: argv.link, sourceHarness: source, targetHarnesses: targets.length ? targets : undefined, id: argv.id },
         ctx.io.runtime,
-        { dryRun },
+        { dryRun, beforeWrite: check.beforeWrite },
       );
       const m = result.memory;
       if (result.written) await refreshSearchIndex(roots, [m.scope]);
       if (argv.json) {
-        printJson(ctx, { id: m.id, path: result.path, scope: m.scope, kind: m.kind, written: result.written, sourceHarness: m.sourceHarness, targetHarnesses: m.targetHarnesses });
+        printJson(ctx, { id: m.id, path: result.path, scope: m.scope, kind: m.kind, written: result.written, sourceHarness: m.sourceHarness, targetHarnesses: m.targetHarnesses, similar: check.similar });
         return EXIT.ok;
+      }
+      warnSimilar(ctx, check.similar);
+      if (sessionWorktree !== undefined && !sameWorktree(sessionWorktree, roots.worktreeRoot)) {
+        ctx.io.stderr(`warning: that session ran in ${sessionWorktree}, not in this worktree (${roots.worktreeRoot}); the hand-off is saved in this worktree's vault\n`);
       }
       printSaved(ctx, result, roots);
       printText(ctx, `  from ${m.sourceHarness} for ${m.targetHarnesses.join(', ')}`);

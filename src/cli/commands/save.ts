@@ -1,6 +1,7 @@
 import type { Argv } from 'yargs';
 import { EXIT, VaultError } from '../../errors.js';
 import { printJson, printText, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs, refreshSearchIndex, printSaved } from '../context.js';
+import type { VaultRoots } from '../../store/roots.js';
 
 export interface SaveArgs extends GlobalArgs {
   title: string;
@@ -102,16 +103,7 @@ export const saveCommand = (ctx: CliContext) => ({
       const { saveMemory } = await import('../../vault/save-memory.js');
       const roots = await rootsFor(ctx, argv);
       const dryRun = Boolean(argv['dry-run']) || ctx.io.runtime.env.ECC_DRY_RUN === '1';
-      // Similar memories are looked up only once every check passed (the lookup refreshes the
-      // search index, which must never be written for a refused save or a dry run).
-      let similar: Array<{ id: string; path: string; reason: string }> = [];
-      const beforeWrite = async (memory: { title: string; body: string; scope: string; id: string }) => {
-        const { findSimilarMemories } = await import('../../search/similar-memories.js');
-        similar = (await findSimilarMemories(roots, { title: memory.title, body: memory.body, scope: memory.scope as 'project', id: memory.id })).map((x) => ({ id: x.id, path: x.path, reason: x.reason }));
-        if (argv.unique && similar.length) {
-          throw new VaultError('duplicate-memory', `a similar memory already exists: ${similar.map((x) => `${x.id} (${x.reason})`).join(', ')}`, { rule: 'unique', hint: `read it with \`vault read ${similar[0]!.id}\`, or save without --unique to keep both` });
-        }
-      };
+      const check = similarCheck(roots, Boolean(argv.unique));
       const result = await saveMemory(
         roots,
         {
@@ -126,16 +118,49 @@ export const saveCommand = (ctx: CliContext) => ({
           id: argv.id,
         },
         ctx.io.runtime,
-        { dryRun, beforeWrite },
+        { dryRun, beforeWrite: check.beforeWrite },
       );
       const m = result.memory;
       if (result.written) await refreshSearchIndex(roots, [m.scope]);
       if (argv.json) {
-        printJson(ctx, { id: m.id, path: result.path, scope: m.scope, kind: m.kind, written: result.written, similar });
+        printJson(ctx, { id: m.id, path: result.path, scope: m.scope, kind: m.kind, written: result.written, similar: check.similar });
       } else {
-        if (similar.length) ctx.io.stderr(`warning: similar memories already exist: ${similar.map((x) => `${x.id} (${x.reason})`).join(', ')}\n`);
+        warnSimilar(ctx, check.similar);
         printSaved(ctx, result, roots);
       }
       return EXIT.ok;
     }),
 });
+
+/** A memory already in the scope that a new one resembles. */
+export interface SimilarMemory {
+  id: string;
+  path: string;
+  reason: string;
+}
+
+/**
+ * The duplicate check of a save (save, handoff): `beforeWrite` for saveMemory looks up memories
+ * of the same scope with the same normalised title or a near-identical body, and with `unique`
+ * refuses the save (VaultError `duplicate-memory`). It runs only once every other check passed:
+ * the lookup refreshes the search index, which a refused save or a dry run must never write.
+ * `similar` holds what it found.
+ */
+export function similarCheck(roots: VaultRoots, unique: boolean): { beforeWrite: (memory: { title: string; body: string; scope: string; id: string }) => Promise<void>; similar: SimilarMemory[] } {
+  const similar: SimilarMemory[] = [];
+  return {
+    similar,
+    beforeWrite: async (memory) => {
+      const { findSimilarMemories } = await import('../../search/similar-memories.js');
+      for (const x of await findSimilarMemories(roots, { title: memory.title, body: memory.body, scope: memory.scope as 'project', id: memory.id })) similar.push({ id: x.id, path: x.path, reason: x.reason });
+      if (unique && similar.length) {
+        throw new VaultError('duplicate-memory', `a similar memory already exists: ${similar.map((x) => `${x.id} (${x.reason})`).join(', ')}`, { rule: 'unique', hint: `read it with \`vault read ${similar[0]!.id}\`, or save without --unique to keep both` });
+      }
+    },
+  };
+}
+
+/** Warns on stderr that similar memories exist (the save went ahead). */
+export function warnSimilar(ctx: CliContext, similar: readonly SimilarMemory[]): void {
+  if (similar.length) ctx.io.stderr(`warning: similar memories already exist: ${similar.map((x) => `${x.id} (${x.reason})`).join(', ')}\n`);
+}

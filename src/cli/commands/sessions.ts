@@ -15,7 +15,7 @@ export const sessionsCommand = (ctx: CliContext) => ({
   builder: (y: Argv) =>
     y
       .positional('action', { type: 'string', choices: ['list', 'show'], describe: 'list or show' })
-      .positional('shortid', { type: 'string', describe: 'short id of the snapshot to show' })
+      .positional('shortid', { type: 'string', describe: 'short id of the snapshot to show (or the session id, or the file name)' })
       .option('all', { type: 'boolean', describe: 'list: every worktree (default: all; kept for symmetry)' }),
   handler: (argv: SessionsArgs) =>
     runCommand(ctx, argv, async () => {
@@ -37,10 +37,10 @@ export const sessionsCommand = (ctx: CliContext) => ({
         for (const r of rows) printText(ctx, `${r.shortId}  ${r.updatedAt ?? r.date}  ${r.project ?? '?'} (${r.branch ?? '?'})  ${r.complete ? (r.goal ?? '').slice(0, 80) : '[incomplete snapshot]'}`);
         return;
       }
-      const id = String(argv.shortid ?? '').toLowerCase();
-      if (!/^[a-z0-9_][a-z0-9_-]{0,63}$/.test(id)) throw new VaultError('usage', 'give the short id of a snapshot: vault sessions show <shortid>', { hint: 'run `vault sessions list` to see them' });
-      const file = store.listSnapshots(dir).find((f) => f.shortId === id);
-      if (!file) throw new VaultError('not-found', `no session snapshot with short id ${id}`, { hint: 'run `vault sessions list` to see them' });
+      const ref = String(argv.shortid ?? '');
+      if (!ref.trim()) throw new VaultError('usage', 'give the short id of a snapshot: vault sessions show <shortid>', { hint: 'run `vault sessions list` to see them' });
+      const file = store.findSnapshotFile(dir, ref);
+      if (!file) throw new VaultError('not-found', `no session snapshot with short id, session id or file name ${JSON.stringify(ref.slice(0, 80))}`, { hint: 'run `vault sessions list` to see them' });
       const text = store.readSnapshotText(file.path) ?? '';
       if (argv.json) {
         printJson(ctx, { file: file.path, snapshot: store.loadSnapshot(file.path) ?? null, text });
