@@ -184,7 +184,7 @@ async function sessionStart(
   });
   if (outcome.pruned) log('info', `pruned ${outcome.pruned} snapshots older than ${settings.retentionDays} days`);
   if (!outcome.context) return;
-  log('info', `injected ${outcome.context.length} characters${outcome.snapshotPath ? ' from a snapshot' : ''}, ${outcome.memoryCount} memory titles${outcome.fromRecord.snapshot ? ` (start record: snapshot${outcome.fromRecord.memories ? ' and memory list' : ''})` : ''}`);
+  log('info', `injected ${outcome.context.length} characters${outcome.snapshotPath ? ' from a snapshot' : ''}, ${outcome.memoryCount} memory titles${fromRecordNote(outcome.fromRecord)}`);
   io.stdout(`${JSON.stringify({ hookSpecificOutput: { hookEventName: HARNESS_EVENT_NAMES['session-start'], additionalContext: outcome.context } })}\n`);
   void harness;
 }
@@ -208,4 +208,10 @@ async function memoryLister(
     limit: 5,
     list: (roots, context, proof) => listMemoryPointers(roots, ['project', 'team'], context, { limit: 5, maxFiles: 400, deadline: deadline - 300, now: () => rt.now().getTime(), cache: { dir: sessionsDir, rt }, ...(proof ? { proof } : {}) }),
   };
+}
+
+/** What a session start took from the start record, for the log: ` (start record: …)` or ''. */
+function fromRecordNote(from: { snapshot: boolean; memories: boolean }): string {
+  const parts = [from.snapshot ? 'snapshot' : '', from.memories ? 'memory list' : ''].filter(Boolean);
+  return parts.length ? ` (start record: ${parts.join(' and ')})` : '';
 }

@@ -115,7 +115,9 @@ export function prepareSessionStart(rt: Runtime, input: StartInput): StartOutcom
       const s = found?.snapshot;
       const ctx = s ? snapshotContext(s) : where.branch ?? '';
       const roots = input.memories.roots();
-      const kept = fast ? record?.memories : undefined;
+      // The record's list holds on the full path too (the sessions folder changed, not the vault)
+      // when it was ranked by the same text: the roots, the context and the vault proof decide.
+      const kept = record?.memories;
       if (kept && kept.roots[0] === roots.project && kept.roots[1] === roots.team && kept.context === fnv1a32(ctx) && listStillValid(kept.proof)) {
         memories = kept.list.slice(0, input.memories.limit);
         listFromRecord = true;

@@ -52,6 +52,19 @@ describe('session start from the start record', () => {
     expect(full.stdout).toBe(fast.stdout);
   });
 
+  it('after another worktree wrote a snapshot: the full path for the snapshot, the memory list still from the record', async () => {
+    const repo = gitRepo();
+    const other = gitRepo();
+    const env = cliEnv();
+    const id = await savedDecision(repo, env, 'CLAUDE.md is updated by the orchestrator');
+    await hook('stop', stop(repo), { cwd: repo, env });
+    await hook('stop', stop(other, CLAUDE_DAG, 's-other'), { cwd: other, env });
+    const r = await hook('session-start', start(repo), { cwd: repo, env: debug(env) });
+    expect(lastInjection(env)).toMatch(/\(start record: memory list\)$/);
+    expect(contextOf(r.stdout)).toContain(`${id} [team/decision] CLAUDE.md is updated by the orchestrator`);
+    expect(contextOf(r.stdout)).toContain('/orchestrator @CLAUDE.md');
+  });
+
   it('takes the full path after any change: a newer snapshot of this worktree, a new memory', async () => {
     const repo = gitRepo();
     const env = cliEnv();
