@@ -147,9 +147,25 @@ export function mergeSnapshots(existing: SessionSnapshot, fresh: SessionSnapshot
   };
 }
 
-/** Adds one note (e.g. a compaction event) to a snapshot, most recent last. */
+/** A pre-compact hook's note ("Context compaction (auto) started at …"). */
+const COMPACTION_START = /^Context compaction \(.*\) started at /;
+/** Most compaction-start notes kept in a snapshot, so they never crowd out the others. */
+const MAX_COMPACTION_NOTES = 8;
+
+/**
+ * Adds one note (e.g. a compaction event) to a snapshot, most recent last. Of the
+ * compaction-start notes only the {@link MAX_COMPACTION_NOTES} most recent are kept: a long
+ * session compacts often, and the 24 notes are for decisions and summaries too.
+ */
 export function withNote(snapshot: SessionSnapshot, note: string): SessionSnapshot {
-  return { ...snapshot, notes: unionRecent(snapshot.notes, [oneLine(note, 300)], 24) };
+  const line = oneLine(note, 300);
+  let notes = snapshot.notes;
+  if (COMPACTION_START.test(line)) {
+    const starts = notes.filter((n) => COMPACTION_START.test(n));
+    const drop = new Set(starts.slice(0, Math.max(0, starts.length - (MAX_COMPACTION_NOTES - 1))));
+    notes = notes.filter((n) => !drop.has(n));
+  }
+  return { ...snapshot, notes: unionRecent(notes, [line], 24) };
 }
 
 /** Keeps a list item on one line and unable to look like Markdown structure. */

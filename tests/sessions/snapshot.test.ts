@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { buildInjectionText, HISTORICAL_MARKER, SUMMARY_BEGIN, SUMMARY_END, TRUNCATION_MARKER } from '../../src/sessions/injection-text.js';
 import { deriveShortId, sanitizeShortId } from '../../src/sessions/session-ids.js';
-import { mergeSnapshots, parseSnapshot, parseSnapshotHeader, renderSnapshot, SNAPSHOT_END, type SessionSnapshot } from '../../src/sessions/snapshot.js';
+import { mergeSnapshots, parseSnapshot, parseSnapshotHeader, renderSnapshot, SNAPSHOT_END, withNote, type SessionSnapshot } from '../../src/sessions/snapshot.js';
 
 const base: SessionSnapshot = {
   project: 'demo',
@@ -78,6 +78,18 @@ describe('short ids', () => {
     expect(sanitizeShortId('CON')).toMatch(/^con-[0-9a-f]{6}$/);
     expect(sanitizeShortId('会话')).toMatch(/^[0-9a-f]{8}$/);
     expect(sanitizeShortId('a/b\\c d')).toBe('a-b-c-d');
+  });
+});
+
+describe('notes', () => {
+  it('compaction notes never crowd out the others: the 8 most recent are kept', () => {
+    let s: SessionSnapshot = { ...base, notes: ['Decision: keep the index in the git dir', 'Compaction summary: parser half done'] };
+    for (let i = 0; i < 30; i++) s = withNote(s, `Context compaction (auto) started at 2026-11-01T00:${String(i).padStart(2, '0')}:00.000Z`);
+    expect(s.notes.slice(0, 2)).toEqual(['Decision: keep the index in the git dir', 'Compaction summary: parser half done']);
+    const starts = s.notes.filter((n) => n.startsWith('Context compaction'));
+    expect(starts).toHaveLength(8);
+    expect(starts.at(-1)).toContain('00:29:00');
+    expect(starts[0]).toContain('00:22:00');
   });
 });
 
