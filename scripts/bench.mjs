@@ -1,8 +1,11 @@
 #!/usr/bin/env node
 // Benchmark runner (`npm run bench`, not part of the tests). Runs every scripts/bench/*.mjs
-// module in name order; each exports `run({ quick })` → `{ title, markdown, readme? }`.
+// module in name order, each in a fresh Node.js process (so one module's heap and garbage
+// collector never slow the next); each exports `run({ quick })` → `{ title, markdown, readme? }`.
+// The search module (100,000 memories, ~2 GiB while it builds) is named to run last.
 // Writes docs/benchmarks.md with the machine and command stated. `--quick` uses small sizes;
 // `--only NAME` runs one module.
+import { spawnSync } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { cpus, totalmem } from 'node:os';
 import { join, dirname } from 'node:path';
@@ -11,6 +14,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
 const quick = args.includes('--quick');
+
+// `--module FILE`: run one module in this process and print its result as JSON on stdout.
+if (args.includes('--module')) {
+  const mod = await import(pathToFileURL(join(here, 'bench', args[args.indexOf('--module') + 1])).href);
+  process.stdout.write(JSON.stringify(await mod.run({ quick })));
+  process.exit(0);
+}
+
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
 const modules = readdirSync(join(here, 'bench')).filter((f) => f.endsWith('.mjs')).sort().filter((f) => !only || f.includes(only));
 
@@ -32,9 +43,10 @@ function writeDoc(final) {
 
 for (const file of modules) {
   console.error(`bench: ${file} ...`);
-  const mod = await import(pathToFileURL(join(here, 'bench', file)).href);
   const started = Date.now();
-  const result = await mod.run({ quick });
+  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--module', file, ...(quick ? ['--quick'] : [])], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  if (child.status !== 0) throw new Error(`bench: ${file} failed (exit ${child.status})`);
+  const result = JSON.parse(child.stdout);
   console.error(`bench: ${file} done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
   sections.push(result);
   writeDoc(sections.length === modules.length);

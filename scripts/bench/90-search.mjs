@@ -254,5 +254,5 @@ export async function run({ quick }) {
     const text = readFileSync(locomo, 'utf8').replace(/^# .*\n/, '').trim();
     lines.push('', '### Retrieval quality: LoCoMo (copied from docs/locomo.md, written by `npm run eval:locomo`)', '', text);
   }
-  return { title: 'Search at scale (`scripts/bench/10-search.mjs`)', markdown: lines.join('\n') };
+  return { title: 'Search at scale (`scripts/bench/90-search.mjs`)', markdown: lines.join('\n') };
 }
