@@ -169,7 +169,7 @@ export async function run({ quick }) {
     const bigMBs = bigBytes / 1024 / 1024 / bigSec;
 
     const markdown = [
-      `Wall time of one hook process, ${runs} runs each (ms). Sessions folder: 1,000 snapshots, the matching one the oldest; vault: 200 memories.`,
+      `Wall time of one hook process, ${runs} runs each (ms), interleaved with \`node -e 0\`. Sessions folder: 1,000 snapshots (999 of other worktrees, all newer than this worktree's oldest one); vault: 200 memories. Then this worktree's session writes its snapshot through the real stop hook (real Claude Code transcript), as a session's end does; the next rows start a session there.`,
       '',
       '| hook | median | p90 |',
       '|---|---|---|',
