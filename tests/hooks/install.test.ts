@@ -91,6 +91,12 @@ describe('vault hooks install / uninstall', () => {
     expect((await runCli(['hooks', 'install', '--harness', 'codex', '--scope', 'user', '--command', 'vault'], { cwd: repo, env })).code).toBe(0);
     expect(readdirSync(codexHome)).toEqual(['hooks.json']);
     expect(existsSync(join(repo, '.claude'))).toBe(false);
+    // installed at both scopes, every event would run twice: said, in text and in JSON
+    const both = await runCli(['hooks', 'install', '--harness', 'claude-code', '--command', 'vault'], { cwd: repo, env });
+    expect(both.code, both.stderr).toBe(0);
+    expect(both.stderr).toMatch(/warning: vault hooks for claude-code are also installed at user scope \(.*settings\.json\); Claude Code runs both/);
+    const json = await runCli(['hooks', 'install', '--harness', 'codex', '--command', 'vault', '--json'], { cwd: repo, env });
+    expect(JSON.parse(json.stdout)).toMatchObject({ alsoInstalledAt: join(codexHome, 'hooks.json') });
   });
 
   it('refuses invalid JSON and symlinked settings without touching them', async () => {

@@ -47,10 +47,22 @@ export const hooksCommand = (ctx: CliContext) => ({
       } else plan = planUninstall(file, before, harness);
       const dryRun = Boolean(argv['dry-run']);
       const backup = dryRun ? undefined : applySettingsPlan(plan, rt.now().toISOString().replace(/[-:]/g, ''), rt.randomHex);
+      // Installed at the other scope too? The harness would run every event twice.
+      const otherScope = scope === 'project' ? 'user' : 'project';
+      let alsoInstalledAt: string | undefined;
+      if (argv.action === 'install') {
+        const other = settingsFileFor(harness, otherScope, { worktreeRoot: findWorktreeRoot(rt.cwd), home: rt.home, env: rt.env });
+        try {
+          if (other !== file && planUninstall(other, readSettingsFile(other), harness).changes.length) alsoInstalledAt = other;
+        } catch {
+          /* unreadable or not ours to judge: say nothing */
+        }
+      }
       if (argv.json) {
-        printJson(ctx, { action: argv.action, harness, scope, file, changed: plan.changed, dryRun, changes: plan.changes, ...(backup ? { backup } : {}), ...(dryRun ? { diff: diffLines(before ?? '', plan.after ?? '') } : {}) });
+        printJson(ctx, { action: argv.action, harness, scope, file, changed: plan.changed, dryRun, changes: plan.changes, ...(backup ? { backup } : {}), ...(dryRun ? { diff: diffLines(before ?? '', plan.after ?? '') } : {}), ...(alsoInstalledAt ? { alsoInstalledAt } : {}) });
         return;
       }
+      if (alsoInstalledAt) ctx.io.stderr(`warning: vault hooks for ${harness} are also installed at ${otherScope} scope (${alsoInstalledAt}); ${harness === 'codex' ? 'Codex' : 'Claude Code'} runs both, so every event would run twice. Keep one: vault hooks uninstall --harness ${harness} --scope ${otherScope}\n`);
       if (!plan.changed) {
         printText(ctx, `${file}: already ${argv.action === 'install' ? 'installed' : 'clean'}, nothing to change`);
         return;
