@@ -20,7 +20,7 @@ import { closeSync, constants, lstatSync, openSync, readdirSync, readSync, unlin
 import { join } from 'node:path';
 import type { Runtime } from '../io/runtime.js';
 import { parseSnapshot, parseSnapshotHeader, type SessionSnapshot } from './snapshot.js';
-import { readSnapshotText, SNAPSHOT_FILE, START_DIR, writeAtomic, type SnapshotFile, type WorktreeKey } from './snapshot-store.js';
+import { readSnapshotText, sameRepoInstance, SNAPSHOT_FILE, START_DIR, writeAtomic, type SnapshotFile, type WorktreeKey } from './snapshot-store.js';
 
 const INDEX_FILE = '.snapshot-index.json';
 const INDEX_MAGIC = 'vault-snapshot-index';
@@ -262,6 +262,7 @@ function newestOf(dir: string, candidates: readonly string[], key: WorktreeKey, 
       onStale(file.name, actual);
       continue;
     }
+    if (!sameRepoInstance(snapshot, key)) continue; // an earlier repository at this path
     return { file, snapshot };
   }
   return undefined;

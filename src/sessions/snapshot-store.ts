@@ -263,6 +263,16 @@ export function loadSnapshot(path: string): SessionSnapshot | undefined {
 export interface WorktreeKey {
   worktree: string;
   repo: string | undefined;
+  /** the repository instance (worktree-identity.ts); absent: not compared */
+  repoId?: string | undefined;
+}
+
+/**
+ * False when a snapshot was written in another instance of the repository at the same path
+ * (deleted and created again): both sides know their repository id and they differ.
+ */
+export function sameRepoInstance(snapshot: { repoId?: string | undefined }, key: WorktreeKey): boolean {
+  return !snapshot.repoId || !key.repoId || snapshot.repoId === key.repoId;
 }
 
 function pidAlive(pid: number): boolean {

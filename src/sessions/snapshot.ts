@@ -45,12 +45,18 @@ export interface SessionSnapshot {
   lastState: string | undefined;
   /** how the transcript was read, when not completely */
   readNote: string | undefined;
+  /**
+   * which repository instance at that path (worktree-identity.ts `repoId`): a repository
+   * deleted and created again at the same path has another one. Absent in older snapshots.
+   */
+  repoId?: string | undefined;
 }
 
 const HEADER_KEYS: Array<[label: string, key: keyof SessionSnapshot]> = [
   ['Project', 'project'],
   ['Worktree', 'worktree'],
   ['Repo', 'repo'],
+  ['Repo Id', 'repoId'],
   ['Branch', 'branch'],
   ['Session', 'sessionId'],
   ['Short Id', 'shortId'],
@@ -94,6 +100,7 @@ export function snapshotFromSummary(
     project: where.project,
     worktree: where.worktree,
     repo: where.repo,
+    ...(where.repoId ? { repoId: where.repoId } : {}),
     branch: where.branch ?? summary.gitBranch,
     sessionId: ids.sessionId,
     shortId: ids.shortId,
@@ -242,6 +249,7 @@ export function parseSnapshot(text: string): SessionSnapshot | undefined {
     project: h.Project ?? '',
     worktree: h.Worktree,
     repo: h.Repo,
+    ...(h['Repo Id'] ? { repoId: h['Repo Id'] } : {}),
     branch: h.Branch,
     sessionId: h.Session,
     shortId: h['Short Id'],

@@ -27,7 +27,7 @@ import type { Runtime } from '../io/runtime.js';
 import type { MemoryPointer } from './injection-text.js';
 import type { ListProof } from './memory-titles.js';
 import { parseSnapshot, type SessionSnapshot } from './snapshot.js';
-import { ensureStartDir, readSnapshotText, SNAPSHOT_FILE, START_DIR, writeAtomic, type SnapshotFile, type WorktreeKey } from './snapshot-store.js';
+import { ensureStartDir, readSnapshotText, sameRepoInstance, SNAPSHOT_FILE, START_DIR, writeAtomic, type SnapshotFile, type WorktreeKey } from './snapshot-store.js';
 
 const RECORD_VERSION = 1;
 const RECORD_MAX_BYTES = 64 * 1024;
@@ -177,7 +177,7 @@ export function startFromRecord(dir: string, record: StartRecord, key: WorktreeK
   if (!st || !st.isFile() || nowMs - st.mtimeMs > maxAgeMs) return undefined;
   const text = readSnapshotText(path);
   const snapshot = text === undefined ? undefined : parseSnapshot(text);
-  if (!snapshot || snapshot.worktree !== key.worktree || (snapshot.repo && key.repo && snapshot.repo !== key.repo)) return undefined;
+  if (!snapshot || snapshot.worktree !== key.worktree || (snapshot.repo && key.repo && snapshot.repo !== key.repo) || !sameRepoInstance(snapshot, key)) return undefined;
   const m = SNAPSHOT_FILE.exec(record.snapshot)!;
   return { file: { name: record.snapshot, path, date: m[1]!, shortId: m[2]!, mtimeMs: st.mtimeMs, size: st.size }, snapshot };
 }

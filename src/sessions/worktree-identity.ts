@@ -3,7 +3,7 @@
  * the repository's common git directory (realpath; shared by linked worktrees), the branch and
  * a project name. Reads files only; never spawns git (hooks must stay fast).
  */
-import { readFileSync, realpathSync } from 'node:fs';
+import { lstatSync, readFileSync, realpathSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { findWorktreeRoot, readGitDirs } from '../store/roots.js';
 
@@ -13,6 +13,11 @@ export interface WorktreeIdentity {
   worktree: string;
   /** realpath of the common git directory, when in git */
   repo: string | undefined;
+  /**
+   * which repository instance that directory is: its inode and birth time (base 36), so a
+   * repository deleted and created again at the same path is not taken for the old one
+   */
+  repoId?: string | undefined;
   /** current branch (or short commit when detached), when in git */
   branch: string | undefined;
   /** the main worktree's folder name (stable across linked worktrees) */
@@ -50,5 +55,7 @@ export function identifyWorktree(cwd: string): WorktreeIdentity {
   const git = readGitDirs(root);
   const repo = git.commonGitDir ? real(git.commonGitDir) : undefined;
   const main = repo && basename(repo).toLowerCase() === '.git' ? dirname(repo) : root;
-  return { worktree: real(root), repo, branch: readBranch(git.gitDir), project: basename(main) || main };
+  const st = repo ? lstatSync(repo, { throwIfNoEntry: false }) : undefined;
+  const repoId = st ? `${st.ino.toString(36)}.${Math.floor(st.birthtimeMs).toString(36)}` : undefined;
+  return { worktree: real(root), repo, ...(repoId ? { repoId } : {}), branch: readBranch(git.gitDir), project: basename(main) || main };
 }

@@ -1,4 +1,4 @@
-import { mkdirSync, realpathSync, utimesSync } from 'node:fs';
+import { mkdirSync, realpathSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, git, gitRepo, tempDir } from '../helpers.js';
@@ -57,5 +57,23 @@ describe('session-start never crosses worktrees', () => {
     expect(names.find((n) => n !== '2026-01-02-11111111-session.tmp')).toMatch(/^2026-01-02-11111111-[0-9a-f]{6}-session\.tmp$/);
     expect(contextOf((await hook('session-start', start(b), { cwd: b, env, harness: 'codex' })).stdout)).toContain(`worktree ${b}`);
     expect(contextOf((await hook('session-start', start(a), { cwd: a, env, harness: 'codex' })).stdout)).toContain(`worktree ${a}\n`);
+  });
+
+  it('a repository deleted and created again at the same path does not get the old one’s snapshot', async () => {
+    const a = realpathSync(gitRepo());
+    const env = cliEnv();
+    await hook('stop', { session_id: '5c0375b4-57a5-4f26-b12d-d022ee4e51b7', transcript_path: CLAUDE_REAL, cwd: a }, { cwd: a, env });
+    expect(contextOf((await hook('session-start', start(a), { cwd: a, env })).stdout)).toContain('/orchestrator');
+    rmSync(join(a, '.git'), { recursive: true });
+    git(a, 'init', '-q', '-b', 'main');
+    // the start record and the snapshot index both still name the old snapshot: both are checked
+    expect(await hook('session-start', start(a), { cwd: a, env })).toMatchObject({ code: 0, stdout: '' });
+    rmSync(join(sessionsDirOf(env), '.start'), { recursive: true });
+    expect(await hook('session-start', start(a), { cwd: a, env })).toMatchObject({ code: 0, stdout: '' });
+    // the new repository's own session is injected as usual
+    await hook('stop', { session_id: 's-new', transcript_path: CLAUDE_DAG, cwd: a }, { cwd: a, env });
+    const ctx = contextOf((await hook('session-start', start(a), { cwd: a, env })).stdout);
+    expect(ctx).toContain('Goal: Start');
+    expect(ctx).not.toContain('/orchestrator');
   });
 });
