@@ -118,13 +118,17 @@ export async function run({ quick }) {
     const injected = (out) => out.includes('BEGIN PRIOR-SESSION SUMMARY') && out.includes('/orchestrator @CLAUDE.md') && out.includes('Vault memories that may be relevant');
     const rows = [];
     const add = (what, ms) => rows.push(`| ${what} | ${median(ms).toFixed(0)} | ${p90(ms).toFixed(0)} |`);
-    // Interleave bare node and the hook so machine load affects both alike.
-    const nodeMs = [];
-    const start = [];
-    for (let i = 0; i < runs; i++) {
-      nodeMs.push(...timeProcess(['-e', '0'], { cwd: repo, env, runs: 1 }));
-      start.push(...timeProcess([bin, 'hook', 'session-start'], { cwd: repo, env, input: startInput, runs: 1, check: injected }));
-    }
+    /** session-start and bare node, interleaved so machine load affects both alike: [node, hook] ms. */
+    const interleaved = () => {
+      const node = [];
+      const hook = [];
+      for (let i = 0; i < runs; i++) {
+        node.push(...timeProcess(['-e', '0'], { cwd: repo, env, runs: 1 }));
+        hook.push(...timeProcess([bin, 'hook', 'session-start'], { cwd: repo, env, input: startInput, runs: 1, check: injected }));
+      }
+      return [node, hook];
+    };
+    const [nodeMs, start] = interleaved();
     add('`node -e 0` (Node.js start-up alone)', nodeMs);
     add('`vault hook session-start`, 1,000 snapshots, 200 memories, after this worktree’s session (start record)', start);
     rows.push(`| hook time beyond Node.js start-up (difference of the medians) | ${(median(start) - median(nodeMs)).toFixed(0)} | |`);
@@ -134,12 +138,7 @@ export async function run({ quick }) {
     mkdirSync(other);
     spawnSync('git', ['init', '-q', '-b', 'main', other]);
     hookRun('stop', { session_id: 'other-session', transcript_path: CLAUDE_DAG, cwd: other, hook_event_name: 'Stop' }, other);
-    const nodeMs2 = [];
-    const full = [];
-    for (let i = 0; i < runs; i++) {
-      nodeMs2.push(...timeProcess(['-e', '0'], { cwd: repo, env, runs: 1 }));
-      full.push(...timeProcess([bin, 'hook', 'session-start'], { cwd: repo, env, input: startInput, runs: 1, check: injected }));
-    }
+    const [nodeMs2, full] = interleaved();
     add('`node -e 0` (again, interleaved with the next row)', nodeMs2);
     add('the same after another worktree’s session wrote a snapshot (full path: snapshot index, title cache)', full);
     add('the full path with `ECC_SESSION_START_MEMORIES=off`', timeProcess([bin, 'hook', 'session-start'], { cwd: repo, env: { ...env, ECC_SESSION_START_MEMORIES: 'off' }, input: startInput, runs, check: (o) => o.includes('/orchestrator @CLAUDE.md') }));
