@@ -177,10 +177,10 @@ function parseUnchecked(input: Uint8Array | string): ParsedMemory {
 
   const memory = fromFrontmatter(frontmatter, body);
   const canonicalText = serializeMemory(memory);
-  // The reference tool writes lists without a space after the comma; that spelling is canonical too.
-  if (canonicalText !== text && serializeMemory(memory, { listSeparator: ',' }) !== text) {
+  // Lists spelled with a space after the comma (what earlier versions wrote) are canonical too.
+  if (canonicalText !== text && serializeMemory(memory, { listSeparator: ', ' }) !== text) {
     const blockOf = (t: string) => t.slice(4, t.indexOf('\n---\n', 3));
-    if (blockOf(canonicalText) !== block && blockOf(serializeMemory(memory, { listSeparator: ',' })) !== block) reasons.push('frontmatter-style');
+    if (blockOf(canonicalText) !== block && blockOf(serializeMemory(memory, { listSeparator: ', ' })) !== block) reasons.push('frontmatter-style');
     else reasons.push('body-spacing');
   }
   return { memory, canonical: reasons.length === 0, nonCanonical: reasons };

@@ -3,9 +3,10 @@ import { FIELD_ORDER, toFrontmatter, type Memory } from './contract.js';
 /** How lists are spelled in a frontmatter line. */
 export interface SerializeOptions {
   /**
-   * `", "` (default): `["auth", "migration"]`, byte-identical with the published ecc.memory.v1
-   * example documents (shared/fixtures/ecc). `","`: `["auth","migration"]`, what the reference
-   * tool's `JSON.stringify` writes. Both are canonical when read ({@link parseMemory}).
+   * `","` (default): `["auth","migration"]`, what the reference tool's `JSON.stringify` writes,
+   * so files are byte-identical between tools. `", "`: `["auth", "migration"]`, the spelling
+   * earlier versions of this tool wrote. Both are canonical when read ({@link parseMemory}) and
+   * `vault fmt` never rewrites one into the other.
    */
   listSeparator?: ', ' | ',';
 }
@@ -23,7 +24,7 @@ export interface SerializeOptions {
  * @returns the document text (UTF-8 when written)
  */
 export function serializeMemory(memory: Memory, options: SerializeOptions = {}): string {
-  const sep = options.listSeparator ?? ', ';
+  const sep = options.listSeparator ?? ',';
   const fm = toFrontmatter(memory) as unknown as Record<string, unknown>;
   const lines = FIELD_ORDER.map((key) => {
     const v = fm[key];

@@ -56,7 +56,7 @@ export function parseCanonicalText(text: string): ParsedMemory | undefined {
   }
   const memory = fromFrontmatter(data as unknown as Frontmatter, body);
   // Both list spellings are canonical (`["a", "b"]` published, `["a","b"]` from the reference tool).
-  if (serializeMemory(memory) !== text && serializeMemory(memory, { listSeparator: ',' }) !== text) return undefined;
+  if (serializeMemory(memory) !== text && serializeMemory(memory, { listSeparator: ', ' }) !== text) return undefined;
   return { memory, canonical: true, nonCanonical: [] };
 }
 

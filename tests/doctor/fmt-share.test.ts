@@ -15,6 +15,27 @@ function put(repo: string, vaultPath: string, text: string | Buffer): string {
 const OBSIDIAN = readFileSync(join(SHARED, 'fixtures/obsidian/mem_20260726_01k123example.md'));
 
 describe('vault fmt', () => {
+  it('treats both list spellings as canonical and never rewrites one into the other; saves write the reference form', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const compact = put(repo, 'team/notes/mem_lists_compact.md', memoryText({ id: 'mem_lists_compact', tags: ['auth', 'db'] }, 'Compact lists.').replace('["auth", "db"]', '["auth","db"]'));
+    const spaced = put(repo, 'team/notes/mem_lists_spaced.md', memoryText({ id: 'mem_lists_spaced', tags: ['auth', 'db'] }, 'Spaced lists.'));
+    expect(readFileSync(compact, 'utf8')).toContain('tags: ["auth","db"]\n');
+    expect(readFileSync(spaced, 'utf8')).toContain('tags: ["auth", "db"]\n');
+    const before = [readFileSync(compact), readFileSync(spaced)];
+    const fmt = await runCli(['fmt', '--json'], { cwd: repo, env });
+    expect(fmt.code, fmt.stderr).toBe(0);
+    expect(JSON.parse(fmt.stdout).counts).toMatchObject({ unchanged: 2, formatted: 0 });
+    expect(readFileSync(compact).equals(before[0]!)).toBe(true);
+    expect(readFileSync(spaced).equals(before[1]!)).toBe(true);
+    const doctor = await runCli(['doctor', '--strict', '--no-index-check'], { cwd: repo, env });
+    expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0);
+    const saved = await runCli(['save', '--scope', 'team', '--title', 'Compact on disk', '--body', 'New files use the reference form.', '--tag', 'a', '--tag', 'b', '--json'], { cwd: repo, env });
+    expect(saved.code, saved.stderr).toBe(0);
+    const text = readFileSync(join(repo, '.ecc/memory', JSON.parse(saved.stdout).path), 'utf8');
+    expect(text).toContain('target_harnesses: ["all"]\ntags: ["a","b"]\nlinks: []\n');
+  });
+
   it('rewrites BOM, CRLF and Obsidian block-style YAML to the canonical form with the same values', async () => {
     const repo = gitRepo();
     const env = cliEnv();
@@ -49,7 +70,7 @@ describe('vault fmt', () => {
     }
     expect(readFileSync(files.canonical).equals(before.canonical!.bytes)).toBe(true);
     expect(statSync(files.canonical).mtimeMs).toBe(before.canonical!.mtime); // untouched
-    expect(readFileSync(files.obsidian, 'utf8')).toContain('target_harnesses: ["claude"]\ntags: ["auth", "migration"]\n');
+    expect(readFileSync(files.obsidian, 'utf8')).toContain('target_harnesses: ["claude"]\ntags: ["auth","migration"]\n');
     expect(statSync(files.crlf).mode & 0o777).toBe(before.crlf!.mode); // permissions kept
     // no temp files left behind
     expect(readdirSync(dirname(files.crlf)).filter((n) => n.startsWith('.'))).toEqual([]);

@@ -155,7 +155,7 @@ const cases: Case[] = [
   { name: 'no blank line before the body', input: VALID.replace('---\n\nWe', '---\nWe'), nonCanonical: ['body-spacing'] },
   { name: 'untrimmed body', input: VALID.replace('sessions.\n', 'sessions.   \n\n\n'), nonCanonical: ['body-spacing'] },
   { name: 'no final newline', input: VALID.slice(0, -1), nonCanonical: ['body-spacing'] },
-  { name: 'lists spelled ["a", "b"] (as published) are canonical', input: doc({ tags: '["auth", "x"]' }), nonCanonical: [] },
+  { name: 'lists spelled ["a", "b"] (as earlier versions wrote) are canonical', input: doc({ tags: '["auth", "x"]' }), nonCanonical: [] },
   { name: 'lists spelled ["a","b"] (as the reference tool writes) are canonical', input: doc({ tags: '["auth","x"]' }), nonCanonical: [] },
   { name: 'lists spelled [ "a" ] are not', input: doc({ tags: '[ "auth" ]' }), nonCanonical: ['frontmatter-style'] },
   { name: 'compact lists and a missing blank line', input: doc({ tags: '["auth","x"]' }).replace('---\n\nWe', '---\nWe'), nonCanonical: ['body-spacing'] },

@@ -115,7 +115,7 @@ describe('saveMemory and buildMemory', () => {
     });
     expect(r.path).toBe('project/notes/mem_20260726_aaaaaaaaaaaaaaaaaaa0.md');
     const text = readFileSync(r.absPath, 'utf8');
-    expect(text).toContain('tags: ["auth", "db"]\n');
+    expect(text).toContain('tags: ["auth","db"]\n');
     expect(parseMemory(text)).toEqual({ memory: r.memory, canonical: true, nonCanonical: [] });
     expect(readMemory(roots, r.memory.id).memory).toEqual(r.memory);
     expect(lstatSync(r.absPath).isFile()).toBe(true);

@@ -30,8 +30,8 @@ export async function checkCanonicalForm(ctx: DoctorContext): Promise<Problem[]>
   if (todo.length === 0) return [];
   const { serializeMemory } = await import('../../document/serialize.js');
   return todo.map((e) => {
-    const spaced = firstDifference(e.text, serializeMemory(e.memory));
-    const compact = firstDifference(e.text, serializeMemory(e.memory, { listSeparator: ',' }));
+    const compact = firstDifference(e.text, serializeMemory(e.memory));
+    const spaced = firstDifference(e.text, serializeMemory(e.memory, { listSeparator: ', ' }));
     const line = e.nonCanonical.includes('bom') || e.nonCanonical.includes('crlf') ? 1 : Math.max(spaced ?? 1, compact ?? 1);
     return problem(
       'warning',
