@@ -23,7 +23,10 @@ if (args.includes('--module')) {
 }
 
 const only = args.includes('--only') ? args[args.indexOf('--only') + 1] : undefined;
-const modules = readdirSync(join(here, 'bench')).filter((f) => f.endsWith('.mjs')).sort().filter((f) => !only || f.includes(only));
+const modules = readdirSync(join(here, 'bench'))
+  .filter((f) => f.endsWith('.mjs'))
+  .sort()
+  .filter((f) => !only || f.includes(only));
 
 const sections = [];
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 1024 ** 3).toFixed(0)} GiB RAM, Node.js ${process.version}, ${process.platform}`;
@@ -44,7 +47,11 @@ function writeDoc(final) {
 for (const file of modules) {
   console.error(`bench: ${file} ...`);
   const started = Date.now();
-  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--module', file, ...(quick ? ['--quick'] : [])], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const child = spawnSync(process.execPath, [fileURLToPath(import.meta.url), '--module', file, ...(quick ? ['--quick'] : [])], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (child.status !== 0) throw new Error(`bench: ${file} failed (exit ${child.status})`);
   const result = JSON.parse(child.stdout);
   console.error(`bench: ${file} done in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -16,7 +16,9 @@ const LAZY = new Set(['node:crypto']);
 const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(b) {
-    b.onResolve({ filter: /^[a-z:_/]+$/ }, (a) => (isBuiltin(a.path) ? { path: a.path.startsWith('node:') ? a.path : `node:${a.path}`, namespace: 'lazy-builtin' } : undefined));
+    b.onResolve({ filter: /^[a-z:_/]+$/ }, (a) =>
+      isBuiltin(a.path) ? { path: a.path.startsWith('node:') ? a.path : `node:${a.path}`, namespace: 'lazy-builtin' } : undefined,
+    );
     b.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (a) => {
       const mod = createRequire(import.meta.url)(a.path);
       const lazy = LAZY.has(a.path);
@@ -60,7 +62,17 @@ await build({
 // resolve at start-up; measured ~20 ms faster than loading the modules one by one).
 /** One self-contained file for a hot entry point: packages stay external, builtins load on first use. */
 const bundle = (entry, outfile, format = 'esm') =>
-  build({ entryPoints: [entry], outfile: `${tmp}/${outfile}`, bundle: true, packages: 'external', plugins: [lazyBuiltins], format, platform: 'node', target: 'node20', logLevel: 'warning' });
+  build({
+    entryPoints: [entry],
+    outfile: `${tmp}/${outfile}`,
+    bundle: true,
+    packages: 'external',
+    plugins: [lazyBuiltins],
+    format,
+    platform: 'node',
+    target: 'node20',
+    logLevel: 'warning',
+  });
 // CommonJS, loaded with require() by the CommonJS bin shim: a hook never starts the ES module
 // loader (measured ~12 ms of a ~50 ms hook). The hook code imports no package, only builtins.
 await bundle('src/hooks/hook-main.ts', 'hooks/hook-bundle.cjs', 'cjs');

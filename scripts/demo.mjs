@@ -35,7 +35,20 @@ const check = (r, what) => {
 check(vault('init', '--scope', 'project'), 'init');
 const stamp = new Date().toISOString();
 const saved = check(
-  vault('save', '--scope', 'project', '--kind', 'note', '--title', `Demo run at ${stamp}`, '--tag', 'demo', '--body', `The README's first command ran the main job at ${stamp}: save, read, search and doctor on this repository's own vault.`, '--json'),
+  vault(
+    'save',
+    '--scope',
+    'project',
+    '--kind',
+    'note',
+    '--title',
+    `Demo run at ${stamp}`,
+    '--tag',
+    'demo',
+    '--body',
+    `The README's first command ran the main job at ${stamp}: save, read, search and doctor on this repository's own vault.`,
+    '--json',
+  ),
   'save',
 );
 if (saved.status === 0) {

@@ -71,7 +71,22 @@ const turnText = (t) => `${t.speaker} said, "${t.text}"${t.blip_caption ? ` [sha
 const slug = (s) => s.toLowerCase().replace(/[^a-z0-9]+/g, '_');
 
 function memoryOf(id, title, body, at) {
-  return { schema: 'ecc.memory.v1', id, title, kind: 'note', scope: 'team', trust: 'unreviewed', status: 'active', sourceHarness: 'locomo', targetHarnesses: ['all'], tags: [], links: [], createdAt: at, updatedAt: at, body };
+  return {
+    schema: 'ecc.memory.v1',
+    id,
+    title,
+    kind: 'note',
+    scope: 'team',
+    trust: 'unreviewed',
+    status: 'active',
+    sourceHarness: 'locomo',
+    targetHarnesses: ['all'],
+    tags: [],
+    links: [],
+    createdAt: at,
+    updatedAt: at,
+    body,
+  };
 }
 
 function writeVault(dir, memories) {
@@ -82,7 +97,12 @@ function writeVault(dir, memories) {
 }
 
 function emptyAcc() {
-  return { n: 0, frac: Object.fromEntries(KS.map((k) => [k, 0])), any: Object.fromEntries(KS.map((k) => [k, 0])), all: Object.fromEntries(KS.map((k) => [k, 0])) };
+  return {
+    n: 0,
+    frac: Object.fromEntries(KS.map((k) => [k, 0])),
+    any: Object.fromEntries(KS.map((k) => [k, 0])),
+    all: Object.fromEntries(KS.map((k) => [k, 0])),
+  };
 }
 function addTo(acc, ranked, gold) {
   acc.n++;
@@ -96,7 +116,12 @@ function addTo(acc, ranked, gold) {
 }
 function finish(acc) {
   const r = (x) => (acc.n ? Math.round((x / acc.n) * 1000) / 1000 : null);
-  return { frac: Object.fromEntries(KS.map((k) => [k, r(acc.frac[k])])), any: Object.fromEntries(KS.map((k) => [k, r(acc.any[k])])), all: Object.fromEntries(KS.map((k) => [k, r(acc.all[k])])), questions: acc.n };
+  return {
+    frac: Object.fromEntries(KS.map((k) => [k, r(acc.frac[k])])),
+    any: Object.fromEntries(KS.map((k) => [k, r(acc.any[k])])),
+    all: Object.fromEntries(KS.map((k) => [k, r(acc.all[k])])),
+    questions: acc.n,
+  };
 }
 
 const data = JSON.parse(readFileSync(dataPath, 'utf8'));
@@ -156,11 +181,19 @@ if (only) {
 const pct = (x) => (x === null ? '–' : x.toFixed(3));
 const table = (g) => {
   const r = results[g];
-  const rows = [['all', r], ...Object.entries(r.categories).sort(([a], [b]) => Number(a) - Number(b)).map(([c, v]) => [`category ${c}`, v])];
+  const rows = [
+    ['all', r],
+    ...Object.entries(r.categories)
+      .sort(([a], [b]) => Number(a) - Number(b))
+      .map(([c, v]) => [`category ${c}`, v]),
+  ];
   return [
     `| ${g} level | questions | frac R@1 | R@3 | R@5 | R@10 | any R@5 | any R@10 | all R@5 | all R@10 |`,
     '|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map(([name, v]) => `| ${name} | ${v.questions} | ${pct(v.frac[1])} | ${pct(v.frac[3])} | ${pct(v.frac[5])} | **${pct(v.frac[10])}** | ${pct(v.any[5])} | ${pct(v.any[10])} | ${pct(v.all[5])} | ${pct(v.all[10])} |`),
+    ...rows.map(
+      ([name, v]) =>
+        `| ${name} | ${v.questions} | ${pct(v.frac[1])} | ${pct(v.frac[3])} | ${pct(v.frac[5])} | **${pct(v.frac[10])}** | ${pct(v.any[5])} | ${pct(v.any[10])} | ${pct(v.all[5])} | ${pct(v.all[10])} |`,
+    ),
   ].join('\n');
 };
 const machine = `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}, Node.js ${process.version}`;

@@ -32,14 +32,43 @@ export type { DoctorReport, Problem, Severity, ProblemCode, DoctorCounts } from 
 export { formatText as formatDoctorText, formatGithub as formatDoctorGithub, summaryLine as doctorSummaryLine } from './doctor/report-format.js';
 export { fmtMemories, formatMemoryFile, type FmtResult, type FmtFileResult, type FmtOptions, type FmtStatus } from './vault/fmt-memory.js';
 export { shareMemory, type ShareResult } from './vault/share-memory.js';
-export { searchMemories, type SearchOptions, type SearchResponse, type SearchHit, type SearchDiagnostics, type SearchInvalidFile } from './search/search-memories.js';
+export {
+  searchMemories,
+  type SearchOptions,
+  type SearchResponse,
+  type SearchHit,
+  type SearchDiagnostics,
+  type SearchInvalidFile,
+} from './search/search-memories.js';
 export { indexStatus, refreshIndex, rebuildIndex, type IndexStatus, type ScopeIndexStatus, type IndexMaintenanceOptions } from './search/index-status.js';
 export { findSimilarMemories, type SimilarMemory } from './search/similar-memories.js';
 export { tokenize as tokenizeText, foldText } from './search/tokenizer.js';
-export { readTranscript, checkTranscriptPath, DEFAULT_TRANSCRIPT_MAX_BYTES, type ReadTranscriptOptions, type TranscriptPathProblem } from './sessions/read-transcript.js';
+export {
+  readTranscript,
+  checkTranscriptPath,
+  DEFAULT_TRANSCRIPT_MAX_BYTES,
+  type ReadTranscriptOptions,
+  type TranscriptPathProblem,
+} from './sessions/read-transcript.js';
 export { HARNESSES, type Harness, type TranscriptSummary } from './sessions/transcript-summary.js';
-export { renderSnapshot, parseSnapshot, mergeSnapshots, snapshotFromSummary, SNAPSHOT_MARKER, SNAPSHOT_END, type SessionSnapshot } from './sessions/snapshot.js';
-export { resolveSessionsDir, listSnapshots, loadSnapshot, updateSnapshot, SNAPSHOT_FILE, type SnapshotFile, type UpdateResult } from './sessions/snapshot-store.js';
+export {
+  renderSnapshot,
+  parseSnapshot,
+  mergeSnapshots,
+  snapshotFromSummary,
+  SNAPSHOT_MARKER,
+  SNAPSHOT_END,
+  type SessionSnapshot,
+} from './sessions/snapshot.js';
+export {
+  resolveSessionsDir,
+  listSnapshots,
+  loadSnapshot,
+  updateSnapshot,
+  SNAPSHOT_FILE,
+  type SnapshotFile,
+  type UpdateResult,
+} from './sessions/snapshot-store.js';
 export { discoverSnapshot, type Discovery } from './sessions/snapshot-index.js';
 export { recordSession, type RecordInput, type RecordOutcome, type RecordEvent } from './sessions/session-events.js';
 export { prepareSessionStart, type StartInput, type StartOutcome } from './sessions/session-start.js';

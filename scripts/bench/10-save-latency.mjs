@@ -59,7 +59,8 @@ export async function run({ quick }) {
     ]) {
       const code = `const t=performance.now();Promise.all(${JSON.stringify(specs)}.map((s)=>import(s))).then(()=>console.log(performance.now()-t))`;
       const ms = [];
-      for (let i = 0; i < runs; i++) ms.push(Number(spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: repoDir, encoding: 'utf8' }).stdout));
+      for (let i = 0; i < runs; i++)
+        ms.push(Number(spawnSync(process.execPath, ['--input-type=module', '-e', code], { cwd: repoDir, encoding: 'utf8' }).stdout));
       imports.push(`| ${label} | ${median(ms).toFixed(0)} |`);
     }
     const markdown = [

@@ -11,7 +11,8 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const repo = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const KINDS = ['context', 'decision', 'fact', 'handoff', 'lesson', 'note', 'preference', 'runbook'];
-const WORDS = 'session cache redis token rotation deploy migration schema index search review commit branch worker queue retry timeout config secret policy'.split(' ');
+const WORDS =
+  'session cache redis token rotation deploy migration schema index search review commit branch worker queue retry timeout config secret policy'.split(' ');
 
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
@@ -30,10 +31,19 @@ async function makeVault(root, n) {
     const at = `2026-07-${day}T${String(i % 24).padStart(2, '0')}:00:00.000Z`;
     const words = Array.from({ length: 60 }, (_, k) => WORDS[(i * 7 + k * 13) % WORDS.length]).join(' ');
     const memory = {
-      schema: 'ecc.memory.v1', id, title: `Memory ${i}: ${WORDS[i % WORDS.length]} ${WORDS[(i * 3) % WORDS.length]}`, kind, scope,
-      trust: 'unreviewed', status: 'active', sourceHarness: 'claude', targetHarnesses: ['all'],
-      tags: [WORDS[i % WORDS.length], `t${i % 50}`], links: i >= 4 && i % 3 === 0 ? [ids[i - 4]] : [], // same scope (i % 4 picks the scope), other kind (i % 8): no team→local link, no "probably superseded"
-      createdAt: at, updatedAt: at,
+      schema: 'ecc.memory.v1',
+      id,
+      title: `Memory ${i}: ${WORDS[i % WORDS.length]} ${WORDS[(i * 3) % WORDS.length]}`,
+      kind,
+      scope,
+      trust: 'unreviewed',
+      status: 'active',
+      sourceHarness: 'claude',
+      targetHarnesses: ['all'],
+      tags: [WORDS[i % WORDS.length], `t${i % 50}`],
+      links: i >= 4 && i % 3 === 0 ? [ids[i - 4]] : [], // same scope (i % 4 picks the scope), other kind (i % 8): no team→local link, no "probably superseded"
+      createdAt: at,
+      updatedAt: at,
       body: `${words}.\n\nSee [[${ids[i - 4] ?? id}]] for context.\n\n- step one\n- step two`,
     };
     ids.push(id);
@@ -100,7 +110,11 @@ export async function run({ quick } = {}) {
       '|---:|---:|---:|---:|---:|---|',
       `| ${n.toLocaleString('en')} | ${runs} | ${(med / 1000).toFixed(2)} s | ${(Math.min(...times) / 1000).toFixed(2)} s | ${(Math.max(...times) / 1000).toFixed(2)} s | < 3 s${quick ? ' (at 10,000)' : med < 3000 ? ' ✔' : ' ✘'} |`,
     ].join('\n');
-    return { title: 'Doctor over a large vault', markdown, readme: `vault doctor over ${n.toLocaleString('en')} memories: ${(med / 1000).toFixed(2)} s (median of ${runs})` };
+    return {
+      title: 'Doctor over a large vault',
+      markdown,
+      readme: `vault doctor over ${n.toLocaleString('en')} memories: ${(med / 1000).toFixed(2)} s (median of ${runs})`,
+    };
   } finally {
     rmSync(home, { recursive: true, force: true });
   }

@@ -100,7 +100,11 @@ export async function run({ quick }) {
     const titles = [];
     for (let i = 0; i < 200; i++) {
       const words = i % 3 ? 'search index layout' : i % 2 ? 'orchestrator updates CLAUDE.md' : 'session hooks budget';
-      const saved = await saveMemory(roots, { title: `Decision ${i}: ${words}`, body: `Body ${i}.`, kind: i % 2 ? 'decision' : 'note', scope: i % 4 ? 'project' : 'team', tags: ['bench'] }, rt);
+      const saved = await saveMemory(
+        roots,
+        { title: `Decision ${i}: ${words}`, body: `Body ${i}.`, kind: i % 2 ? 'decision' : 'note', scope: i % 4 ? 'project' : 'team', tags: ['bench'] },
+        rt,
+      );
       titles.push(saved.absPath);
     }
     // A vault is not written within the last 2 s of a session start (the racy window of the caches).
@@ -114,8 +118,15 @@ export async function run({ quick }) {
     // This worktree's session ends: its snapshot and start record are written by the real hook.
     hookRun('stop', { session_id: '5c0375b4-57a5-4f26-b12d-d022ee4e51b7', transcript_path: CLAUDE_REAL, cwd: repo, hook_event_name: 'Stop' }, repo);
 
-    const startInput = JSON.stringify({ session_id: 'bench', transcript_path: join(work, 'none.jsonl'), cwd: repo, hook_event_name: 'SessionStart', source: 'startup' });
-    const injected = (out) => out.includes('BEGIN PRIOR-SESSION SUMMARY') && out.includes('/orchestrator @CLAUDE.md') && out.includes('Vault memories that may be relevant');
+    const startInput = JSON.stringify({
+      session_id: 'bench',
+      transcript_path: join(work, 'none.jsonl'),
+      cwd: repo,
+      hook_event_name: 'SessionStart',
+      source: 'startup',
+    });
+    const injected = (out) =>
+      out.includes('BEGIN PRIOR-SESSION SUMMARY') && out.includes('/orchestrator @CLAUDE.md') && out.includes('Vault memories that may be relevant');
     const rows = [];
     const add = (what, ms) => rows.push(`| ${what} | ${median(ms).toFixed(0)} | ${p90(ms).toFixed(0)} |`);
     /** session-start and bare node, interleaved so machine load affects both alike: [node, hook] ms. */
@@ -141,10 +152,25 @@ export async function run({ quick }) {
     const [nodeMs2, full] = interleaved();
     add('`node -e 0` (again, interleaved with the next row)', nodeMs2);
     add('the same after another worktree’s session wrote a snapshot (full path: snapshot index, title cache)', full);
-    add('the full path with `ECC_SESSION_START_MEMORIES=off`', timeProcess([bin, 'hook', 'session-start'], { cwd: repo, env: { ...env, ECC_SESSION_START_MEMORIES: 'off' }, input: startInput, runs, check: (o) => o.includes('/orchestrator @CLAUDE.md') }));
-    add('`vault hook session-start` with source `resume` (prune only, no injection)', timeProcess([bin, 'hook', 'session-start'], { cwd: repo, env, input: startInput.replace('"startup"', '"resume"'), runs, check: (o) => o === '' }));
+    add(
+      'the full path with `ECC_SESSION_START_MEMORIES=off`',
+      timeProcess([bin, 'hook', 'session-start'], {
+        cwd: repo,
+        env: { ...env, ECC_SESSION_START_MEMORIES: 'off' },
+        input: startInput,
+        runs,
+        check: (o) => o.includes('/orchestrator @CLAUDE.md'),
+      }),
+    );
+    add(
+      '`vault hook session-start` with source `resume` (prune only, no injection)',
+      timeProcess([bin, 'hook', 'session-start'], { cwd: repo, env, input: startInput.replace('"startup"', '"resume"'), runs, check: (o) => o === '' }),
+    );
     const stopInput = JSON.stringify({ session_id: '019a93b9-f380-7600-98ff-940e6b99603c', transcript_path: CODEX_REAL, cwd: repo, hook_event_name: 'Stop' });
-    add('`vault hook stop --harness codex` (187 KB rollout, snapshot update)', timeProcess([bin, 'hook', 'stop', '--harness', 'codex'], { cwd: repo, env, input: stopInput, runs, check: (o) => o === '{}\n' }));
+    add(
+      '`vault hook stop --harness codex` (187 KB rollout, snapshot update)',
+      timeProcess([bin, 'hook', 'stop', '--harness', 'codex'], { cwd: repo, env, input: stopInput, runs, check: (o) => o === '{}\n' }),
+    );
 
     // Parse throughput, in-process.
     const { readTranscript } = await dist('sessions/read-transcript.js');

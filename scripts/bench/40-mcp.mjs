@@ -14,7 +14,9 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 
 const repoDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = join(repoDir, 'bin', 'vault.js');
-const WORDS = 'session cache redis token rotation deploy migration schema index search review commit branch worker queue retry timeout config policy'.split(' ');
+const WORDS = 'session cache redis token rotation deploy migration schema index search review commit branch worker queue retry timeout config policy'.split(
+  ' ',
+);
 const KINDS = ['context', 'decision', 'fact', 'handoff', 'lesson', 'note', 'preference', 'runbook'];
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -33,9 +35,20 @@ async function makeVault(root, n) {
     const at = `2026-07-${String(1 + (i % 28)).padStart(2, '0')}T${String(i % 24).padStart(2, '0')}:00:00.000Z`;
     const body = Array.from({ length: 60 }, (_, k) => WORDS[(i * 7 + k * 13) % WORDS.length]).join(' ');
     const memory = {
-      schema: 'ecc.memory.v1', id, title: `Memory ${i}: ${WORDS[i % WORDS.length]} ${WORDS[(i * 3) % WORDS.length]}`, kind, scope,
-      trust: 'unreviewed', status: 'active', sourceHarness: 'claude-code', targetHarnesses: i % 5 === 0 ? ['codex'] : ['all'],
-      tags: [WORDS[i % WORDS.length]], links: [], createdAt: at, updatedAt: at, body: `${body}.`,
+      schema: 'ecc.memory.v1',
+      id,
+      title: `Memory ${i}: ${WORDS[i % WORDS.length]} ${WORDS[(i * 3) % WORDS.length]}`,
+      kind,
+      scope,
+      trust: 'unreviewed',
+      status: 'active',
+      sourceHarness: 'claude-code',
+      targetHarnesses: i % 5 === 0 ? ['codex'] : ['all'],
+      tags: [WORDS[i % WORDS.length]],
+      links: [],
+      createdAt: at,
+      updatedAt: at,
+      body: `${body}.`,
     };
     const file = join(root, scope, `${kind}s`, `${id}.md`);
     mkdirSync(dirname(file), { recursive: true });
@@ -46,7 +59,9 @@ async function makeVault(root, n) {
 
 async function connect(cwd, env) {
   const client = new Client({ name: 'vault-bench', version: '1.0.0' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp'], cwd, env, stderr: process.env.BENCH_DEBUG ? 'inherit' : 'ignore' }));
+  await client.connect(
+    new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp'], cwd, env, stderr: process.env.BENCH_DEBUG ? 'inherit' : 'ignore' }),
+  );
   return client;
 }
 
@@ -86,7 +101,10 @@ export async function run({ quick }) {
     const search = await timeCalls(runs, (i) => client.callTool({ name: 'memory_search', arguments: { query: `${WORDS[i % WORDS.length]} deploy` } }));
     const saves = [];
     const save = await timeCalls(runs, async (i) => {
-      const r = await client.callTool({ name: 'memory_save', arguments: { title: `Bench save ${i}`, body: `Saved through MCP, run ${i}.`, kind: 'note', tags: ['bench'] } });
+      const r = await client.callTool({
+        name: 'memory_save',
+        arguments: { title: `Bench save ${i}`, body: `Saved through MCP, run ${i}.`, kind: 'note', tags: ['bench'] },
+      });
       saves.push(r.structuredContent?.id);
       return r;
     });

@@ -25,9 +25,22 @@ function perCall(fn, n) {
 export async function run({ quick }) {
   const t = await import(pathToFileURL(join(repoDir, 'dist/templates/index.js')).href);
   const n = quick ? 500 : 5000;
-  const values = t.parseSectionValues(['Context=Sessions expire too early.', 'Options=- JWT', 'Options=- Redis', 'Decision=We will use Redis.', 'Consequences=Redis is a dependency.']);
+  const values = t.parseSectionValues([
+    'Context=Sessions expire too early.',
+    'Options=- JWT',
+    'Options=- Redis',
+    'Decision=We will use Redis.',
+    'Consequences=Redis is a dependency.',
+  ]);
   const all = t.loadAllTemplates();
-  const draft = t.renderDraft(t.loadTemplate('decision'), { title: 'Bench', kind: 'decision', scope: 'team', tags: ['auth'], links: [], targetHarnesses: ['all'] });
+  const draft = t.renderDraft(t.loadTemplate('decision'), {
+    title: 'Bench',
+    kind: 'decision',
+    scope: 'team',
+    tags: ['auth'],
+    links: [],
+    targetHarnesses: ['all'],
+  });
   const edited = draft.replace('## Decision\n', '## Decision\n\nWe will use Redis.\n');
   const rows = [
     ['load + fill the decision template (4 sections)', perCall(() => t.fillTemplate(t.loadTemplate('decision'), values), n)],
@@ -52,7 +65,19 @@ export async function run({ quick }) {
       return median(ms);
     };
     const body = time(['save', '--kind', 'decision', '--title', 'Bench', '--body', 'We will use Redis.', '--dry-run']);
-    const tpl = time(['save', '--kind', 'decision', '--title', 'Bench', '--template', '--section', 'Context=Sessions expire.', '--section', 'Decision=We will use Redis.', '--dry-run']);
+    const tpl = time([
+      'save',
+      '--kind',
+      'decision',
+      '--title',
+      'Bench',
+      '--template',
+      '--section',
+      'Context=Sessions expire.',
+      '--section',
+      'Decision=We will use Redis.',
+      '--dry-run',
+    ]);
     const markdown = [
       '| in-process | per call |',
       '|---|---|',

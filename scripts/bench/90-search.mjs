@@ -31,13 +31,21 @@ path symlink permission owner watcher event webhook notification email template 
 reducer selector query mutation resolver graphql rest endpoint pagination cursor offset filter sort facet highlight
 excerpt typo fuzzy prefix stemming analyzer segmenter language chinese japanese korean accent normalization`.split(/\s+/);
 const FILLER = 'the a we it is was to of and in for on with that this by from as at be are not but or'.split(' ');
-const CJK = ['我们使用数据库来存储会话', '缓存失效导致延迟升高', '部署之前需要备份数据', 'セッションをRedisに保存します', '障害対応の手順を確認する', '索引重建需要几分钟', '用户权限由角色决定'];
+const CJK = [
+  '我们使用数据库来存储会话',
+  '缓存失效导致延迟升高',
+  '部署之前需要备份数据',
+  'セッションをRedisに保存します',
+  '障害対応の手順を確認する',
+  '索引重建需要几分钟',
+  '用户权限由角色决定',
+];
 const KINDS = ['context', 'decision', 'fact', 'handoff', 'lesson', 'note', 'preference', 'runbook'];
 const TAGS = Array.from({ length: 60 }, (_, i) => WORDS[(i * 7) % WORDS.length]);
 
 function rng(seed) {
   let s = seed >>> 0;
-  return () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  return () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 }
 
 /**
@@ -102,7 +110,16 @@ export function makeMemories(n, seed = 42) {
   return out;
 }
 
-const QUERIES = ['redis session', 'deploy rollback kubernetes', 'flaky regression test', '数据库', 'certificate rotation runbook', 'postgres migration lock timeout', 'oauth login', 'webhook retry'];
+const QUERIES = [
+  'redis session',
+  'deploy rollback kubernetes',
+  'flaky regression test',
+  '数据库',
+  'certificate rotation runbook',
+  'postgres migration lock timeout',
+  'oauth login',
+  'webhook retry',
+];
 
 function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
@@ -189,7 +206,9 @@ async function benchSize(n, hasRg) {
     const linear = [];
     for (let i = 0; i < linRuns; i++) linear.push(timeSpawn(process.execPath, ['--input-type=module', '-e', LINEAR, qs(i)], opts).ms);
     const rg = [];
-    if (hasRg) for (let i = 0; i < runs; i++) rg.push(timeSpawn('rg', ['-l', '-i', '-F', '-e', ...qs(i).split(' ').join(' -e ').split(' '), join(repo, '.ecc', 'memory')], opts).ms);
+    if (hasRg)
+      for (let i = 0; i < runs; i++)
+        rg.push(timeSpawn('rg', ['-l', '-i', '-F', '-e', ...qs(i).split(' ').join(' -e ').split(' '), join(repo, '.ecc', 'memory')], opts).ms);
 
     // in-process latency (freshness check included in every call)
     const lat = [];
@@ -218,7 +237,23 @@ async function benchSize(n, hasRg) {
     refreshIndex(roots, { scopes: ['team'] });
     const refresh100 = performance.now() - t;
     void rebuildIndex;
-    return { n, bytes, buildMs, size, cli: median(cli), node0: median(node0), linear: median(linear), rg: rg.length ? median(rg) : undefined, p50: pct(lat, 50), p99: pct(lat, 99), noChange, refresh1, refresh100, buildRss, searchRss };
+    return {
+      n,
+      bytes,
+      buildMs,
+      size,
+      cli: median(cli),
+      node0: median(node0),
+      linear: median(linear),
+      rg: rg.length ? median(rg) : undefined,
+      p50: pct(lat, 50),
+      p99: pct(lat, 99),
+      noChange,
+      refresh1,
+      refresh100,
+      buildRss,
+      searchRss,
+    };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
@@ -243,15 +278,18 @@ export async function run({ quick }) {
     '',
     '| memories | vault data | full build | index size | vault search (CLI) | linear baseline (CLI) | speed-up | rg -l | node -e 0 | in-process p50 / p99 | no change / refresh 1 / refresh 100 | peak RSS build / search |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
-    ...rows.map((r) =>
-      `| ${r.n.toLocaleString('en')} | ${mib(r.bytes)} | ${fmt(r.buildMs)} | ${mib(r.size)} | **${fmt(r.cli)}** | ${fmt(r.linear)} | ${(r.linear / r.cli).toFixed(1)}× | ${r.rg !== undefined ? fmt(r.rg) : 'not installed'} | ${fmt(r.node0)} | ${fmt(r.p50)} / ${fmt(r.p99)} | ${fmt(r.noChange)} / ${fmt(r.refresh1)} / ${fmt(r.refresh100)} | ${mib(r.buildRss)} / ${mib(r.searchRss)} |`,
+    ...rows.map(
+      (r) =>
+        `| ${r.n.toLocaleString('en')} | ${mib(r.bytes)} | ${fmt(r.buildMs)} | ${mib(r.size)} | **${fmt(r.cli)}** | ${fmt(r.linear)} | ${(r.linear / r.cli).toFixed(1)}× | ${r.rg !== undefined ? fmt(r.rg) : 'not installed'} | ${fmt(r.node0)} | ${fmt(r.p50)} / ${fmt(r.p99)} | ${fmt(r.noChange)} / ${fmt(r.refresh1)} / ${fmt(r.refresh100)} | ${mib(r.buildRss)} / ${mib(r.searchRss)} |`,
     ),
   ];
   if (!hasRg) lines.push('', '`rg` was not installed on the benchmark machine (`apt-get install ripgrep`), so its column is empty.');
   // retrieval quality is measured separately (it needs the LoCoMo data); include its latest run
   const locomo = join(repoDir, 'docs', 'locomo.md');
   if (existsSync(locomo)) {
-    const text = readFileSync(locomo, 'utf8').replace(/^# .*\n/, '').trim();
+    const text = readFileSync(locomo, 'utf8')
+      .replace(/^# .*\n/, '')
+      .trim();
     lines.push('', '### Retrieval quality: LoCoMo (copied from docs/locomo.md, written by `npm run eval:locomo`)', '', text);
   }
   return { title: 'Search at scale (`scripts/bench/90-search.mjs`)', markdown: lines.join('\n') };

@@ -78,7 +78,11 @@ export function printSaved(ctx: CliContext, result: SaveResult, roots: VaultRoot
   printText(ctx, `${result.written ? 'Saved' : 'Dry run: would save'} unreviewed ${m.kind} ${m.id}`);
   printText(ctx, `  path: ${result.path}`);
   if (m.scope === 'user') printText(ctx, `  file: ${result.absPath}`);
-  if (m.scope === 'team' && result.written) printText(ctx, `  commit it: git add ${result.absPath.startsWith(roots.worktreeRoot + '/') ? result.absPath.slice(roots.worktreeRoot.length + 1) : result.absPath}`);
+  if (m.scope === 'team' && result.written)
+    printText(
+      ctx,
+      `  commit it: git add ${result.absPath.startsWith(roots.worktreeRoot + '/') ? result.absPath.slice(roots.worktreeRoot.length + 1) : result.absPath}`,
+    );
 }
 
 /**

@@ -86,8 +86,9 @@ export function parseLeanArgs(argv: readonly string[]): LeanCommand | undefined 
     afterBoolean = spec.type === 'boolean';
     greedy = spec.multiple ? t.name : undefined;
     if (spec.multiple) (arrays[t.name] ??= []).push(t.value ?? '');
-    else if (t.name in single) return undefined; // yargs turns a repeated flag into an array: let it answer
-    else single[t.name] = spec.type === 'boolean' ? true : t.value ?? '';
+    else if (t.name in single)
+      return undefined; // yargs turns a repeated flag into an array: let it answer
+    else single[t.name] = spec.type === 'boolean' ? true : (t.value ?? '');
   }
   for (const [name, allowed] of Object.entries(CHOICES[command]!)) {
     if (arrays[name]?.some((v) => !allowed.includes(v))) return undefined;

@@ -25,7 +25,11 @@ export const EXIT_CODES_HELP = `Exit codes:
  * Argument: kind, Given: ..."): make them one line, and never echo a credential a user pasted.
  */
 function oneLineUsage(msg: string | undefined): string {
-  const text = (msg ?? 'invalid arguments').split('\n').map((l) => l.trim()).filter(Boolean).join(' ');
+  const text = (msg ?? 'invalid arguments')
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean)
+    .join(' ');
   return redactSecretShapes(text).text;
 }
 
@@ -33,7 +37,9 @@ function oneLineUsage(msg: string | undefined): string {
 export function buildParser(ctx: CliContext, argv: readonly string[]) {
   let parser = yargs([...argv])
     .scriptName('vault')
-    .usage('$0 <command> [options]\n\nA memory for AI coding agents: create-only Markdown memories (ecc.memory.v1), reviewed in git.\nDefault recall scopes: project and team; user scope must be requested explicitly.')
+    .usage(
+      '$0 <command> [options]\n\nA memory for AI coding agents: create-only Markdown memories (ecc.memory.v1), reviewed in git.\nDefault recall scopes: project and team; user scope must be requested explicitly.',
+    )
     .option('json', { type: 'boolean', describe: 'print machine-readable JSON on stdout' })
     .option('root', { type: 'string', describe: 'vault folder holding team/ and project/ (default: <repo>/.ecc/memory; env ECC_MEMORY_PROJECT_ROOT)' })
     .option('user-root', { type: 'string', describe: 'user scope folder (default: ~/.ecc/memory; env ECC_MEMORY_USER_ROOT)' })

@@ -10,12 +10,14 @@
  * @returns the text without terminal control sequences
  */
 export function sanitizeTerminalText(text: string): string {
-  return text
-    .replace(/\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?/g, '') // OSC
-    .replace(/\u001b[P^_][^\u001b]*(?:\u001b\\)?/g, '') // DCS, PM, APC
-    .replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, '') // CSI
-    .replace(/\u001b[@-Z\\-_]/g, '') // other 2-byte escapes
-    .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g, '')
-    // Unicode tag characters render as nothing but can carry hidden text (e.g. prompt injection).
-    .replace(/[\u{e0000}-\u{e007f}]/gu, '');
+  return (
+    text
+      .replace(/\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?/g, '') // OSC
+      .replace(/\u001b[P^_][^\u001b]*(?:\u001b\\)?/g, '') // DCS, PM, APC
+      .replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, '') // CSI
+      .replace(/\u001b[@-Z\\-_]/g, '') // other 2-byte escapes
+      .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g, '')
+      // Unicode tag characters render as nothing but can carry hidden text (e.g. prompt injection).
+      .replace(/[\u{e0000}-\u{e007f}]/gu, '')
+  );
 }

@@ -42,7 +42,10 @@ function run(cwd: string, args: string[]): { ok: boolean; out: string; err: stri
   // --no-optional-locks: doctor never writes, not even git's index stat cache.
   const r = spawnSync('git', ['--no-optional-locks', ...args], { cwd, encoding: 'utf8', maxBuffer: MAX_OUTPUT });
   if (r.error) {
-    throw new VaultError('io-error', `git could not be run (${(r.error as NodeJS.ErrnoException).code ?? r.error.message})`, { hint: 'install git, or run doctor without --changed/--staged', cause: r.error });
+    throw new VaultError('io-error', `git could not be run (${(r.error as NodeJS.ErrnoException).code ?? r.error.message})`, {
+      hint: 'install git, or run doctor without --changed/--staged',
+      cause: r.error,
+    });
   }
   return { ok: r.status === 0, out: r.stdout ?? '', err: r.stderr ?? '' };
 }
@@ -78,7 +81,8 @@ export function readBlobs(cwd: string, shas: readonly string[]): Map<string, Buf
   const out = new Map<string, Buffer>();
   if (wanted.length === 0) return out;
   const r = spawnSync('git', ['--no-optional-locks', 'cat-file', '--batch'], { cwd, input: `${wanted.join('\n')}\n`, maxBuffer: MAX_OUTPUT });
-  if (r.error || r.status !== 0 || !r.stdout) throw new VaultError('io-error', 'git cat-file could not read the staged files', { hint: 'check the repository state', cause: r.error });
+  if (r.error || r.status !== 0 || !r.stdout)
+    throw new VaultError('io-error', 'git cat-file could not read the staged files', { hint: 'check the repository state', cause: r.error });
   const buf = r.stdout as Buffer;
   let at = 0;
   for (const sha of wanted) {
@@ -106,15 +110,22 @@ export function readBlobs(cwd: string, shas: readonly string[]): Map<string, Buf
 export function gitChanges(roots: VaultRoots, scopes: readonly Scope[], mode: { ref: string } | { staged: true }): GitChanges {
   const cwd = roots.worktreeRoot;
   const topRun = run(cwd, ['rev-parse', '--show-toplevel']);
-  if (!topRun.ok) throw new VaultError('io-error', '--changed and --staged need a git repository, and this vault is not in one', { hint: 'run doctor without --changed/--staged' });
+  if (!topRun.ok)
+    throw new VaultError('io-error', '--changed and --staged need a git repository, and this vault is not in one', {
+      hint: 'run doctor without --changed/--staged',
+    });
   const top = realpathSync(topRun.out.trim());
   let listed: { changed: string[]; deleted: string[] };
   let raw: RawChange[] = [];
   if ('ref' in mode) {
     const ref = mode.ref;
-    if (ref === '' || ref.startsWith('-') || /[\u0000-\u001f\s]/.test(ref)) throw new VaultError('usage', '--changed needs a git ref such as origin/main', { hint: 'e.g. vault doctor --changed origin/main' });
+    if (ref === '' || ref.startsWith('-') || /[\u0000-\u001f\s]/.test(ref))
+      throw new VaultError('usage', '--changed needs a git ref such as origin/main', { hint: 'e.g. vault doctor --changed origin/main' });
     const verify = run(cwd, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
-    if (!verify.ok) throw new VaultError('usage', `--changed: ${ref} is not a commit in this repository`, { hint: 'fetch it first (git fetch origin main) or name another ref' });
+    if (!verify.ok)
+      throw new VaultError('usage', `--changed: ${ref} is not a commit in this repository`, {
+        hint: 'fetch it first (git fetch origin main) or name another ref',
+      });
     const mb = run(cwd, ['merge-base', verify.out.trim(), 'HEAD']);
     const base = mb.ok ? mb.out.trim() : verify.out.trim();
     const diff = run(cwd, ['diff', '--raw', '-z', '--no-abbrev', '--no-renames', base, '--']);

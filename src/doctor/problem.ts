@@ -86,7 +86,11 @@ const SEVERITY_ORDER: Record<Severity, number> = { error: 0, warning: 1, info: 2
 export function sortProblems(problems: Problem[]): Problem[] {
   return problems.sort(
     (a, b) =>
-      cmp(a.path, b.path) || (a.line ?? 0) - (b.line ?? 0) || SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] || cmp(a.code, b.code) || cmp(a.message, b.message),
+      cmp(a.path, b.path) ||
+      (a.line ?? 0) - (b.line ?? 0) ||
+      SEVERITY_ORDER[a.severity] - SEVERITY_ORDER[b.severity] ||
+      cmp(a.code, b.code) ||
+      cmp(a.message, b.message),
   );
 }
 

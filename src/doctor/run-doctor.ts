@@ -114,7 +114,15 @@ export async function runDoctor(roots: VaultRoots, options: DoctorOptions = {}):
     const changes = gitChanges(roots, scopes, options.changed !== undefined ? { ref: options.changed } : { staged: true });
     if (changes.staged) {
       const { applyStagedFiles } = await import('./staged-overlay.js');
-      contents = applyStagedFiles(scan, roots, changes.staged, readBlobs(roots.worktreeRoot, changes.staged.filter((f) => !f.deleted).map((f) => f.sha)));
+      contents = applyStagedFiles(
+        scan,
+        roots,
+        changes.staged,
+        readBlobs(
+          roots.worktreeRoot,
+          changes.staged.filter((f) => !f.deleted).map((f) => f.sha),
+        ),
+      );
     }
     const paths = new Set(changes.changed);
     const ids = new Set<string>();
@@ -122,7 +130,11 @@ export async function runDoctor(roots: VaultRoots, options: DoctorOptions = {}):
     for (const e of scan.entries) if (paths.has(e.path)) ids.add(e.memory.id);
     for (const f of scan.invalid) if (paths.has(f.path) && f.id) ids.add(f.id);
     selection = { paths, ids };
-    selectionInfo = { mode: options.changed !== undefined ? 'changed' : 'staged', ...(options.changed !== undefined ? { ref: options.changed } : {}), files: changes.changed };
+    selectionInfo = {
+      mode: options.changed !== undefined ? 'changed' : 'staged',
+      ...(options.changed !== undefined ? { ref: options.changed } : {}),
+      files: changes.changed,
+    };
   }
 
   const byId = new Map<string, ScanEntry[]>();

@@ -188,11 +188,21 @@ export function checkTitle(v: unknown): string {
   const s = checkString('title', v);
   if (s.length === 0 || s.trim().length === 0) fail('title', 'minLength 1', 'must be a non-empty string', 'give the memory a short title');
   if (LONE_SURROGATE.test(s)) {
-    fail('title', 'well-formed Unicode', 'contains an unpaired surrogate (not a Unicode character)', 'remove the broken character; the title must be valid Unicode text');
+    fail(
+      'title',
+      'well-formed Unicode',
+      'contains an unpaired surrogate (not a Unicode character)',
+      'remove the broken character; the title must be valid Unicode text',
+    );
   }
   if (s !== s.trim()) fail('title', 'trimmed', 'must not start or end with whitespace', 'remove the leading/trailing spaces');
   if (s.length > LIMITS.titleMax) {
-    fail('title', `maxLength ${LIMITS.titleMax}`, `is too long (maximum ${LIMITS.titleMax} characters, got ${s.length})`, 'shorten the title; put details in the body');
+    fail(
+      'title',
+      `maxLength ${LIMITS.titleMax}`,
+      `is too long (maximum ${LIMITS.titleMax} characters, got ${s.length})`,
+      'shorten the title; put details in the body',
+    );
   }
   return s;
 }

@@ -59,7 +59,10 @@ export const INSTALLED_TIMEOUT_S: Record<HookEvent, number> = {
  * @returns the event, or undefined for events we do not handle (e.g. SubagentStop, PostCompact)
  */
 export function normalizeEvent(name: string): HookEvent | undefined {
-  const key = name.trim().toLowerCase().replace(/[-_:\s]/g, '');
+  const key = name
+    .trim()
+    .toLowerCase()
+    .replace(/[-_:\s]/g, '');
   switch (key) {
     case 'sessionstart':
       return 'session-start';

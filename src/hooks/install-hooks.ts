@@ -26,8 +26,13 @@ export type InstallScope = 'project' | 'user';
  *
  * @param where `worktreeRoot` (project scope), `home` and `env` (user scope; CODEX_HOME)
  */
-export function settingsFileFor(harness: Harness, scope: InstallScope, where: { worktreeRoot: string; home: string; env: Readonly<Record<string, string | undefined>> }): string {
-  if (harness === 'claude-code') return scope === 'project' ? join(where.worktreeRoot, '.claude', 'settings.local.json') : join(where.home, '.claude', 'settings.json');
+export function settingsFileFor(
+  harness: Harness,
+  scope: InstallScope,
+  where: { worktreeRoot: string; home: string; env: Readonly<Record<string, string | undefined>> },
+): string {
+  if (harness === 'claude-code')
+    return scope === 'project' ? join(where.worktreeRoot, '.claude', 'settings.local.json') : join(where.home, '.claude', 'settings.json');
   if (scope === 'project') return join(where.worktreeRoot, '.codex', 'hooks.json');
   return join(where.env.CODEX_HOME || join(where.home, '.codex'), 'hooks.json');
 }
@@ -59,13 +64,32 @@ function parseSettings(text: string | undefined, file: string): Json {
   try {
     value = JSON.parse(text.startsWith('\ufeff') ? text.slice(1) : text); // an editor's byte order mark
   } catch {
-    throw new VaultError('invalid-input', `${file} is not valid JSON; not touching it`, { field: 'settings', rule: 'JSON object', hint: 'fix or remove the file, then run the command again' });
+    throw new VaultError('invalid-input', `${file} is not valid JSON; not touching it`, {
+      field: 'settings',
+      rule: 'JSON object',
+      hint: 'fix or remove the file, then run the command again',
+    });
   }
-  if (!isObject(value)) throw new VaultError('invalid-input', `${file} does not hold a JSON object; not touching it`, { field: 'settings', rule: 'JSON object', hint: 'fix the file, then run the command again' });
-  if (value.hooks !== undefined && !isObject(value.hooks)) throw new VaultError('invalid-input', `${file}: "hooks" is not an object; not touching it`, { field: 'hooks', rule: 'object', hint: 'fix the file, then run the command again' });
+  if (!isObject(value))
+    throw new VaultError('invalid-input', `${file} does not hold a JSON object; not touching it`, {
+      field: 'settings',
+      rule: 'JSON object',
+      hint: 'fix the file, then run the command again',
+    });
+  if (value.hooks !== undefined && !isObject(value.hooks))
+    throw new VaultError('invalid-input', `${file}: "hooks" is not an object; not touching it`, {
+      field: 'hooks',
+      rule: 'object',
+      hint: 'fix the file, then run the command again',
+    });
   // an event's entries are a list of groups; anything else is someone's mistake, never overwritten
   for (const [name, groups] of Object.entries(value.hooks ?? {})) {
-    if (!Array.isArray(groups)) throw new VaultError('invalid-input', `${file}: "hooks.${name}" is not a list; not touching it`, { field: `hooks.${name}`, rule: 'array of hook groups', hint: 'fix the file, then run the command again' });
+    if (!Array.isArray(groups))
+      throw new VaultError('invalid-input', `${file}: "hooks.${name}" is not a list; not touching it`, {
+        field: `hooks.${name}`,
+        rule: 'array of hook groups',
+        hint: 'fix the file, then run the command again',
+      });
   }
   return value;
 }
@@ -174,7 +198,11 @@ export function readSettingsFile(file: string): string | undefined {
   } catch {
     return undefined;
   }
-  if (st.isSymbolicLink()) throw new VaultError('symlink-refused', `${file} is a symbolic link; not touching it`, { rule: 'no symlinks', hint: 'edit the file it points to by hand, or replace the link with a file' });
+  if (st.isSymbolicLink())
+    throw new VaultError('symlink-refused', `${file} is a symbolic link; not touching it`, {
+      rule: 'no symlinks',
+      hint: 'edit the file it points to by hand, or replace the link with a file',
+    });
   if (!st.isFile()) throw new VaultError('io-error', `${file} is not a regular file`);
   if (st.size > 4 * 1024 * 1024) throw new VaultError('invalid-input', `${file} is larger than 4 MiB; not touching it`, { field: 'settings' });
   return readFileSync(file, 'utf8');
@@ -230,7 +258,8 @@ export function diffLines(before: string, after: string): string {
   const m = b.length;
   // LCS table; settings files are small (the reader caps them at 4 MiB, real ones are a few KB).
   const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
-  for (let i = n - 1; i >= 0; i--) for (let j = m - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
   const out: string[] = [];
   let i = 0;
   let j = 0;

@@ -87,7 +87,10 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
       sessionsDir = undefined;
     }
     if (!harness || !event) {
-      log('warn', `ignored: unknown ${!harness ? `harness ${JSON.stringify(String(harnessArg).slice(0, 40))}` : `event ${JSON.stringify(eventArg.slice(0, 40))}`}`);
+      log(
+        'warn',
+        `ignored: unknown ${!harness ? `harness ${JSON.stringify(String(harnessArg).slice(0, 40))}` : `event ${JSON.stringify(eventArg.slice(0, 40))}`}`,
+      );
       if (harness === 'codex') io.stdout('{}\n');
       return 0;
     }
@@ -132,7 +135,10 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
       emptyAnswer();
       return 0;
     }
-    const [{ recordSession }, memories] = await Promise.all([import('../sessions/session-events.js'), memoryLister(rt, payload, settings, sessionsDir, deadline)]);
+    const [{ recordSession }, memories] = await Promise.all([
+      import('../sessions/session-events.js'),
+      memoryLister(rt, payload, settings, sessionsDir, deadline),
+    ]);
     const outcome = recordSession(rt, {
       harness,
       event,
@@ -148,7 +154,10 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
     });
     if (outcome.written) {
       const s = outcome.summary;
-      log(s?.truncated || (s?.skippedBytes ?? 0) > 0 ? 'warn' : 'info', `snapshot ${outcome.shortId} written${s ? ` (${s.records} records, ${s.invalidLines} invalid lines, ${s.skippedBytes} bytes skipped${s.truncated ? ', stopped at the deadline' : ''})` : ''}`);
+      log(
+        s?.truncated || (s?.skippedBytes ?? 0) > 0 ? 'warn' : 'info',
+        `snapshot ${outcome.shortId} written${s ? ` (${s.records} records, ${s.invalidLines} invalid lines, ${s.skippedBytes} bytes skipped${s.truncated ? ', stopped at the deadline' : ''})` : ''}`,
+      );
     } else log('warn', `no snapshot written: ${outcome.skipped ?? 'unknown reason'}`);
     emptyAnswer();
     return 0;
@@ -171,7 +180,10 @@ async function sessionStart(
   const rt = io.runtime;
   const startup = isStartupPayload(payload);
   const inject = settings.inject && settings.maxChars > 0 && startup;
-  const [{ prepareSessionStart }, memories] = await Promise.all([import('../sessions/session-start.js'), inject ? memoryLister(rt, payload, settings, sessionsDir, deadline) : undefined]);
+  const [{ prepareSessionStart }, memories] = await Promise.all([
+    import('../sessions/session-start.js'),
+    inject ? memoryLister(rt, payload, settings, sessionsDir, deadline) : undefined,
+  ]);
   const cwd = typeof payload.cwd === 'string' ? payload.cwd : rt.cwd;
   const outcome = prepareSessionStart(rt, {
     cwd,
@@ -184,7 +196,10 @@ async function sessionStart(
   });
   if (outcome.pruned) log('info', `pruned ${outcome.pruned} snapshots older than ${settings.retentionDays} days`);
   if (!outcome.context) return;
-  log('info', `injected ${outcome.context.length} characters${outcome.snapshotPath ? ' from a snapshot' : ''}, ${outcome.memoryCount} memory titles${fromRecordNote(outcome.fromRecord)}`);
+  log(
+    'info',
+    `injected ${outcome.context.length} characters${outcome.snapshotPath ? ' from a snapshot' : ''}, ${outcome.memoryCount} memory titles${fromRecordNote(outcome.fromRecord)}`,
+  );
   io.stdout(`${JSON.stringify({ hookSpecificOutput: { hookEventName: HARNESS_EVENT_NAMES['session-start'], additionalContext: outcome.context } })}\n`);
   void harness;
 }
@@ -206,7 +221,15 @@ async function memoryLister(
   return {
     roots: () => resolveRoots({ ...rt, cwd }),
     limit: 5,
-    list: (roots, context, proof) => listMemoryPointers(roots, ['project', 'team'], context, { limit: 5, maxFiles: 400, deadline: deadline - 300, now: () => rt.now().getTime(), cache: { dir: sessionsDir, rt }, ...(proof ? { proof } : {}) }),
+    list: (roots, context, proof) =>
+      listMemoryPointers(roots, ['project', 'team'], context, {
+        limit: 5,
+        maxFiles: 400,
+        deadline: deadline - 300,
+        now: () => rt.now().getTime(),
+        cache: { dir: sessionsDir, rt },
+        ...(proof ? { proof } : {}),
+      }),
   };
 }
 

@@ -104,7 +104,7 @@ export function registerMemoryTools(server: McpServer, ctx: McpContext): void {
     {
       title: 'Search memories',
       description: [
-        'Search the project\'s memory vault (decisions, conventions, lessons, runbooks, hand-offs) by words, in any language.',
+        "Search the project's memory vault (decisions, conventions, lessons, runbooks, hand-offs) by words, in any language.",
         'Use it at the start of a task or before a design choice to recall what was decided or learned earlier; then memory_read an id for the full text.',
         `Results are limited to memories targeted at harness "${harness}" or "all". ${IDENTITY_NOTE}`,
         `${RECALL_NOTICE} Prefer the current code and the user's words when they disagree with a memory.`,

@@ -20,7 +20,11 @@ const scopes = z
 /** `memory_save` arguments. */
 export const saveInput = {
   title: z.string().min(1).max(LIMITS.titleMax).describe('one-line summary, 1..200 characters'),
-  body: z.string().min(1).max(LIMITS.bodyMaxBytes).describe('the memory in Markdown: what, why, and how to apply it; at most 64 KiB of UTF-8. Never include credentials'),
+  body: z
+    .string()
+    .min(1)
+    .max(LIMITS.bodyMaxBytes)
+    .describe('the memory in Markdown: what, why, and how to apply it; at most 64 KiB of UTF-8. Never include credentials'),
   kind: kind.optional().describe('kind of memory; default "note"'),
   tags: z.array(z.string()).max(LIMITS.tagsMax).optional().describe('lowercase tags (letters, digits, ".", "_", "-"), at most 32'),
   links: z.array(z.string()).max(LIMITS.linksMax).optional().describe('ids (mem_...) of related memories, e.g. the one this supersedes; at most 64'),
@@ -30,7 +34,11 @@ export const saveInput = {
     .max(LIMITS.targetHarnessesMax)
     .optional()
     .describe('harnesses that should recall it, e.g. ["claude-code","cursor"]; default ["all"]'),
-  scope: scope.optional().describe('"project" (default: local to this clone, never committed), "team" (committed and reviewed in pull requests) or "user" (personal; only when explicitly asked and enabled)'),
+  scope: scope
+    .optional()
+    .describe(
+      '"project" (default: local to this clone, never committed), "team" (committed and reviewed in pull requests) or "user" (personal; only when explicitly asked and enabled)',
+    ),
 };
 
 const memorySummary = z.object({

@@ -186,7 +186,10 @@ export function describeParseError(bytes: Uint8Array, err: VaultError): ParsePro
     }
     case 'yaml-alias':
     case 'yaml-tag':
-      out.message = code === 'yaml-alias' ? `frontmatter uses a YAML anchor or alias${err.line ? ` (line ${err.line})` : ''}` : `frontmatter uses an explicit YAML tag${err.line ? ` (line ${err.line})` : ''}`;
+      out.message =
+        code === 'yaml-alias'
+          ? `frontmatter uses a YAML anchor or alias${err.line ? ` (line ${err.line})` : ''}`
+          : `frontmatter uses an explicit YAML tag${err.line ? ` (line ${err.line})` : ''}`;
       break;
     case 'frontmatter-not-object': {
       out.line = 2;

@@ -180,7 +180,13 @@ function toVaultPath(scope: Scope, root: string, abs: string): string {
  *   types, and hand each file's size and mtime to `onFile` (one system call per file in total:
  *   the search index's freshness check); an entry gone before its lstat is skipped
  */
-export function walkVault(roots: VaultRoots, scopes: readonly Scope[], limits: ScanLimits, onFile: (f: WalkedFile) => boolean | void, options: { stat?: boolean } = {}): WalkResult {
+export function walkVault(
+  roots: VaultRoots,
+  scopes: readonly Scope[],
+  limits: ScanLimits,
+  onFile: (f: WalkedFile) => boolean | void,
+  options: { stat?: boolean } = {},
+): WalkResult {
   const result: WalkResult = { symlinks: [], strays: [], hiddenSkipped: 0, editorFiles: [], complete: true, incompleteReasons: [] };
   let visited = 0;
   let stopped = false;
@@ -289,7 +295,10 @@ export function walkVault(roots: VaultRoots, scopes: readonly Scope[], limits: S
  *
  * @returns the bytes and stat info, or an error code
  */
-export function readFileSafe(absPath: string, maxBytes: number): { ok: true; bytes: Buffer; size: number; mtimeMs: number } | { ok: false; code: string; size?: number } {
+export function readFileSafe(
+  absPath: string,
+  maxBytes: number,
+): { ok: true; bytes: Buffer; size: number; mtimeMs: number } | { ok: false; code: string; size?: number } {
   let fd: number | undefined;
   try {
     fd = openSync(absPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);

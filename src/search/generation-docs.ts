@@ -27,7 +27,14 @@ export function compareWalkOrder(a: string, b: string): number {
 export function isInvalidRecord(r: unknown): r is InvalidRecord {
   if (typeof r !== 'object' || r === null) return false;
   const v = r as Record<string, unknown>;
-  return typeof v.path === 'string' && typeof v.size === 'number' && typeof v.mtime === 'number' && typeof v.kind === 'string' && typeof v.code === 'string' && typeof v.message === 'string';
+  return (
+    typeof v.path === 'string' &&
+    typeof v.size === 'number' &&
+    typeof v.mtime === 'number' &&
+    typeof v.kind === 'string' &&
+    typeof v.code === 'string' &&
+    typeof v.message === 'string'
+  );
 }
 
 /** Turns document records into columns (the canonical path `<kind>s/<id>.md` is stored as 0). */
@@ -79,14 +86,30 @@ export class GenerationDocs {
     const c = columns;
     const n = Array.isArray(c.id) ? c.id.length : -1;
     const cols = [c.path, c.kind, c.status, c.tags, c.targets, c.updated, c.size, c.mtime];
-    if (n < 0 || cols.some((col) => !Array.isArray(col) || col.length !== n) || !Array.isArray(c.len) || c.len.length !== n * FIELDS.length || !Array.isArray(c.invalid) || (buckets.length !== 0 && buckets.length !== BUCKET_COUNT)) {
+    if (
+      n < 0 ||
+      cols.some((col) => !Array.isArray(col) || col.length !== n) ||
+      !Array.isArray(c.len) ||
+      c.len.length !== n * FIELDS.length ||
+      !Array.isArray(c.invalid) ||
+      (buckets.length !== 0 && buckets.length !== BUCKET_COUNT)
+    ) {
       throw new IndexUnusable('docs.json columns do not line up');
     }
-    for (let i = 0; i < n; i++) if (KINDS[c.kind[i]!] === undefined || STATUSES[c.status[i]!] === undefined) throw new IndexUnusable('docs.json holds an unknown kind or status');
+    for (let i = 0; i < n; i++)
+      if (KINDS[c.kind[i]!] === undefined || STATUSES[c.status[i]!] === undefined) throw new IndexUnusable('docs.json holds an unknown kind or status');
     // the walk-order merge, filters and sorting read these without further checks
     for (let i = 0; i < n; i++) {
       const p = c.path[i];
-      if ((p !== 0 && typeof p !== 'string') || typeof c.id[i] !== 'string' || !Array.isArray(c.tags[i]) || !Array.isArray(c.targets[i]) || typeof c.updated[i] !== 'number' || typeof c.size[i] !== 'number' || typeof c.mtime[i] !== 'number') {
+      if (
+        (p !== 0 && typeof p !== 'string') ||
+        typeof c.id[i] !== 'string' ||
+        !Array.isArray(c.tags[i]) ||
+        !Array.isArray(c.targets[i]) ||
+        typeof c.updated[i] !== 'number' ||
+        typeof c.size[i] !== 'number' ||
+        typeof c.mtime[i] !== 'number'
+      ) {
         throw new IndexUnusable('docs.json holds a document of an unexpected shape');
       }
     }

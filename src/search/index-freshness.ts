@@ -16,7 +16,19 @@ import { RACY_WINDOW_MS, type DocRecord, type IndexState, type InvalidRecord, ty
 import { BucketReader } from './postings.js';
 import { GenerationDocs, compareWalkOrder, toColumns } from './generation-docs.js';
 import { indexDirFor } from './index-location.js';
-import { cleanIndexDir, ensureIndexDir, fileSystemNow, IndexUnusable, newGeneration, readBaseDocs, readBucket, readState, writeGeneration, writeState, type BaseDocs } from './index-store.js';
+import {
+  cleanIndexDir,
+  ensureIndexDir,
+  fileSystemNow,
+  IndexUnusable,
+  newGeneration,
+  readBaseDocs,
+  readBucket,
+  readState,
+  writeGeneration,
+  writeState,
+  type BaseDocs,
+} from './index-store.js';
 import { INDEX_FORMAT_VERSION } from './index-format.js';
 import { SCHEMA_VERSION } from '../document/contract.js';
 import { readIndexableFile } from './memory-terms.js';
@@ -97,9 +109,15 @@ function bucketLoader(dir: string, entry: CacheEntry): (b: number) => BucketRead
 export function listScopeFiles(roots: VaultRoots, scope: Scope): { files: StatFile[]; symlinks: string[]; complete: boolean; incompleteReasons: string[] } {
   const files: StatFile[] = [];
   const prefix = scope.length + 1;
-  const walk = walkVault(roots, [scope], DEFAULT_SCAN_LIMITS, (f: WalkedFile) => {
-    files.push({ file: f, rel: f.path.slice(prefix), size: f.size!, mtime: f.mtimeMs! });
-  }, { stat: true });
+  const walk = walkVault(
+    roots,
+    [scope],
+    DEFAULT_SCAN_LIMITS,
+    (f: WalkedFile) => {
+      files.push({ file: f, rel: f.path.slice(prefix), size: f.size!, mtime: f.mtimeMs! });
+    },
+    { stat: true },
+  );
   return { files, symlinks: walk.symlinks, complete: walk.complete, incompleteReasons: walk.incompleteReasons };
 }
 
@@ -117,7 +135,14 @@ function safeNow(dir: string): number {
   }
 }
 
-function rebuild(dir: string, scope: Scope, root: string, files: StatFile[], previous: string | undefined, onProgress: ProgressFn | undefined): { entry: CacheEntry; persisted: boolean; refreshedAt: number | undefined; state: IndexState } {
+function rebuild(
+  dir: string,
+  scope: Scope,
+  root: string,
+  files: StatFile[],
+  previous: string | undefined,
+  onProgress: ProgressFn | undefined,
+): { entry: CacheEntry; persisted: boolean; refreshedAt: number | undefined; state: IndexState } {
   const built = buildGeneration(scope, files, () => safeNow(dir), onProgress);
   const generation = newGeneration();
   const state: IndexState = { format: INDEX_FORMAT_VERSION, schema: SCHEMA_VERSION, scope, root, generation, overlay: {} };
@@ -150,10 +175,29 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
   const dir = indexDirFor(roots, scope);
   const root = scopeRoot(roots, scope);
   const listing = listScopeFiles(roots, scope);
-  const report: FreshnessReport = { scope, action: 'fresh', added: 0, changed: 0, removed: 0, persisted: true, symlinks: listing.symlinks, complete: listing.complete, incompleteReasons: listing.incompleteReasons };
+  const report: FreshnessReport = {
+    scope,
+    action: 'fresh',
+    added: 0,
+    changed: 0,
+    removed: 0,
+    persisted: true,
+    symlinks: listing.symlinks,
+    complete: listing.complete,
+    incompleteReasons: listing.incompleteReasons,
+  };
   const finish = (entry: CacheEntry, state: IndexState, persisted: boolean, refreshedAt: number | undefined) => {
     report.persisted = persisted;
-    const index: ScopeIndex = { scope, dir, generation: entry.generation, base: entry.base, overlay: state.overlay, loadBucket: bucketLoader(dir, entry), persisted, refreshedAt };
+    const index: ScopeIndex = {
+      scope,
+      dir,
+      generation: entry.generation,
+      base: entry.base,
+      overlay: state.overlay,
+      loadBucket: bucketLoader(dir, entry),
+      persisted,
+      refreshedAt,
+    };
     return { index, report };
   };
   // A scope without its folder has nothing to index: an empty index in memory, nothing written
@@ -299,7 +343,23 @@ export function diffFiles(base: BaseDocs, overlay: Record<string, OverlayEntry>,
 /**
  * Checks a scope's index without writing anything: whether it exists and how many files differ.
  */
-export function checkScopeIndex(roots: VaultRoots, scope: Scope): { exists: boolean; reason?: string; generation?: string; documents: number; invalid: number; added: number; changed: number; removed: number; refreshedAt?: number; bytes: number; dir: string; files: number } {
+export function checkScopeIndex(
+  roots: VaultRoots,
+  scope: Scope,
+): {
+  exists: boolean;
+  reason?: string;
+  generation?: string;
+  documents: number;
+  invalid: number;
+  added: number;
+  changed: number;
+  removed: number;
+  refreshedAt?: number;
+  bytes: number;
+  dir: string;
+  files: number;
+} {
   const dir = indexDirFor(roots, scope);
   const root = scopeRoot(roots, scope);
   const listing = listScopeFiles(roots, scope);
@@ -322,9 +382,32 @@ export function checkScopeIndex(roots: VaultRoots, scope: Scope): { exists: bool
       if ('invalid' in e) invalid++;
     }
     const added = diff.known.filter((k) => !k).length;
-    return { exists: true, generation: state.generation, documents, invalid, added, changed: diff.changed.length - added, removed: diff.removed.length, refreshedAt: mtime, bytes: base.bytes + Buffer.byteLength(JSON.stringify(state)), dir, files: listing.files.length };
+    return {
+      exists: true,
+      generation: state.generation,
+      documents,
+      invalid,
+      added,
+      changed: diff.changed.length - added,
+      removed: diff.removed.length,
+      refreshedAt: mtime,
+      bytes: base.bytes + Buffer.byteLength(JSON.stringify(state)),
+      dir,
+      files: listing.files.length,
+    };
   } catch (err) {
     if (!(err instanceof IndexUnusable)) throw err;
-    return { exists: false, reason: err.message, documents: 0, invalid: 0, added: listing.files.length, changed: 0, removed: 0, bytes: 0, dir, files: listing.files.length };
+    return {
+      exists: false,
+      reason: err.message,
+      documents: 0,
+      invalid: 0,
+      added: listing.files.length,
+      changed: 0,
+      removed: 0,
+      bytes: 0,
+      dir,
+      files: listing.files.length,
+    };
   }
 }

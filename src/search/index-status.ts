@@ -70,7 +70,10 @@ export function indexStatus(roots: VaultRoots, scopes: readonly Scope[] = ['proj
       lastRefresh: c.refreshedAt !== undefined ? new Date(c.refreshedAt).toISOString() : undefined,
     };
   });
-  const times = per.map((p) => p.lastRefresh).filter((t): t is string => t !== undefined).sort();
+  const times = per
+    .map((p) => p.lastRefresh)
+    .filter((t): t is string => t !== undefined)
+    .sort();
   return {
     exists: per.every((p) => p.exists),
     stale: per.some((p) => p.stale),

@@ -5,10 +5,36 @@
  * "absent" and is rebuilt, never trusted.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, constants, fstatSync, type Stats, lstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  type Stats,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { KINDS, SCHEMA_VERSION, STATUSES, kindFolder, type Scope } from '../document/contract.js';
-import { BUCKET_COUNT, FIELDS, INDEX_FORMAT_VERSION, IndexUnusable, bucketFileName, type DocRecord, type IndexState, type InvalidRecord, type StoredDocs } from './index-format.js';
+import {
+  BUCKET_COUNT,
+  FIELDS,
+  INDEX_FORMAT_VERSION,
+  IndexUnusable,
+  bucketFileName,
+  type DocRecord,
+  type IndexState,
+  type InvalidRecord,
+  type StoredDocs,
+} from './index-format.js';
 import { BucketReader } from './postings.js';
 import { GenerationDocs, isInvalidRecord, toColumns } from './generation-docs.js';
 
@@ -201,11 +227,14 @@ export function readState(dir: string, scope: Scope, root: string): { state: Ind
   } catch {
     throw new IndexUnusable('state.json is not valid JSON (truncated or garbage)');
   }
-  if (!isObj(v) || v.format !== INDEX_FORMAT_VERSION) throw new IndexUnusable(`index format ${isObj(v) ? String(v.format) : '?'} is not ${INDEX_FORMAT_VERSION}`);
+  if (!isObj(v) || v.format !== INDEX_FORMAT_VERSION)
+    throw new IndexUnusable(`index format ${isObj(v) ? String(v.format) : '?'} is not ${INDEX_FORMAT_VERSION}`);
   if (v.schema !== SCHEMA_VERSION) throw new IndexUnusable(`index was built for schema ${String(v.schema)}`);
   if (v.scope !== scope || v.root !== root) throw new IndexUnusable('index describes another folder');
-  if (typeof v.generation !== 'string' || !/^[a-z0-9]{1,40}$/.test(v.generation) || !isObj(v.overlay)) throw new IndexUnusable('state.json has an unexpected shape');
-  for (const p of Object.keys(v.overlay)) if (!isOverlayEntry(v.overlay[p], p, scope)) throw new IndexUnusable('state.json holds an overlay entry of an unexpected shape');
+  if (typeof v.generation !== 'string' || !/^[a-z0-9]{1,40}$/.test(v.generation) || !isObj(v.overlay))
+    throw new IndexUnusable('state.json has an unexpected shape');
+  for (const p of Object.keys(v.overlay))
+    if (!isOverlayEntry(v.overlay[p], p, scope)) throw new IndexUnusable('state.json holds an overlay entry of an unexpected shape');
   return { state: v as unknown as IndexState, mtime };
 }
 
@@ -226,7 +255,17 @@ export function readBaseDocs(dir: string, generation: string, scope: Scope): Bas
   } catch {
     throw new IndexUnusable('docs.json is not valid JSON (truncated or garbage)');
   }
-  if (!isObj(s) || s.format !== INDEX_FORMAT_VERSION || s.schema !== SCHEMA_VERSION || s.scope !== scope || s.generation !== generation || s.bucketCount !== BUCKET_COUNT || !Array.isArray(s.buckets) || s.buckets.length !== BUCKET_COUNT || !s.buckets.every((b) => Number.isSafeInteger(b) && b >= 0)) {
+  if (
+    !isObj(s) ||
+    s.format !== INDEX_FORMAT_VERSION ||
+    s.schema !== SCHEMA_VERSION ||
+    s.scope !== scope ||
+    s.generation !== generation ||
+    s.bucketCount !== BUCKET_COUNT ||
+    !Array.isArray(s.buckets) ||
+    s.buckets.length !== BUCKET_COUNT ||
+    !s.buckets.every((b) => Number.isSafeInteger(b) && b >= 0)
+  ) {
     throw new IndexUnusable('docs.json is of another format or generation');
   }
   const bytes = Buffer.byteLength(text) + s.buckets.reduce((a, b) => a + b, 0);
@@ -260,14 +299,24 @@ export function readBucket(dir: string, base: BaseDocs, bucket: number): BucketR
   const file = join(generationDir(dir, base.generation), bucketFileName(bucket));
   const what = `bucket ${bucket}`;
   const head = readIndexRange(file, what, expected, 0, Math.min(expected, BUCKET_HEAD_BYTES));
-  return new BucketReader({ size: expected, head, read: (start, end) => (end <= head.length ? head.subarray(start, end) : readIndexRange(file, what, expected, start, end)) }, base.count);
+  return new BucketReader(
+    { size: expected, head, read: (start, end) => (end <= head.length ? head.subarray(start, end) : readIndexRange(file, what, expected, start, end)) },
+    base.count,
+  );
 }
 
 /**
  * Writes a complete generation folder: bucket files, then docs.json, all into a temp folder that
  * is renamed into place, so a reader never sees half a generation.
  */
-export function writeGeneration(dir: string, generation: string, scope: Scope, docs: DocRecord[], invalid: InvalidRecord[], bucket: (b: number) => Buffer): number {
+export function writeGeneration(
+  dir: string,
+  generation: string,
+  scope: Scope,
+  docs: DocRecord[],
+  invalid: InvalidRecord[],
+  bucket: (b: number) => Buffer,
+): number {
   const tmp = join(dir, `${tempName()}-g`);
   mkdirSync(tmp, { mode: 0o700 });
   try {

@@ -49,7 +49,9 @@ export function readIndexableFile(file: WalkedFile, relPath: string): IndexableF
         mtime: -1,
         kind: tooLarge ? 'invalid-document' : 'unreadable',
         code: tooLarge ? 'document-too-large' : 'unreadable',
-        message: tooLarge ? `document is too large (${read.size ?? 'over'} bytes, maximum ${LIMITS.documentMaxBytes})` : `file could not be read (${read.code})`,
+        message: tooLarge
+          ? `document is too large (${read.size ?? 'over'} bytes, maximum ${LIMITS.documentMaxBytes})`
+          : `file could not be read (${read.code})`,
         hint: tooLarge ? 'a memory is at most 128 KiB; split it' : 'check the file permissions',
       },
     };
@@ -60,11 +62,30 @@ export function readIndexableFile(file: WalkedFile, relPath: string): IndexableF
     memory = parseMemory(read.bytes).memory;
   } catch (err) {
     const e = isVaultError(err) ? err : undefined;
-    return { invalid: { ...base, kind: 'invalid-document', code: e?.code ?? 'invalid-document', message: e?.message ?? 'document could not be parsed', field: e?.field, line: e?.line, hint: e?.hint } };
+    return {
+      invalid: {
+        ...base,
+        kind: 'invalid-document',
+        code: e?.code ?? 'invalid-document',
+        message: e?.message ?? 'document could not be parsed',
+        field: e?.field,
+        line: e?.line,
+        hint: e?.hint,
+      },
+    };
   }
   const where = locationProblem(memory, file.scope, file.segments);
   if (where) {
-    return { invalid: { ...base, kind: 'location-mismatch', code: 'location-mismatch', message: where, hint: `move it to ${memory.scope}/${memory.kind}s/${memory.id}.md or fix the frontmatter`, id: memory.id } };
+    return {
+      invalid: {
+        ...base,
+        kind: 'location-mismatch',
+        code: 'location-mismatch',
+        message: where,
+        hint: `move it to ${memory.scope}/${memory.kind}s/${memory.id}.md or fix the frontmatter`,
+        id: memory.id,
+      },
+    };
   }
   const labels = findSecretShapes(read.bytes.toString('utf8'));
   if (labels.length > 0) {

@@ -129,7 +129,8 @@ export class BucketReader {
       throw new IndexUnusable('bucket header is not valid JSON');
     }
     const { t, o, n } = header;
-    if (!Array.isArray(t) || !Array.isArray(o) || !Array.isArray(n) || o.length !== t.length || n.length !== t.length) throw new IndexUnusable('bucket header has an unexpected shape');
+    if (!Array.isArray(t) || !Array.isArray(o) || !Array.isArray(n) || o.length !== t.length || n.length !== t.length)
+      throw new IndexUnusable('bucket header has an unexpected shape');
     this.start = 4 + h;
     // a planted header must not steer allocations or reads: string terms, end offsets that never
     // go back, document counts within the generation (each posting takes at least two bytes)
@@ -137,7 +138,15 @@ export class BucketReader {
     for (let i = 0; i < t.length; i++) {
       const end = o[i] as unknown;
       const count = n[i] as unknown;
-      if (typeof t[i] !== 'string' || !Number.isSafeInteger(end) || (end as number) < prev || !Number.isSafeInteger(count) || (count as number) < 0 || (count as number) > docCount || (count as number) * 2 > (end as number) - prev) {
+      if (
+        typeof t[i] !== 'string' ||
+        !Number.isSafeInteger(end) ||
+        (end as number) < prev ||
+        !Number.isSafeInteger(count) ||
+        (count as number) < 0 ||
+        (count as number) > docCount ||
+        (count as number) * 2 > (end as number) - prev
+      ) {
         throw new IndexUnusable('bucket header has an unexpected shape');
       }
       prev = end as number;

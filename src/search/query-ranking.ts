@@ -70,7 +70,8 @@ export function withinOneEdit(a: string, b: string): boolean {
 export function matchWeight(term: string, q: string): number {
   if (term === q) return 1;
   if (prefixFor(q) && term.startsWith(q)) return (EXPANSION_WEIGHT.prefix * term.length) / (term.length + 0.3 * (term.length - q.length));
-  if (fuzzyFor(q) !== false && term.charCodeAt(0) === q.charCodeAt(0) && term.charCodeAt(1) === q.charCodeAt(1) && withinOneEdit(term, q)) return (EXPANSION_WEIGHT.fuzzy * term.length) / (term.length + 1);
+  if (fuzzyFor(q) !== false && term.charCodeAt(0) === q.charCodeAt(0) && term.charCodeAt(1) === q.charCodeAt(1) && withinOneEdit(term, q))
+    return (EXPANSION_WEIGHT.fuzzy * term.length) / (term.length + 1);
   return 0;
 }
 
@@ -199,7 +200,11 @@ function expandTerm(indexes: readonly ScopeIndex[], corpus: Corpus, q: string): 
     const e = entry(term, w);
     for (let f = 0; f < F; f++) {
       const withField = list.filter(([, freqs]) => freqs[f]! > 0);
-      if (withField.length) e.fields[f]!.push({ postings: { docs: Int32Array.from(withField, ([n]) => n), freqs: Int32Array.from(withField, ([, freqs]) => freqs[f]!) }, offset: 0 });
+      if (withField.length)
+        e.fields[f]!.push({
+          postings: { docs: Int32Array.from(withField, ([n]) => n), freqs: Int32Array.from(withField, ([, freqs]) => freqs[f]!) },
+          offset: 0,
+        });
     }
   }
   return out;
@@ -232,7 +237,12 @@ const sessions = new WeakMap<readonly ScopeIndex[], { corpus: Corpus; expansions
  * @returns every matching document that passes `filter`, best first
  * @throws IndexUnusable when a bucket it needs is damaged (the caller rebuilds)
  */
-export function rankDocuments(indexes: readonly ScopeIndex[], terms: readonly string[], filter: DocFilter, termWeights?: ReadonlyMap<string, number>): Candidate[] {
+export function rankDocuments(
+  indexes: readonly ScopeIndex[],
+  terms: readonly string[],
+  filter: DocFilter,
+  termWeights?: ReadonlyMap<string, number>,
+): Candidate[] {
   if (terms.length === 0) return [];
   // a second pass over the same indexes (feedback expansion) reuses the corpus and the expansions
   let session = sessions.get(indexes);

@@ -97,7 +97,9 @@ function invalidInput(field: string, message: string, hint: string): VaultError 
 
 function checkEnum<T extends string>(field: string, values: readonly string[] | undefined, allowed: readonly T[]): T[] | undefined {
   if (values === undefined) return undefined;
-  for (const v of values) if (!(allowed as readonly string[]).includes(v)) throw invalidInput(field, `must be one of: ${allowed.join(', ')} (got ${echoed(String(v))})`, `use one of: ${allowed.join(', ')}`);
+  for (const v of values)
+    if (!(allowed as readonly string[]).includes(v))
+      throw invalidInput(field, `must be one of: ${allowed.join(', ')} (got ${echoed(String(v))})`, `use one of: ${allowed.join(', ')}`);
   return [...new Set(values)] as T[];
 }
 
@@ -127,7 +129,8 @@ export function resolveSearchOptions(options: SearchOptions): { scopes: Scope[];
   const kinds = checkEnum('kind', options.kinds, KINDS);
   const statuses = checkEnum('status', options.statuses, STATUSES) ?? (['active'] as Status[]);
   const limit = options.limit ?? DEFAULT_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) throw invalidInput('limit', `must be a whole number from 1 to ${MAX_LIMIT} (got ${String(limit)})`, `e.g. --limit ${DEFAULT_LIMIT}`);
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+    throw invalidInput('limit', `must be a whole number from 1 to ${MAX_LIMIT} (got ${String(limit)})`, `e.g. --limit ${DEFAULT_LIMIT}`);
   const tags = options.tags?.map((t) => String(t).trim().replace(/^#/, '').toLowerCase());
   const harness = options.targetHarness?.trim().toLowerCase();
   const since = options.since !== undefined ? parseTimeBound('since', options.since) : undefined;
@@ -169,13 +172,25 @@ function readCandidate(roots: VaultRoots, doc: LiveDoc): Memory | undefined {
  *
  * @param rebuild true, or the reason, to build every index from the files (default: refresh)
  */
-export function openIndexes(roots: VaultRoots, scopes: readonly Scope[], rebuild: boolean | string = false): { indexes: ScopeIndex[]; diagnostics: SearchDiagnostics } {
+export function openIndexes(
+  roots: VaultRoots,
+  scopes: readonly Scope[],
+  rebuild: boolean | string = false,
+): { indexes: ScopeIndex[]; diagnostics: SearchDiagnostics } {
   const diagnostics: SearchDiagnostics = { invalidFiles: [], skippedSymlinks: [], complete: true, incompleteReasons: [], index: [] };
   const indexes: ScopeIndex[] = [];
   for (const scope of scopes) {
     const { index, report } = openScopeIndex(roots, scope, { rebuild });
     indexes.push(index);
-    diagnostics.index.push({ scope, action: report.action, reason: report.reason, added: report.added, changed: report.changed, removed: report.removed, persisted: report.persisted });
+    diagnostics.index.push({
+      scope,
+      action: report.action,
+      reason: report.reason,
+      added: report.added,
+      changed: report.changed,
+      removed: report.removed,
+      persisted: report.persisted,
+    });
     diagnostics.skippedSymlinks.push(...report.symlinks);
     if (!report.complete) diagnostics.complete = false;
     diagnostics.incompleteReasons.push(...report.incompleteReasons);

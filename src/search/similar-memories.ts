@@ -29,7 +29,9 @@ export const BODY_SIMILARITY = 0.9;
 
 /** A title folded for comparison: case, accents, punctuation and spacing do not count. */
 export function normalizeTitle(title: string): string {
-  return foldText(title).replace(/[^\p{L}\p{N}]+/gu, ' ').trim();
+  return foldText(title)
+    .replace(/[^\p{L}\p{N}]+/gu, ' ')
+    .trim();
 }
 
 function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
@@ -46,7 +48,10 @@ function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
  * @param memory the memory about to be saved (its id, when set, is never reported)
  * @returns similar memories, same title first
  */
-export async function findSimilarMemories(roots: VaultRoots, memory: Pick<Memory, 'title' | 'body' | 'scope'> & { id?: string | undefined }): Promise<SimilarMemory[]> {
+export async function findSimilarMemories(
+  roots: VaultRoots,
+  memory: Pick<Memory, 'title' | 'body' | 'scope'> & { id?: string | undefined },
+): Promise<SimilarMemory[]> {
   const scope: Scope = memory.scope;
   const bodyTerms = tokenize(memory.body);
   // the title plus the body's first distinct words find the candidates; the files decide

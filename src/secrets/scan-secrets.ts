@@ -61,7 +61,11 @@ function lineAt(starts: number[], offset: number): number {
 function fieldAt(text: string, line: number): string {
   const lines = text.split('\n', line);
   let closing = -1;
-  for (let i = 1; i < lines.length; i++) if (lines[i] === '---') { closing = i; break; }
+  for (let i = 1; i < lines.length; i++)
+    if (lines[i] === '---') {
+      closing = i;
+      break;
+    }
   if (line === 1 || (closing !== -1 && line > closing + 1)) return line === 1 ? 'frontmatter' : 'body';
   const m = /^([A-Za-z_]+)\s*:/.exec(lines[line - 1] ?? '');
   if (m && (FIELD_ORDER as readonly string[]).includes(m[1]!)) return m[1]!;
@@ -151,7 +155,7 @@ function labelFromRule(ruleId: string): string {
     shopify: 'Shopify token',
     '1password': '1Password token',
     'secp256k1-privatekey': 'secp256k1 private key',
-    'azure': 'Azure credential',
+    azure: 'Azure credential',
   };
   return known[name] ?? `${name} credential`;
 }

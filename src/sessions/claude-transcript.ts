@@ -97,7 +97,7 @@ export function createClaudeReader(options: { sidechainOnly?: boolean } = {}): T
       for (const block of content) {
         if (!isObject(block) || block.type !== 'tool_result') continue;
         if (block.is_error === true) {
-          const tool = typeof block.tool_use_id === 'string' ? toolNames.get(block.tool_use_id) ?? 'tool' : 'tool';
+          const tool = typeof block.tool_use_id === 'string' ? (toolNames.get(block.tool_use_id) ?? 'tool') : 'tool';
           noteToolError(s, tool, bounded(textOf(block.content) || (typeof rec.toolUseResult === 'string' ? rec.toolUseResult : 'error')));
         }
       }
@@ -160,7 +160,8 @@ export function createClaudeReader(options: { sidechainOnly?: boolean } = {}): T
         if (typeof record.gitBranch === 'string' && record.gitBranch) s.gitBranch = oneLine(record.gitBranch, 200);
         noteTime(s, record.timestamp);
         if (typeof record.uuid === 'string' && parents.size < 500_000) {
-          const parent = typeof record.parentUuid === 'string' ? record.parentUuid : typeof record.logicalParentUuid === 'string' ? record.logicalParentUuid : undefined;
+          const parent =
+            typeof record.parentUuid === 'string' ? record.parentUuid : typeof record.logicalParentUuid === 'string' ? record.logicalParentUuid : undefined;
           if (parent) parents.set(record.uuid, parent);
           if (record.type === 'user' || record.type === 'assistant') lastUuid = record.uuid;
         }

@@ -151,7 +151,7 @@ export function createCodexReader(): TranscriptRecordReader {
         if (!isObject(out) || !isObject(out.metadata)) return;
         const code = out.metadata.exit_code;
         if (typeof code === 'number' && code !== 0) {
-          const tool = typeof p.call_id === 'string' ? callNames.get(p.call_id) ?? 'tool' : 'tool';
+          const tool = typeof p.call_id === 'string' ? (callNames.get(p.call_id) ?? 'tool') : 'tool';
           const text = typeof out.output === 'string' && out.output.trim() ? out.output : `exit code ${code}`;
           noteToolError(s, `${tool} (exit ${code})`, bounded(text, 4096));
         }

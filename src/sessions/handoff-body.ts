@@ -17,7 +17,9 @@ const MAX_BODY_CHARS = 24_000;
  */
 export function handoffBodyFromSnapshot(s: SessionSnapshot): string {
   const out: string[] = [];
-  out.push(`Hand-off from session ${s.shortId} (${s.harness}) in ${s.project}, branch ${s.branch ?? 'unknown'}, last updated ${s.updatedAt}. Facts from the session snapshot; verify against git before acting.`);
+  out.push(
+    `Hand-off from session ${s.shortId} (${s.harness}) in ${s.project}, branch ${s.branch ?? 'unknown'}, last updated ${s.updatedAt}. Facts from the session snapshot; verify against git before acting.`,
+  );
   out.push('', '## State', '');
   if (s.goal) out.push(`Goal: ${s.goal}`, '');
   if (s.lastState) out.push(...s.lastState.split('\n').map((l) => (l ? `> ${l}` : '>')), '');

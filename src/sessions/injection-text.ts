@@ -33,7 +33,9 @@ const PREAMBLE = [
 
 /** Neutralises our own marker strings inside untrusted content. */
 function defuse(text: string): string {
-  return text.replace(/--- (BEGIN|END) PRIOR-SESSION SUMMARY ---/g, '--- ($1 prior-session summary) ---').replace(/HISTORICAL REFERENCE ONLY/g, 'historical reference only');
+  return text
+    .replace(/--- (BEGIN|END) PRIOR-SESSION SUMMARY ---/g, '--- ($1 prior-session summary) ---')
+    .replace(/HISTORICAL REFERENCE ONLY/g, 'historical reference only');
 }
 
 /** The snapshot as the compact text that goes between the markers. */

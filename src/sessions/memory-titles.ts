@@ -63,7 +63,19 @@ function readHead(path: string, buf: Buffer): string | undefined {
 
 /** White space as String.prototype.trim sees it (a value line holds no line break). */
 function isSpace(c: number): boolean {
-  return c === 32 || (c >= 9 && c <= 13) || c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff;
+  return (
+    c === 32 ||
+    (c >= 9 && c <= 13) ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
 }
 
 /** The range of the first `\n<key>` line's value, trimmed (`key` includes the colon). */
@@ -172,7 +184,17 @@ function isKindFolder(name: string): boolean {
 
 /** True for a {@link Listed} read back from the cache (every part a string, the id well formed). */
 function isListed(x: unknown): x is Listed {
-  return Array.isArray(x) && x.length === 5 && typeof x[0] === 'string' && ID_SHAPE.test(x[0]) && typeof x[1] === 'string' && typeof x[2] === 'string' && (KINDS as readonly string[]).includes(x[2]) && typeof x[3] === 'string' && typeof x[4] === 'string';
+  return (
+    Array.isArray(x) &&
+    x.length === 5 &&
+    typeof x[0] === 'string' &&
+    ID_SHAPE.test(x[0]) &&
+    typeof x[1] === 'string' &&
+    typeof x[2] === 'string' &&
+    (KINDS as readonly string[]).includes(x[2]) &&
+    typeof x[3] === 'string' &&
+    typeof x[4] === 'string'
+  );
 }
 
 /**
@@ -238,11 +260,27 @@ function readCache(dir: string): Map<string, CachedFolder> {
 
 /** A plain name inside a folder: not empty, no separator, not hidden (so neither `.` nor `..`), no NUL. */
 function isPlainName(name: unknown): name is string {
-  return typeof name === 'string' && name.length > 0 && name.length <= 255 && !name.startsWith('.') && !name.includes('/') && !name.includes('\\') && !name.includes('\u0000');
+  return (
+    typeof name === 'string' &&
+    name.length > 0 &&
+    name.length <= 255 &&
+    !name.startsWith('.') &&
+    !name.includes('/') &&
+    !name.includes('\\') &&
+    !name.includes('\u0000')
+  );
 }
 
 function isCachedFile(x: unknown): x is CachedFile {
-  return Array.isArray(x) && x.length === 4 && isPlainName(x[0]) && x[0].endsWith('.md') && typeof x[1] === 'number' && typeof x[2] === 'number' && (x[3] === null || isListed(x[3]));
+  return (
+    Array.isArray(x) &&
+    x.length === 4 &&
+    isPlainName(x[0]) &&
+    x[0].endsWith('.md') &&
+    typeof x[1] === 'number' &&
+    typeof x[2] === 'number' &&
+    (x[3] === null || isListed(x[3]))
+  );
 }
 
 /** The number of distinct words of a {@link Listed} that are in `wanted`. */
@@ -363,7 +401,14 @@ export function listMemoryPointers(
     if (!st || !st.isDirectory()) return; // absent, or a link: never followed
     const cached = cache.get(dir);
     const subOk = (d: unknown) => isPlainName(d) && (depth > 0 || isKindFolder(d));
-    if (cached && cached.m !== 0 && cached.m === st.mtimeMs && (depth > 0 || cached.files.length === 0) && cached.files.every(isCachedFile) && cached.dirs.every(subOk)) {
+    if (
+      cached &&
+      cached.m !== 0 &&
+      cached.m === st.mtimeMs &&
+      (depth > 0 || cached.files.length === 0) &&
+      cached.files.every(isCachedFile) &&
+      cached.dirs.every(subOk)
+    ) {
       next.set(dir, cached);
       for (const file of cached.files) {
         if (seen >= options.maxFiles) {

@@ -80,7 +80,15 @@ function chunkBuffer(): Buffer {
  * @param skipFirst drop the bytes up to the first newline (a window starting mid-line)
  * @param dropLast drop a trailing line without newline (a window ending mid-line)
  */
-function forEachJsonLine(fd: number, start: number, end: number, skipFirst: boolean, dropLast: boolean, reader: TranscriptRecordReader, overdue: () => boolean): LineStats {
+function forEachJsonLine(
+  fd: number,
+  start: number,
+  end: number,
+  skipFirst: boolean,
+  dropLast: boolean,
+  reader: TranscriptRecordReader,
+  overdue: () => boolean,
+): LineStats {
   const stats: LineStats = { invalidLines: 0, bytesRead: 0, stoppedEarly: false };
   const buf = chunkBuffer();
   let carry: Buffer[] = [];
@@ -136,7 +144,8 @@ function forEachJsonLine(fd: number, start: number, end: number, skipFirst: bool
       } else carry.push(Buffer.from(buf.subarray(from, n)));
     }
   }
-  if (!stats.stoppedEarly && !dropLast && carryLen > 0) parse(Buffer.concat(carry)); // a last line without newline (maybe half-written)
+  if (!stats.stoppedEarly && !dropLast && carryLen > 0)
+    parse(Buffer.concat(carry)); // a last line without newline (maybe half-written)
   else if (oversized) stats.invalidLines++;
   return stats;
 }
@@ -157,7 +166,12 @@ function openRegular(path: string): { fd: number; size: number } {
 }
 
 /** Reads one file through `reader` within the budget; returns bytes skipped and early stop. */
-function readInto(path: string, reader: TranscriptRecordReader, maxBytes: number, overdue: () => boolean): { skipped: number; invalid: number; stoppedEarly: boolean } {
+function readInto(
+  path: string,
+  reader: TranscriptRecordReader,
+  maxBytes: number,
+  overdue: () => boolean,
+): { skipped: number; invalid: number; stoppedEarly: boolean } {
   const { fd, size } = openRegular(path);
   try {
     if (size <= maxBytes) {

@@ -81,11 +81,19 @@ export function recordSession(rt: Runtime, input: RecordInput): RecordOutcome {
   const checked = input.transcriptPath === undefined || input.transcriptPath === null ? undefined : checkTranscriptPath(input.transcriptPath);
   const transcript = checked?.ok ? checked.path : undefined;
   const payloadSession = typeof input.sessionId === 'string' && input.sessionId.trim() ? oneLine(input.sessionId, 200) : undefined;
-  const compactNote = input.event === 'pre-compact' ? `Context compaction (${typeof input.trigger === 'string' ? oneLine(input.trigger, 20) : 'unknown'}) started at ${nowIso}` : undefined;
+  const compactNote =
+    input.event === 'pre-compact'
+      ? `Context compaction (${typeof input.trigger === 'string' ? oneLine(input.trigger, 20) : 'unknown'}) started at ${nowIso}`
+      : undefined;
 
   let summary: TranscriptSummary | undefined;
   if (transcript) {
-    summary = readTranscript(transcript, { harness: input.harness, deadline: input.deadline, now, ...(input.transcriptMaxBytes ? { maxBytes: input.transcriptMaxBytes } : {}) });
+    summary = readTranscript(transcript, {
+      harness: input.harness,
+      deadline: input.deadline,
+      now,
+      ...(input.transcriptMaxBytes ? { maxBytes: input.transcriptMaxBytes } : {}),
+    });
     if (!hasContent(summary) && !compactNote) return { written: false, skipped: 'empty-transcript', summary };
   } else if (!compactNote) {
     return { written: false, skipped: checked && !checked.ok ? checked.problem : 'no-transcript' };
@@ -98,15 +106,20 @@ export function recordSession(rt: Runtime, input: RecordInput): RecordOutcome {
   if (!cwd) return { written: false, skipped: 'no-transcript' };
   const where = identifyWorktree(cwd);
 
-  const result = updateSnapshot(input.sessionsDir, { shortId, sessionId, worktree: where.worktree }, rt, (existing: SessionSnapshot | undefined, id: string) => {
-    let next: SessionSnapshot | undefined;
-    if (summary && hasContent(summary)) {
-      const fresh = snapshotFromSummary(summary, where, { sessionId, shortId: id, transcript, event: input.event, now: nowIso });
-      next = existing ? mergeSnapshots(existing, fresh) : fresh;
-    } else next = existing ? { ...existing, updates: existing.updates + 1, updatedAt: nowIso, lastEvent: input.event } : undefined;
-    if (!next) return undefined; // never a placeholder
-    return compactNote ? withNote(next, compactNote) : next;
-  });
+  const result = updateSnapshot(
+    input.sessionsDir,
+    { shortId, sessionId, worktree: where.worktree },
+    rt,
+    (existing: SessionSnapshot | undefined, id: string) => {
+      let next: SessionSnapshot | undefined;
+      if (summary && hasContent(summary)) {
+        const fresh = snapshotFromSummary(summary, where, { sessionId, shortId: id, transcript, event: input.event, now: nowIso });
+        next = existing ? mergeSnapshots(existing, fresh) : fresh;
+      } else next = existing ? { ...existing, updates: existing.updates + 1, updatedAt: nowIso, lastEvent: input.event } : undefined;
+      if (!next) return undefined; // never a placeholder
+      return compactNote ? withNote(next, compactNote) : next;
+    },
+  );
   if (!result.written) return { written: false, skipped: 'no-snapshot-to-annotate', ...(summary ? { summary } : {}) };
   const name = result.path!.slice(input.sessionsDir.length + 1);
   indexSnapshot(input.sessionsDir, name, where, rt);

@@ -102,7 +102,11 @@ export function prepareSessionStart(rt: Runtime, input: StartInput): StartOutcom
   let found = fast;
   let pruned = 0;
   if (!fast) {
-    const d = discoverSnapshot(input.sessionsDir, where ?? { worktree: '', repo: undefined }, rt, { maxAgeMs, retentionDays: input.retentionDays, find: inject && where !== undefined });
+    const d = discoverSnapshot(input.sessionsDir, where ?? { worktree: '', repo: undefined }, rt, {
+      maxAgeMs,
+      retentionDays: input.retentionDays,
+      find: inject && where !== undefined,
+    });
     pruned = d.pruned;
     if (pruned) removeStaleFiles(input.sessionsDir, nowMs);
     found = d.found;
@@ -113,7 +117,7 @@ export function prepareSessionStart(rt: Runtime, input: StartInput): StartOutcom
   if (input.memories) {
     try {
       const s = found?.snapshot;
-      const ctx = s ? snapshotContext(s) : where.branch ?? '';
+      const ctx = s ? snapshotContext(s) : (where.branch ?? '');
       const roots = input.memories.roots();
       // The record's list holds on the full path too (the sessions folder changed, not the vault)
       // when it was ranked by the same text: the roots, the context and the vault proof decide.
@@ -127,5 +131,11 @@ export function prepareSessionStart(rt: Runtime, input: StartInput): StartOutcom
     }
   }
   const context = buildInjectionText(found?.snapshot, memories, input.maxChars);
-  return { context, pruned, ...(found ? { snapshotPath: found.file.path } : {}), memoryCount: memories.length, fromRecord: { snapshot: Boolean(fast), memories: listFromRecord } };
+  return {
+    context,
+    pruned,
+    ...(found ? { snapshotPath: found.file.path } : {}),
+    memoryCount: memories.length,
+    fromRecord: { snapshot: Boolean(fast), memories: listFromRecord },
+  };
 }

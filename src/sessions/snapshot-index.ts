@@ -240,7 +240,14 @@ export interface Discovery {
 }
 
 /** Stats the candidates and picks the newest complete snapshot that really is of `key`. */
-function newestOf(dir: string, candidates: readonly string[], key: WorktreeKey, nowMs: number, maxAgeMs: number, onStale: (name: string, actual: IndexEntry) => void): Discovery['found'] {
+function newestOf(
+  dir: string,
+  candidates: readonly string[],
+  key: WorktreeKey,
+  nowMs: number,
+  maxAgeMs: number,
+  onStale: (name: string, actual: IndexEntry) => void,
+): Discovery['found'] {
   const files: SnapshotFile[] = [];
   for (const name of candidates) {
     try {
@@ -275,7 +282,12 @@ function newestOf(dir: string, candidates: readonly string[], key: WorktreeKey, 
  *
  * @param options `maxAgeMs` ignore older snapshots; `retentionDays` undefined = never prune
  */
-export function discoverSnapshot(dir: string, key: WorktreeKey, rt: Runtime, options: { maxAgeMs: number; retentionDays: number | undefined; find: boolean }): Discovery {
+export function discoverSnapshot(
+  dir: string,
+  key: WorktreeKey,
+  rt: Runtime,
+  options: { maxAgeMs: number; retentionDays: number | undefined; find: boolean },
+): Discovery {
   const nowMs = rt.now().getTime();
   let names: string[];
   try {
@@ -349,7 +361,9 @@ export function discoverSnapshot(dir: string, key: WorktreeKey, rt: Runtime, opt
     present.push(name);
     if (matches(index.trees[at]!, key)) candidates.push(name);
   }
-  const found = options.find ? newestOf(dir, candidates, key, nowMs, options.maxAgeMs, (name, actual) => (index.names[name] = treeOf(index, actual))) : undefined;
+  const found = options.find
+    ? newestOf(dir, candidates, key, nowMs, options.maxAgeMs, (name, actual) => (index.names[name] = treeOf(index, actual)))
+    : undefined;
   writeSnapshotIndex(dir, index, rt, present);
   return { found, count: names.length, pruned };
 }

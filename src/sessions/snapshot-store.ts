@@ -64,7 +64,11 @@ const WIP_STALE_MS = 60_000;
 
 /** Refuses a sessions folder with `rule` (one clear error naming the variable and the fix). */
 function refuseSessionsDir(message: string, rule: string): never {
-  throw new VaultError('invalid-input', message, { field: 'ECC_SESSIONS_DIR', rule, hint: 'unset it to use ~/.ecc/sessions, or set it to an absolute folder outside every .ecc folder and vault' });
+  throw new VaultError('invalid-input', message, {
+    field: 'ECC_SESSIONS_DIR',
+    rule,
+    hint: 'unset it to use ~/.ecc/sessions, or set it to an absolute folder outside every .ecc folder and vault',
+  });
 }
 
 /** True when `dir` is `root` or lies under it. */
@@ -113,7 +117,10 @@ export function resolveSessionsDir(rt: Runtime): string {
   for (const candidate of [dir, real]) {
     if (isWithin(candidate, defaultDir) || isWithin(candidate, realDefault)) continue;
     if (candidate.split(sep).some((part) => part.toLowerCase() === '.ecc')) {
-      refuseSessionsDir(`ECC_SESSIONS_DIR must not point inside a .ecc folder (${candidate})`, 'outside every .ecc folder (vaults and their team memories live there)');
+      refuseSessionsDir(
+        `ECC_SESSIONS_DIR must not point inside a .ecc folder (${candidate})`,
+        'outside every .ecc folder (vaults and their team memories live there)',
+      );
     }
     for (const name of ['ECC_MEMORY_PROJECT_ROOT', 'ECC_MEMORY_USER_ROOT'] as const) {
       const root = rt.env[name];
@@ -143,7 +150,8 @@ export function ensureSessionsDir(dir: string): void {
     throw new VaultError('io-error', `cannot create the sessions folder (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
   }
   const st = lstatSync(dir);
-  if (st.isSymbolicLink()) throw new VaultError('symlink-refused', 'the sessions folder is a symbolic link', { rule: 'no symlinks', hint: 'replace it with a real folder' });
+  if (st.isSymbolicLink())
+    throw new VaultError('symlink-refused', 'the sessions folder is a symbolic link', { rule: 'no symlinks', hint: 'replace it with a real folder' });
   if (!st.isDirectory()) throw new VaultError('io-error', 'the sessions folder is not a folder');
   if (created === undefined) {
     try {
@@ -369,7 +377,8 @@ export function withSnapshotLock<T>(dir: string, shortId: string, rt: Runtime, w
         linkSync(draft, path);
         break;
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw new VaultError('io-error', `cannot lock the session snapshot (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST')
+          throw new VaultError('io-error', `cannot lock the session snapshot (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
         if (lockIsStale(path, rt.now().getTime())) {
           try {
             unlinkSync(path);
@@ -378,7 +387,8 @@ export function withSnapshotLock<T>(dir: string, shortId: string, rt: Runtime, w
           }
           continue;
         }
-        if (rt.now().getTime() > until) throw new VaultError('io-error', 'timed out waiting for the session snapshot lock', { hint: 'another hook of this session is still running' });
+        if (rt.now().getTime() > until)
+          throw new VaultError('io-error', 'timed out waiting for the session snapshot lock', { hint: 'another hook of this session is still running' });
         sleepMs(15);
       }
     }
@@ -478,7 +488,8 @@ export function updateSnapshot(
       const date = (next.startedAt && /^\d{4}-\d{2}-\d{2}/.test(next.startedAt) ? next.startedAt : rt.now().toISOString()).slice(0, 10);
       if (!name) {
         name = `${date}-${shortId}-session.tmp`;
-        if (mine.some((f) => f.name === name)) throw new VaultError('io-error', 'a snapshot file of another session has this name', { hint: 'remove or rename the other file' });
+        if (mine.some((f) => f.name === name))
+          throw new VaultError('io-error', 'a snapshot file of another session has this name', { hint: 'remove or rename the other file' });
       }
       writeAtomic(dir, name, renderSnapshot({ ...next, shortId }), shortId, rt);
       return { path: join(dir, name), written: true, snapshot: { ...next, shortId } };

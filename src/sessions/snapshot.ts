@@ -201,7 +201,8 @@ export function renderSnapshot(s: SessionSnapshot): string {
     lines.push('');
   }
   lines.push('## Last state', '');
-  if (s.lastState) for (const l of paragraph(s.lastState, SUMMARY_LIMITS.lastAssistantChars).replace(/<!--/g, '<!‑‑').split('\n')) lines.push(l ? `> ${l}` : '>');
+  if (s.lastState)
+    for (const l of paragraph(s.lastState, SUMMARY_LIMITS.lastAssistantChars).replace(/<!--/g, '<!‑‑').split('\n')) lines.push(l ? `> ${l}` : '>');
   else lines.push('_unknown_');
   lines.push('', SNAPSHOT_END, '');
   return redact(lines.join('\n'));

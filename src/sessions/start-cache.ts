@@ -27,7 +27,16 @@ import type { Runtime } from '../io/runtime.js';
 import type { MemoryPointer } from './injection-text.js';
 import type { ListProof } from './memory-titles.js';
 import { parseSnapshot, type SessionSnapshot } from './snapshot.js';
-import { ensureStartDir, readSnapshotText, sameRepoInstance, SNAPSHOT_FILE, START_DIR, writeAtomic, type SnapshotFile, type WorktreeKey } from './snapshot-store.js';
+import {
+  ensureStartDir,
+  readSnapshotText,
+  sameRepoInstance,
+  SNAPSHOT_FILE,
+  START_DIR,
+  writeAtomic,
+  type SnapshotFile,
+  type WorktreeKey,
+} from './snapshot-store.js';
 
 const RECORD_VERSION = 1;
 const RECORD_MAX_BYTES = 64 * 1024;
@@ -87,7 +96,14 @@ export function snapshotContext(s: SessionSnapshot): string {
  * @param sessionsMtime the sessions folder's mtime (ms) read right after that write, before the
  *   hook's slower work (listing memories): any later change of the folder makes the record stale
  */
-export function writeStartRecord(dir: string, key: WorktreeKey, snapshotName: string, sessionsMtime: number, memories: StartMemories | null, rt: Runtime): void {
+export function writeStartRecord(
+  dir: string,
+  key: WorktreeKey,
+  snapshotName: string,
+  sessionsMtime: number,
+  memories: StartMemories | null,
+  rt: Runtime,
+): void {
   if (!(sessionsMtime > 0) || sessionsMtime % 1000 === 0) return;
   const current = readStartRecord(dir, key);
   if (current && current.snapshot !== snapshotName) {
@@ -112,7 +128,15 @@ function isUnder(path: string, root: string): boolean {
 
 function isPointer(p: unknown): p is MemoryPointer {
   const m = p as MemoryPointer | null;
-  return typeof m === 'object' && m !== null && typeof m.id === 'string' && ID_SHAPE.test(m.id) && typeof m.title === 'string' && (KINDS as readonly string[]).includes(m.kind) && (m.scope === 'project' || m.scope === 'team');
+  return (
+    typeof m === 'object' &&
+    m !== null &&
+    typeof m.id === 'string' &&
+    ID_SHAPE.test(m.id) &&
+    typeof m.title === 'string' &&
+    (KINDS as readonly string[]).includes(m.kind) &&
+    (m.scope === 'project' || m.scope === 'team')
+  );
 }
 
 function isProof(p: unknown): p is ListProof {
@@ -135,12 +159,17 @@ function isProof(p: unknown): p is ListProof {
  */
 function memoriesOf(m: unknown): StartMemories | null {
   const x = m as StartMemories | null;
-  if (typeof x !== 'object' || x === null || !Array.isArray(x.roots) || x.roots.length !== 2 || !x.roots.every((r) => typeof r === 'string' && isAbsolute(r))) return null;
+  if (typeof x !== 'object' || x === null || !Array.isArray(x.roots) || x.roots.length !== 2 || !x.roots.every((r) => typeof r === 'string' && isAbsolute(r)))
+    return null;
   if (typeof x.context !== 'string' || !isProof(x.proof) || !Array.isArray(x.list) || !x.list.every(isPointer)) return null;
   const { folders, files } = x.proof;
   const inVault = (p: string) => !p.split(sep).includes('..') && x.roots.some((r) => isUnder(p, r));
   if (!x.roots.every((r) => folders.some(([p]) => p === r)) || !folders.every(([p]) => inVault(p)) || !files.every(([p]) => inVault(p))) return null;
-  if (files.length !== x.list.length || !x.list.every((ptr, i) => basename(files[i]![0]) === `${ptr.id}.md` && isUnder(files[i]![0], x.roots[ptr.scope === 'project' ? 0 : 1]))) return null;
+  if (
+    files.length !== x.list.length ||
+    !x.list.every((ptr, i) => basename(files[i]![0]) === `${ptr.id}.md` && isUnder(files[i]![0], x.roots[ptr.scope === 'project' ? 0 : 1]))
+  )
+    return null;
   return x;
 }
 
@@ -170,14 +199,21 @@ export function sessionsMtime(dir: string): number {
  * unchanged since it was written, and the snapshot is a regular file, complete, of this
  * worktree and not older than `maxAgeMs`. Undefined means: take the full path.
  */
-export function startFromRecord(dir: string, record: StartRecord, key: WorktreeKey, nowMs: number, maxAgeMs: number): { file: SnapshotFile; snapshot: SessionSnapshot } | undefined {
+export function startFromRecord(
+  dir: string,
+  record: StartRecord,
+  key: WorktreeKey,
+  nowMs: number,
+  maxAgeMs: number,
+): { file: SnapshotFile; snapshot: SessionSnapshot } | undefined {
   if (sessionsMtime(dir) !== record.sessionsMtime) return undefined;
   const path = join(dir, record.snapshot);
   const st = lstatSync(path, { throwIfNoEntry: false });
   if (!st || !st.isFile() || nowMs - st.mtimeMs > maxAgeMs) return undefined;
   const text = readSnapshotText(path);
   const snapshot = text === undefined ? undefined : parseSnapshot(text);
-  if (!snapshot || snapshot.worktree !== key.worktree || (snapshot.repo && key.repo && snapshot.repo !== key.repo) || !sameRepoInstance(snapshot, key)) return undefined;
+  if (!snapshot || snapshot.worktree !== key.worktree || (snapshot.repo && key.repo && snapshot.repo !== key.repo) || !sameRepoInstance(snapshot, key))
+    return undefined;
   const m = SNAPSHOT_FILE.exec(record.snapshot)!;
   return { file: { name: record.snapshot, path, date: m[1]!, shortId: m[2]!, mtimeMs: st.mtimeMs, size: st.size }, snapshot };
 }

@@ -13,7 +13,8 @@ const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u20
 // U+17B4/U+17B5, U+180B–U+180F, U+200B–U+200D, U+2060–U+2064, U+206A–U+206F, U+3164, U+FEFF,
 // U+FFA0), variation selectors (U+FE00–U+FE0F, U+E0100–U+E01EF) and the interlinear annotation
 // controls (U+FFF9–U+FFFB). Removed so injected context holds no hidden prompt text.
-const INVISIBLE = /[\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d\u2060-\u2064\u206a-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb]/gu;
+const INVISIBLE =
+  /[\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d\u2060-\u2064\u206a-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb]/gu;
 /** Start of the marker {@link redact} leaves in place of a secret. */
 const REDACTION_OPEN = '[REDACTED ';
 

@@ -41,7 +41,11 @@ const MAX_ENV_PATH = 4096;
 
 function checkOverride(name: string, value: string, cwd: string): string {
   if (value.length > MAX_ENV_PATH || value.includes('\u0000')) {
-    throw new VaultError('invalid-input', `${name} is not a usable path`, { field: name, rule: 'path of at most 4096 characters', hint: `set ${name} to a directory path` });
+    throw new VaultError('invalid-input', `${name} is not a usable path`, {
+      field: name,
+      rule: 'path of at most 4096 characters',
+      hint: `set ${name} to a directory path`,
+    });
   }
   return resolve(cwd, value);
 }

@@ -57,7 +57,10 @@ export function ensureRealDir(dir: string, mode: number, label: string): void {
 function wrapIo(err: unknown, what: string): VaultError {
   if (err instanceof VaultError) return err;
   const code = errnoOf(err) ?? 'unknown';
-  return new VaultError('io-error', `${what} (${code})`, { hint: code === 'EACCES' ? 'check the folder permissions' : 'check the path and try again', cause: err });
+  return new VaultError('io-error', `${what} (${code})`, {
+    hint: code === 'EACCES' ? 'check the folder permissions' : 'check the path and try again',
+    cause: err,
+  });
 }
 
 /**
@@ -76,7 +79,10 @@ export function checkProjectGitignore(projectDir: string): 'ok' | 'missing' {
     return 'missing';
   }
   if (st.isSymbolicLink()) {
-    throw new VaultError('symlink-refused', 'project memory .gitignore is a symbolic link', { rule: 'no symlinks in the vault', hint: 'replace it with a regular file' });
+    throw new VaultError('symlink-refused', 'project memory .gitignore is a symbolic link', {
+      rule: 'no symlinks in the vault',
+      hint: 'replace it with a regular file',
+    });
   }
   const content = st.isFile() && st.size < 1024 ? readFileSync(file, 'utf8') : undefined;
   if (content !== PROJECT_GITIGNORE) {

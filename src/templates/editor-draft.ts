@@ -57,7 +57,11 @@ function listOf(field: string, v: unknown): string[] {
   if (v === undefined || v === null) return [];
   if (typeof v === 'string') return v.trim() === '' ? [] : [v];
   if (Array.isArray(v) && v.every((x) => typeof x === 'string' || typeof x === 'number')) return v.map(String);
-  throw new VaultError('invalid-field', `${field}: must be a list of strings`, { field, rule: 'type array of strings', hint: `write ${field}: ["a", "b"] or one "- item" per line` });
+  throw new VaultError('invalid-field', `${field}: must be a list of strings`, {
+    field,
+    rule: 'type array of strings',
+    hint: `write ${field}: ["a", "b"] or one "- item" per line`,
+  });
 }
 
 function stringOf(field: string, v: unknown): string {
@@ -79,7 +83,9 @@ export function cleanDraftBody(body: string, templates: readonly KindTemplate[])
     for (const g of t.preamble) guidance.add(g);
     for (const s of t.sections) for (const g of s.guidance) guidance.add(g);
   }
-  const stripped = body.replace(/\r\n?/g, '\n').replace(/[ \t]*<!--([\s\S]*?)-->[ \t]*\n?/g, (all, inner: string) => (guidance.has(collapse(inner)) ? '' : all));
+  const stripped = body
+    .replace(/\r\n?/g, '\n')
+    .replace(/[ \t]*<!--([\s\S]*?)-->[ \t]*\n?/g, (all, inner: string) => (guidance.has(collapse(inner)) ? '' : all));
   const { lead, sections } = splitSections(stripped);
   const parts = [lead.trim(), ...sections.filter((s) => s.content.trim() !== '').map((s) => `## ${s.heading}\n\n${s.content.trim()}`)];
   return parts
@@ -100,7 +106,11 @@ export function cleanDraftBody(body: string, templates: readonly KindTemplate[])
 export function readDraft(text: string, templates: readonly KindTemplate[]): DraftInput {
   const lf = text.replace(/^\uFEFF/, '').replace(/\r\n?/g, '\n');
   if (!lf.startsWith('---\n')) {
-    throw new VaultError('missing-frontmatter', 'the draft must start with --- frontmatter', { rule: 'starts with ---', line: 1, hint: 'keep the --- lines around title, kind, scope, tags, links and target_harnesses' });
+    throw new VaultError('missing-frontmatter', 'the draft must start with --- frontmatter', {
+      rule: 'starts with ---',
+      line: 1,
+      hint: 'keep the --- lines around title, kind, scope, tags, links and target_harnesses',
+    });
   }
   let data: Record<string, unknown>;
   let content: string;
@@ -134,4 +144,3 @@ export function readDraft(text: string, templates: readonly KindTemplate[]): Dra
     body: cleanDraftBody(content, templates),
   };
 }
-

@@ -72,7 +72,11 @@ export function fillTemplate(template: KindTemplate, values: readonly SectionVal
     }
     const text = v.text.replace(/\r\n?/g, '\n').trim();
     if (text === '') {
-      throw new VaultError('invalid-input', `section: "${section.name}" is empty`, { field: 'section', rule: 'non-empty text', hint: `give it some text, or leave --section "${section.name}=..." out` });
+      throw new VaultError('invalid-input', `section: "${section.name}" is empty`, {
+        field: 'section',
+        rule: 'non-empty text',
+        hint: `give it some text, or leave --section "${section.name}=..." out`,
+      });
     }
     texts.set(section, [...(texts.get(section) ?? []), text]);
   }

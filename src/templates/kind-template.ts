@@ -96,13 +96,21 @@ export function parseTemplate(kind: Kind, text: string): KindTemplate {
   for (const s of sections) {
     const key = normalizeSectionName(s.heading);
     if (seen.has(key)) {
-      throw new VaultError('invalid-input', `template ${kind}.md repeats the section "${s.heading}"`, { field: 'template', rule: 'unique section names', hint: `keep one "## ${s.heading}" in templates/${kind}.md` });
+      throw new VaultError('invalid-input', `template ${kind}.md repeats the section "${s.heading}"`, {
+        field: 'template',
+        rule: 'unique section names',
+        hint: `keep one "## ${s.heading}" in templates/${kind}.md`,
+      });
     }
     seen.add(key);
     out.push({ name: s.heading, guidance: commentTexts(s.content) });
   }
   if (out.length === 0) {
-    throw new VaultError('invalid-input', `template ${kind}.md has no "## " section`, { field: 'template', rule: 'at least one section', hint: 'give the template one "## Heading" per section' });
+    throw new VaultError('invalid-input', `template ${kind}.md has no "## " section`, {
+      field: 'template',
+      rule: 'at least one section',
+      hint: 'give the template one "## Heading" per section',
+    });
   }
   return { kind, preamble: commentTexts(lead), sections: out, text: lf };
 }
@@ -126,7 +134,10 @@ export function loadTemplate(kind: string, dir: string = defaultTemplatesDir()):
   const file = join(dir, `${kind}.md`);
   const read = readFileSafe(file, TEMPLATE_MAX_BYTES);
   if (!read.ok) {
-    throw new VaultError('io-error', `cannot read the ${kind} template ${file} (${read.code})`, { field: 'template', hint: 'reinstall the package, or restore templates/' + kind + '.md' });
+    throw new VaultError('io-error', `cannot read the ${kind} template ${file} (${read.code})`, {
+      field: 'template',
+      hint: 'reinstall the package, or restore templates/' + kind + '.md',
+    });
   }
   let text: string;
   try {

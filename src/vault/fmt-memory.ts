@@ -139,13 +139,25 @@ function targetsOf(roots: VaultRoots, paths: readonly string[], cwd: string, sco
       continue;
     }
     if (!scope) {
-      refuse(abs, given, 'outside-vault', `not inside a scope folder of the vault (${SCOPES.map((s) => `${s}/`).join(', ')}); fmt only rewrites memory files of the vault`);
+      refuse(
+        abs,
+        given,
+        'outside-vault',
+        `not inside a scope folder of the vault (${SCOPES.map((s) => `${s}/`).join(', ')}); fmt only rewrites memory files of the vault`,
+      );
       continue;
     }
     const top = topOf(scope);
     const link = linkOnPath(top, dirname(abs)) ?? (isSymlink(abs) ? abs : undefined);
     if (link !== undefined && existsNoFollow(link) && isSymlink(link)) {
-      refuse(abs, given, 'symlink', link === abs ? 'symbolic link: never followed, never rewritten' : 'a folder on the path is a symbolic link: never followed, nothing below it is rewritten');
+      refuse(
+        abs,
+        given,
+        'symlink',
+        link === abs
+          ? 'symbolic link: never followed, never rewritten'
+          : 'a folder on the path is a symbolic link: never followed, nothing below it is rewritten',
+      );
       continue;
     }
     if (!existsNoFollow(abs)) {
@@ -196,7 +208,12 @@ export function formatMemoryFile(absPath: string, path: string, rt: Runtime, che
   }
   const read = readFileSafe(absPath, LIMITS.documentMaxBytes);
   if (!read.ok) {
-    const why = read.code === 'too-large' ? 'document is too large' : read.code === 'ELOOP' ? 'symbolic link: never followed, never rewritten' : `file could not be read (${read.code})`;
+    const why =
+      read.code === 'too-large'
+        ? 'document is too large'
+        : read.code === 'ELOOP'
+          ? 'symbolic link: never followed, never rewritten'
+          : `file could not be read (${read.code})`;
     return { ...base, code: read.code === 'too-large' ? 'document-too-large' : read.code === 'ELOOP' ? 'symlink' : 'unreadable', message: why };
   }
   let parsed;
@@ -232,12 +249,19 @@ function writeOver(absPath: string, text: string, expected: Buffer, rt: Runtime,
   const dir = dirname(absPath);
   const linked = () => {
     if (linkOnPath(linkFreeFrom, dir) !== undefined) {
-      throw new VaultError('symlink-refused', `a folder on the path of ${basename(absPath)} is a symbolic link; nothing was written`, { rule: 'never follow symbolic links', hint: 'replace the link with a real folder (see vault doctor)' });
+      throw new VaultError('symlink-refused', `a folder on the path of ${basename(absPath)} is a symbolic link; nothing was written`, {
+        rule: 'never follow symbolic links',
+        hint: 'replace the link with a real folder (see vault doctor)',
+      });
     }
   };
   linked();
   const st = lstatSync(absPath);
-  if (!st.isFile()) throw new VaultError('symlink-refused', `${basename(absPath)} is not a regular file; nothing was written`, { rule: 'never follow symbolic links', hint: 'see vault doctor' });
+  if (!st.isFile())
+    throw new VaultError('symlink-refused', `${basename(absPath)} is not a regular file; nothing was written`, {
+      rule: 'never follow symbolic links',
+      hint: 'see vault doctor',
+    });
   const tmp = join(dir, `.ecc-memory-fmt-${rt.randomHex(8)}.tmp`);
   let fd: number | undefined;
   let created = false;
@@ -257,7 +281,10 @@ function writeOver(absPath: string, text: string, expected: Buffer, rt: Runtime,
     }
     linked();
     const tmpSt = lstatSync(tmp);
-    if (!tmpSt.isFile() || tmpSt.ino !== ino) throw new VaultError('symlink-refused', `the folder of ${basename(absPath)} changed while it was being formatted; nothing was written`, { hint: 'run vault doctor' });
+    if (!tmpSt.isFile() || tmpSt.ino !== ino)
+      throw new VaultError('symlink-refused', `the folder of ${basename(absPath)} changed while it was being formatted; nothing was written`, {
+        hint: 'run vault doctor',
+      });
     renameSync(tmp, absPath);
     try {
       const dfd = openSync(dir, constants.O_RDONLY);
@@ -271,7 +298,10 @@ function writeOver(absPath: string, text: string, expected: Buffer, rt: Runtime,
     }
   } catch (err) {
     if (isVaultError(err)) throw err;
-    throw new VaultError('io-error', `cannot rewrite ${basename(absPath)} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { hint: 'check the folder permissions', cause: err });
+    throw new VaultError('io-error', `cannot rewrite ${basename(absPath)} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, {
+      hint: 'check the folder permissions',
+      cause: err,
+    });
   } finally {
     if (fd !== undefined) closeSync(fd);
     if (created) {

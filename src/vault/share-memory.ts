@@ -92,7 +92,8 @@ export async function shareMemory(roots: VaultRoots, id: string, rt: Runtime): P
     // The file the scan found, in the folder the scan walked: refuse if a folder on the way has
     // since become a link (unlink would otherwise remove a file outside the vault).
     assertNoLinkOnPath(guardedDirs(roots, 'project')[0]!, dirname(found.absPath));
-    if (!lstatSync(found.absPath).isFile()) throw new VaultError('symlink-refused', `${found.path} is no longer a regular file; nothing was moved`, { hint: 'run vault doctor' });
+    if (!lstatSync(found.absPath).isFile())
+      throw new VaultError('symlink-refused', `${found.path} is no longer a regular file; nothing was moved`, { hint: 'run vault doctor' });
     unlinkSync(found.absPath);
   } catch (err) {
     // Roll back: the original stays, the team copy goes, so the id is never claimed twice.
@@ -102,7 +103,10 @@ export async function shareMemory(roots: VaultRoots, id: string, rt: Runtime): P
       /* nothing to undo */
     }
     if (err instanceof VaultError) throw err;
-    throw new VaultError('io-error', `cannot remove ${found.path} (${(err as NodeJS.ErrnoException).code ?? 'error'}); nothing was moved`, { hint: 'check the folder permissions', cause: err });
+    throw new VaultError('io-error', `cannot remove ${found.path} (${(err as NodeJS.ErrnoException).code ?? 'error'}); nothing was moved`, {
+      hint: 'check the folder permissions',
+      cause: err,
+    });
   }
   return { memory, from: found.path, to: vaultRelativePath('team', memory.kind, memory.id), absPath };
 }

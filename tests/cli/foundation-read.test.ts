@@ -113,7 +113,10 @@ describe('reading documents written by other tools', () => {
     mkdirSync(join(team, '.obsidian'), { recursive: true });
     writeFileSync(join(team, '.obsidian/app.json'), '{}');
     writeFileSync(join(team, 'handoffs/mem_20260726_01k123example.md'), readFileSync(join(SHARED, 'fixtures/obsidian/mem_20260726_01k123example.md')));
-    writeFileSync(join(team, 'decisions/mem_20260725_01kolder.md'), readFileSync(join(SHARED, 'fixtures/ecc/mem_20260725_01kolder.md'), 'utf8').replace('"project"', '"team"'));
+    writeFileSync(
+      join(team, 'decisions/mem_20260725_01kolder.md'),
+      readFileSync(join(SHARED, 'fixtures/ecc/mem_20260725_01kolder.md'), 'utf8').replace('"project"', '"team"'),
+    );
     const env = cliEnv();
     const r = await runCli(['read', 'mem_20260726_01k123example', '--json'], { cwd: repo, env });
     expect(r.code, r.stderr).toBe(0);

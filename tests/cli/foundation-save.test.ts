@@ -99,7 +99,10 @@ describe('vault save: usage errors exit 2 with one clear line', () => {
   it('an invalid --kind or --scope choice is a usage error naming the flag', async () => {
     const repo = gitRepo();
     const env = cliEnv();
-    for (const args of [['--kind', 'nope'], ['--scope', 'global']]) {
+    for (const args of [
+      ['--kind', 'nope'],
+      ['--scope', 'global'],
+    ]) {
       const r = await runCli(['save', '--title', 't', '--body', 'b', ...args], { cwd: repo, env });
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/^error: /);
@@ -159,7 +162,10 @@ describe('vault save: ids and dry runs', () => {
   it('a dry run in user scope creates nothing under the user root (no folder, no index)', async () => {
     const repo = gitRepo();
     const user = tempDir();
-    const userDry = await runCli(['save', '--scope', 'user', '--title', 't', '--body', 'b', '--dry-run'], { cwd: repo, env: cliEnv({ ECC_MEMORY_USER_ROOT: join(user, 'mem') }) });
+    const userDry = await runCli(['save', '--scope', 'user', '--title', 't', '--body', 'b', '--dry-run'], {
+      cwd: repo,
+      env: cliEnv({ ECC_MEMORY_USER_ROOT: join(user, 'mem') }),
+    });
     expect(userDry.code, userDry.stderr).toBe(0);
     expect(filesUnder(user)).toEqual([]);
     expect(existsSync(join(user, 'mem'))).toBe(false);
@@ -173,7 +179,11 @@ const SECRETS: Array<{ label: RegExp; value: string; core: string }> = [
   { label: /npm token/, value: `npm_${'Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa'}`, core: 'Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa' },
   { label: /Hugging Face token/, value: `hf_${'QwErTyUiOpAsDfGhJkLzXcVbNm1234'}`, core: 'QwErTyUiOpAsDfGhJkLzXcVbNm1234' },
   { label: /GitHub token/, value: `ghp_${'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8'}`, core: 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8' },
-  { label: /GitHub token/, value: `github_pat_${'11ABCDEFG0abcdefghij_KLMNOPQRSTuvwxyz0123456789abcdefghijklmnopqrstuvwxyzABCDE'}`, core: 'KLMNOPQRSTuvwxyz0123456789' },
+  {
+    label: /GitHub token/,
+    value: `github_pat_${'11ABCDEFG0abcdefghij_KLMNOPQRSTuvwxyz0123456789abcdefghijklmnopqrstuvwxyzABCDE'}`,
+    core: 'KLMNOPQRSTuvwxyz0123456789',
+  },
   { label: /Google API key/, value: `AIza${'SyD4x-9Qw_ErTyUiOpAsDfGhJkLzXcVbNm1'}`, core: 'SyD4x-9Qw_ErTyUiOpAsDfGhJkLzXcVbNm1' },
   { label: /Slack token/, value: ['xoxb', '2048123456', '4096123456789', 'AbCdEfGhIjKlMnOpQrStUvWx'].join('-'), core: 'AbCdEfGhIjKlMnOpQrStUvWx' },
   { label: /AWS/, value: `AKIA${'Z3Q7W2X9R4T6Y8U1'}`, core: 'Z3Q7W2X9R4T6Y8U1' },

@@ -31,7 +31,6 @@ describe('CLI hardening found by hostile-input testing', () => {
     expect(existsSync(join(outside, 'memory'))).toBe(false);
     const dry = await runCli(['save', '--scope', 'user', '--title', 't', '--body', 'b', '--dry-run'], { cwd: repo, env: cliEnv() });
     expect(dry.code, dry.stderr).toBe(0);
-
   });
 
   it('an explicit --id already used by a file in a subfolder is refused (no second file claiming the id)', async () => {

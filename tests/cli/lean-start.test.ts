@@ -64,14 +64,75 @@ function agePast(dir: string): void {
 }
 
 const TEAM: Mem[] = [
-  { id: 'mem_20260801_redis01', title: 'Sessions live in Redis', kind: 'decision', scope: 'team', tags: ['auth', 'redis'], updated: '2026-08-01', body: 'We keep user sessions in Redis with a 14 day TTL. See [[mem_20260725_01kolder]].' },
-  { id: 'mem_20260802_deploy01', title: 'Deploy rollback runbook', kind: 'runbook', scope: 'team', tags: ['deploy'], harnesses: ['codex'], updated: '2026-08-02', body: 'Roll back with `kubectl rollout undo`; check the redis cache afterwards.' },
-  { id: 'mem_20260803_old01', title: 'Old Redis cluster notes', kind: 'note', scope: 'team', status: 'superseded', tags: ['redis'], updated: '2026-07-01', body: 'The old cluster used sentinel.' },
-  { id: 'mem_20260804_cjk01', title: '数据库连接池', kind: 'lesson', scope: 'team', tags: ['db'], updated: '2026-08-04', body: '我们使用数据库来存储会话。连接池大小是二十。' },
-  { id: 'mem_20260805_esc01', title: 'Escapes \u001b[31mred\u001b[0m in title', kind: 'fact', scope: 'team', tags: ['terminal'], updated: '2026-08-05', body: 'Body with \u202eright-to-left\u202c mark and 123 numbers.' },
+  {
+    id: 'mem_20260801_redis01',
+    title: 'Sessions live in Redis',
+    kind: 'decision',
+    scope: 'team',
+    tags: ['auth', 'redis'],
+    updated: '2026-08-01',
+    body: 'We keep user sessions in Redis with a 14 day TTL. See [[mem_20260725_01kolder]].',
+  },
+  {
+    id: 'mem_20260802_deploy01',
+    title: 'Deploy rollback runbook',
+    kind: 'runbook',
+    scope: 'team',
+    tags: ['deploy'],
+    harnesses: ['codex'],
+    updated: '2026-08-02',
+    body: 'Roll back with `kubectl rollout undo`; check the redis cache afterwards.',
+  },
+  {
+    id: 'mem_20260803_old01',
+    title: 'Old Redis cluster notes',
+    kind: 'note',
+    scope: 'team',
+    status: 'superseded',
+    tags: ['redis'],
+    updated: '2026-07-01',
+    body: 'The old cluster used sentinel.',
+  },
+  {
+    id: 'mem_20260804_cjk01',
+    title: '数据库连接池',
+    kind: 'lesson',
+    scope: 'team',
+    tags: ['db'],
+    updated: '2026-08-04',
+    body: '我们使用数据库来存储会话。连接池大小是二十。',
+  },
+  {
+    id: 'mem_20260805_esc01',
+    title: 'Escapes \u001b[31mred\u001b[0m in title',
+    kind: 'fact',
+    scope: 'team',
+    tags: ['terminal'],
+    updated: '2026-08-05',
+    body: 'Body with \u202eright-to-left\u202c mark and 123 numbers.',
+  },
 ];
-const USER: Mem[] = [{ id: 'mem_20260806_user01', title: 'I prefer tabs', kind: 'preference', scope: 'user', updated: '2026-08-06', body: 'Personal preference: tabs over spaces, redis over memcached.' }];
-const ALT: Mem[] = [{ id: 'mem_20260807_alt01', title: 'Alternate vault memory', kind: 'fact', scope: 'team', tags: ['alt'], updated: '2026-08-07', body: 'Only in the vault given with --root.' }];
+const USER: Mem[] = [
+  {
+    id: 'mem_20260806_user01',
+    title: 'I prefer tabs',
+    kind: 'preference',
+    scope: 'user',
+    updated: '2026-08-06',
+    body: 'Personal preference: tabs over spaces, redis over memcached.',
+  },
+];
+const ALT: Mem[] = [
+  {
+    id: 'mem_20260807_alt01',
+    title: 'Alternate vault memory',
+    kind: 'fact',
+    scope: 'team',
+    tags: ['alt'],
+    updated: '2026-08-07',
+    body: 'Only in the vault given with --root.',
+  },
+];
 
 // The helpers' temp folders are removed after each test; these live for the whole matrix.
 const made: string[] = [];
@@ -115,7 +176,12 @@ beforeAll(async () => {
   for (const d of [repo, userRoot, alt, bad]) agePast(d);
   env = cliEnv({ HOME: folder(), ECC_MEMORY_USER_ROOT: userRoot });
   // build every index once, so both paths below see the same (fresh) index state
-  const warmUp = [['search', '--scope', 'project', '--scope', 'team', '--scope', 'user'], ['search', '--root', alt], ['search', '--root', bad], ['search', '--scope', 'user', '--user-root', 'relative/path']];
+  const warmUp = [
+    ['search', '--scope', 'project', '--scope', 'team', '--scope', 'user'],
+    ['search', '--root', alt],
+    ['search', '--root', bad],
+    ['search', '--scope', 'user', '--user-root', 'relative/path'],
+  ];
   for (const args of warmUp) {
     const r = await runCli(args, { cwd: repo, env: { ...env, ECC_VAULT_CLI: 'full' } });
     expect(r.code, r.stderr).toBe(0);
@@ -209,14 +275,23 @@ describe('lean start-up path of vault search / vault read', () => {
 
   it.each(CASES.map(([path, args], i) => [i, path, args] as const))('case %i (%s): same stdout, stderr and exit code as yargs', async (_i, _path, makeArgs) => {
     const args = makeArgs();
-    const [full, lean]: RunResult[] = await Promise.all([runCli(args, { cwd: repo, env: { ...env, ECC_VAULT_CLI: 'full' } }), runCli(args, { cwd: repo, env })]);
+    const [full, lean]: RunResult[] = await Promise.all([
+      runCli(args, { cwd: repo, env: { ...env, ECC_VAULT_CLI: 'full' } }),
+      runCli(args, { cwd: repo, env }),
+    ]);
     expect(lean, `vault ${args.join(' ')}`).toEqual(full);
     expect(full.stderr).not.toMatch(/internal error|\n\s+at /);
   });
 
   it('the matrix exercises successes and every kind of failure', async () => {
     const codes = new Set<number>();
-    for (const args of [['search', 'redis'], ['read', 'mem_20260899_missing01'], ['read', 'mem_20260899_missing01', '--root', bad], ['search', '--kind', 'nope'], ['read', 'not an id']]) {
+    for (const args of [
+      ['search', 'redis'],
+      ['read', 'mem_20260899_missing01'],
+      ['read', 'mem_20260899_missing01', '--root', bad],
+      ['search', '--kind', 'nope'],
+      ['read', 'not an id'],
+    ]) {
       codes.add((await runCli(args, { cwd: repo, env })).code);
     }
     expect([...codes].sort()).toEqual([0, 2, 3, 4, 6].filter((c) => codes.has(c)));

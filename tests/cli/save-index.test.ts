@@ -26,7 +26,10 @@ describe('vault save keeps the search index current', () => {
     expect(saved.code, saved.stderr).toBe(0);
     const share = await runCli(['share', JSON.parse(saved.stdout).id], { cwd: repo, env });
     expect(share.code, share.stderr).toBe(0);
-    const handoff = await runCli(['handoff', '--from', 'codex', '--target', 'all', '--title', 'Where the migration stands', '--body', 'Step 3 of 5 is done.', '--scope', 'team'], { cwd: repo, env });
+    const handoff = await runCli(
+      ['handoff', '--from', 'codex', '--target', 'all', '--title', 'Where the migration stands', '--body', 'Step 3 of 5 is done.', '--scope', 'team'],
+      { cwd: repo, env },
+    );
     expect(handoff.code, handoff.stderr).toBe(0);
     const doctor = await runCli(['doctor', '--strict', '--json'], { cwd: repo, env });
     expect(doctor.stdout).not.toContain('index-');

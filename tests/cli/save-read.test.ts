@@ -14,8 +14,11 @@ describe('vault save / read through the CLI', () => {
   it('saves a team decision, prints id and vault-relative path, and reads it back', async () => {
     const repo = gitRepo();
     const env = cliEnv();
-    const title = 'Use “Redis” sessions: C:\\tmp / 🎉 中文 \'quoted\'';
-    const save = await runCli(['save', '--scope', 'team', '--kind', 'decision', '--title', title, '--body', 'We store sessions in Redis.', '--tag', '#auth', '--json'], { cwd: repo, env });
+    const title = "Use “Redis” sessions: C:\\tmp / 🎉 中文 'quoted'";
+    const save = await runCli(
+      ['save', '--scope', 'team', '--kind', 'decision', '--title', title, '--body', 'We store sessions in Redis.', '--tag', '#auth', '--json'],
+      { cwd: repo, env },
+    );
     expect(save.code, save.stderr).toBe(0);
     const out = JSON.parse(save.stdout);
     expect(out.id).toMatch(/^mem_\d{8}_[0-9a-f]{20}$/);
@@ -28,7 +31,19 @@ describe('vault save / read through the CLI', () => {
     const read = await runCli(['read', out.id, '--json'], { cwd: repo, env });
     expect(read.code, read.stderr).toBe(0);
     const m = JSON.parse(read.stdout);
-    expect(m).toMatchObject({ id: out.id, title, kind: 'decision', scope: 'team', trust: 'unreviewed', status: 'active', tags: ['auth'], targetHarnesses: ['all'], sourceHarness: 'unknown', body: 'We store sessions in Redis.', path: out.path });
+    expect(m).toMatchObject({
+      id: out.id,
+      title,
+      kind: 'decision',
+      scope: 'team',
+      trust: 'unreviewed',
+      status: 'active',
+      tags: ['auth'],
+      targetHarnesses: ['all'],
+      sourceHarness: 'unknown',
+      body: 'We store sessions in Redis.',
+      path: out.path,
+    });
   });
 
   it('defaults to a private project-scope note with a fail-closed .gitignore', async () => {
@@ -77,7 +92,9 @@ describe('vault save / read through the CLI', () => {
     const env = cliEnv();
     const id = 'mem_race_condition_test';
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => runCli(['save', '--scope', 'team', '--id', id, '--title', `writer ${i}`, '--body', `body ${i}`], { cwd: repo, env })),
+      Array.from({ length: 20 }, (_, i) =>
+        runCli(['save', '--scope', 'team', '--id', id, '--title', `writer ${i}`, '--body', `body ${i}`], { cwd: repo, env }),
+      ),
     );
     expect(results.filter((r) => r.code === 0)).toHaveLength(1);
     const failures = results.filter((r) => r.code !== 0);

@@ -119,7 +119,11 @@ describe('doctor over the hostile corpus (tests/fixtures/broken)', () => {
     ]);
     expect(report.counts.errors + report.counts.warnings).toBe(report.problems.length);
 
-    for (const out of [r.stdout, (await runCli(['doctor', '--no-index-check'], { cwd: repo, env })).stdout, (await runCli(['doctor', '--format', 'github', '--no-index-check'], { cwd: repo, env })).stdout]) {
+    for (const out of [
+      r.stdout,
+      (await runCli(['doctor', '--no-index-check'], { cwd: repo, env })).stdout,
+      (await runCli(['doctor', '--format', 'github', '--no-index-check'], { cwd: repo, env })).stdout,
+    ]) {
       expect(out).not.toContain(MARKER);
       expect(out).not.toContain(SECRET);
       expect(out).not.toMatch(/CANARY/);

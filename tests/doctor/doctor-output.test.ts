@@ -48,7 +48,9 @@ describe('doctor output', () => {
       expect.stringMatching(/^\s+-\s+warning\s+not a memory file .*stray-file$/),
       expect.stringMatching(/^\s+fix: /),
     ]);
-    expect(r.stdout).toMatch(/team\/notes\/mem_out_a\.md\n\s+12\s+error\s+links names mem_out_gone, which is not in the vault .* broken-link\n\s+fix: remove mem_out_gone from links/);
+    expect(r.stdout).toMatch(
+      /team\/notes\/mem_out_a\.md\n\s+12\s+error\s+links names mem_out_gone, which is not in the vault .* broken-link\n\s+fix: remove mem_out_gone from links/,
+    );
     expect(r.stdout).toMatch(/team\/notes\/mem_out_b\.md\n\s+11\s+warning\s+tag 2024 is purely numeric/);
     expect(r.stdout).toContain('"team/notes/forged\\n0 errors, 0 warnings.txt"\n');
     expect(r.stdout.split('\n').filter((l) => /^\d+ errors?,/.test(l))).toEqual(['1 error, 3 warnings in 4 files (2 memory files checked, 2 valid)']);

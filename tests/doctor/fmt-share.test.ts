@@ -18,7 +18,11 @@ describe('vault fmt', () => {
   it('treats both list spellings as canonical and never rewrites one into the other; saves write the reference form', async () => {
     const repo = gitRepo();
     const env = cliEnv();
-    const compact = put(repo, 'team/notes/mem_lists_compact.md', memoryText({ id: 'mem_lists_compact', tags: ['auth', 'db'] }, 'Compact lists.').replace('["auth", "db"]', '["auth","db"]'));
+    const compact = put(
+      repo,
+      'team/notes/mem_lists_compact.md',
+      memoryText({ id: 'mem_lists_compact', tags: ['auth', 'db'] }, 'Compact lists.').replace('["auth", "db"]', '["auth","db"]'),
+    );
     const spaced = put(repo, 'team/notes/mem_lists_spaced.md', memoryText({ id: 'mem_lists_spaced', tags: ['auth', 'db'] }, 'Spaced lists.'));
     expect(readFileSync(compact, 'utf8')).toContain('tags: ["auth","db"]\n');
     expect(readFileSync(spaced, 'utf8')).toContain('tags: ["auth", "db"]\n');
@@ -30,7 +34,10 @@ describe('vault fmt', () => {
     expect(readFileSync(spaced).equals(before[1]!)).toBe(true);
     const doctor = await runCli(['doctor', '--strict', '--no-index-check'], { cwd: repo, env });
     expect(doctor.code, doctor.stdout + doctor.stderr).toBe(0);
-    const saved = await runCli(['save', '--scope', 'team', '--title', 'Compact on disk', '--body', 'New files use the reference form.', '--tag', 'a', '--tag', 'b', '--json'], { cwd: repo, env });
+    const saved = await runCli(
+      ['save', '--scope', 'team', '--title', 'Compact on disk', '--body', 'New files use the reference form.', '--tag', 'a', '--tag', 'b', '--json'],
+      { cwd: repo, env },
+    );
     expect(saved.code, saved.stderr).toBe(0);
     const text = readFileSync(join(repo, '.ecc/memory', JSON.parse(saved.stdout).path), 'utf8');
     expect(text).toContain('target_harnesses: ["all"]\ntags: ["a","b"]\nlinks: []\n');
@@ -49,7 +56,10 @@ describe('vault fmt', () => {
     put(repo, 'team/notes/mem_20260801_followup.md', memoryText({ id: 'mem_20260801_followup' }, 'So the wikilink resolves.'));
     chmodSync(files.crlf, 0o600);
     const before = Object.fromEntries(
-      Object.entries(files).map(([k, f]) => [k, { bytes: readFileSync(f), memory: parseMemory(readFileSync(f)).memory, mtime: statSync(f).mtimeMs, mode: statSync(f).mode & 0o777 }]),
+      Object.entries(files).map(([k, f]) => [
+        k,
+        { bytes: readFileSync(f), memory: parseMemory(readFileSync(f)).memory, mtime: statSync(f).mtimeMs, mode: statSync(f).mode & 0o777 },
+      ]),
     );
 
     const check = await runCli(['fmt', '--check'], { cwd: repo, env });
@@ -107,7 +117,9 @@ describe('vault share', () => {
   it('moves a project memory into the team scope, same values but scope, and prints git add', async () => {
     const repo = gitRepo();
     const env = cliEnv();
-    const saved = JSON.parse((await runCli(['save', '--kind', 'lesson', '--title', 'Share me', '--body', 'Useful for the team.', '--tag', 'ci', '--json'], { cwd: repo, env })).stdout);
+    const saved = JSON.parse(
+      (await runCli(['save', '--kind', 'lesson', '--title', 'Share me', '--body', 'Useful for the team.', '--tag', 'ci', '--json'], { cwd: repo, env })).stdout,
+    );
     const projectFile = join(repo, '.ecc/memory/project/lessons', `${saved.id}.md`);
     const before = parseMemory(readFileSync(projectFile)).memory;
     const r = await runCli(['share', saved.id], { cwd: repo, env });

@@ -60,12 +60,14 @@ describe('doctor --changed / --staged in a real git repository', () => {
     expect(r.code, r.stderr).toBe(1);
     const report = JSON.parse(r.stdout) as { problems: JsonProblem[]; selection: { mode: string; ref: string; files: string[] } };
     expect(summary(report.problems)).toEqual(PR_PROBLEMS);
-    expect(report.selection).toMatchObject({ mode: 'changed', ref: 'main', files: ['team/facts/mem_pr_f.md', 'team/notes/mem_pr_c.md', 'team/notes/mem_pr_d.md'] });
+    expect(report.selection).toMatchObject({
+      mode: 'changed',
+      ref: 'main',
+      files: ['team/facts/mem_pr_f.md', 'team/notes/mem_pr_c.md', 'team/notes/mem_pr_d.md'],
+    });
     // the whole-vault run also sees the old problems
     const all = JSON.parse((await runCli(['doctor', '--json', '--no-index-check'], { cwd: repo, env })).stdout) as { problems: JsonProblem[] };
-    expect(summary(all.problems)).toEqual(
-      [...PR_PROBLEMS, 'team/notes/mem_pr_old_broken.md:12 broken-link', 'team/notes/old-stray.txt:- stray-file'].sort(),
-    );
+    expect(summary(all.problems)).toEqual([...PR_PROBLEMS, 'team/notes/mem_pr_old_broken.md:12 broken-link', 'team/notes/old-stray.txt:- stray-file'].sort());
     // doctor never writes: the working tree is exactly as before, git's index untouched
     expect(statSync(join(repo, '.git/index')).mtimeMs).toBe(gitIndex);
     expect(git(repo, 'status', '--porcelain', '--untracked-files=all', '--ignored')).toBe(before);
@@ -99,7 +101,10 @@ describe('doctor --changed / --staged in a real git repository', () => {
     git(repo, 'add', '.ecc/memory/team/notes/mem_pr_d.md');
     const r2 = await runCli(['doctor', '--staged', '--json'], { cwd: repo, env: cliEnv() });
     expect(r2.code).toBe(1);
-    expect(summary((JSON.parse(r2.stdout) as { problems: JsonProblem[] }).problems)).toEqual(['team/notes/mem_pr_c.md:1 non-canonical', 'team/notes/mem_pr_d.md:18 broken-link']);
+    expect(summary((JSON.parse(r2.stdout) as { problems: JsonProblem[] }).problems)).toEqual([
+      'team/notes/mem_pr_c.md:1 non-canonical',
+      'team/notes/mem_pr_d.md:18 broken-link',
+    ]);
   });
 
   it('--staged checks the staged content, not the working tree', async () => {

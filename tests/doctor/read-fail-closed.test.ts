@@ -109,7 +109,16 @@ describe('scanner fast path', () => {
   });
 
   it('falls back to parseMemory for anything else (same result or same error)', () => {
-    const variants = (t: string) => [t, `\uFEFF${t}`, t.replace(/\n/g, '\r\n'), t.replace('---\n\n', '---\n'), t.replace('"note"', '"nope"'), t.replace('tags: []', 'tags:\n  - a'), t.slice(0, 40), ''];
+    const variants = (t: string) => [
+      t,
+      `\uFEFF${t}`,
+      t.replace(/\n/g, '\r\n'),
+      t.replace('---\n\n', '---\n'),
+      t.replace('"note"', '"nope"'),
+      t.replace('tags: []', 'tags:\n  - a'),
+      t.slice(0, 40),
+      '',
+    ];
     for (const text of variants(memoryText({ id: 'mem_fast_path' }, 'Body.'))) {
       const bytes = Buffer.from(text, 'utf8');
       let want: unknown;

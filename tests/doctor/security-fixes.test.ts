@@ -38,7 +38,11 @@ describe('vault fmt never writes through a symbolic link', () => {
     // a normal file that must still be formatted
     const inside = put(repo, 'team/facts/mem_sec_inside.md', memoryText({ id: 'mem_sec_inside', kind: 'fact' }, 'Inside.').replace(/\n/g, '\r\n'));
 
-    for (const args of [['fmt', 'team/notes/m.md'], ['fmt', '.ecc/memory/team/notes/m.md'], ['fmt', join(repo, '.ecc/memory/team/notes/m.md')]]) {
+    for (const args of [
+      ['fmt', 'team/notes/m.md'],
+      ['fmt', '.ecc/memory/team/notes/m.md'],
+      ['fmt', join(repo, '.ecc/memory/team/notes/m.md')],
+    ]) {
       const r = await runCli([...args, '--json'], { cwd: repo, env });
       expect(r.code, r.stdout + r.stderr).toBe(3);
       const out = JSON.parse(r.stdout) as FmtJson;
@@ -53,7 +57,11 @@ describe('vault fmt never writes through a symbolic link', () => {
     expect(linkedFolder.code).toBe(3);
     expect((JSON.parse(linkedFolder.stdout) as FmtJson).files[0]).toMatchObject({ status: 'refused', code: 'symlink' });
 
-    for (const args of [['fmt', '--json'], ['fmt', 'team', '--json'], ['fmt', '.', '--json']]) {
+    for (const args of [
+      ['fmt', '--json'],
+      ['fmt', 'team', '--json'],
+      ['fmt', '.', '--json'],
+    ]) {
       const r = await runCli(args, { cwd: repo, env });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       const out = JSON.parse(r.stdout) as FmtJson;
@@ -175,7 +183,11 @@ describe('doctor: invisible-characters and team-links-local', () => {
     const repo = gitRepo();
     const env = cliEnv();
     put(repo, 'team/notes/mem_sec_zw_title.md', memoryText({ id: 'mem_sec_zw_title', title: 'Deploy\u200b steps' }, 'Plain body.'));
-    put(repo, 'team/notes/mem_sec_tag_body.md', memoryText({ id: 'mem_sec_tag_body' }, `Line one.\n\nLooks empty:${String.fromCodePoint(0xe0049, 0xe0067, 0xe006e)} here.`));
+    put(
+      repo,
+      'team/notes/mem_sec_tag_body.md',
+      memoryText({ id: 'mem_sec_tag_body' }, `Line one.\n\nLooks empty:${String.fromCodePoint(0xe0049, 0xe0067, 0xe006e)} here.`),
+    );
     put(repo, 'team/notes/mem_sec_wj.md', memoryText({ id: 'mem_sec_wj' }, 'word\u2060joiner'));
     put(repo, 'team/notes/mem_sec_emoji.md', memoryText({ id: 'mem_sec_emoji' }, 'Family: 👨\u200d👩\u200d👧 fine.'));
     const r = await runCli(['doctor', '--json', '--no-index-check'], { cwd: repo, env });

@@ -14,9 +14,18 @@ export const CODEX_REAL = join(T, 'codex/sessions/2025/11/17/rollout-2025-11-17T
 export const CODEX_SYNTH = join(T, 'codex/sessions/2026/01/02/rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl');
 
 /** Runs one hook with `payload` (an object is JSON-encoded; a string or Buffer is sent as is). */
-export function hook(event: string, payload: unknown, opts: { cwd: string; env: Record<string, string>; harness?: string; timeoutMs?: number }): Promise<RunResult> {
+export function hook(
+  event: string,
+  payload: unknown,
+  opts: { cwd: string; env: Record<string, string>; harness?: string; timeoutMs?: number },
+): Promise<RunResult> {
   const input = typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : JSON.stringify(payload);
-  return runCli(['hook', event, ...(opts.harness ? ['--harness', opts.harness] : [])], { cwd: opts.cwd, env: opts.env, input, ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}) });
+  return runCli(['hook', event, ...(opts.harness ? ['--harness', opts.harness] : [])], {
+    cwd: opts.cwd,
+    env: opts.env,
+    input,
+    ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
+  });
 }
 
 /** The sessions folder of a test environment. */
@@ -27,7 +36,11 @@ export function sessionsDirOf(env: Record<string, string>): string {
 /** Names of the snapshot files in the sessions folder. */
 export function snapshotNames(env: Record<string, string>): string[] {
   const dir = sessionsDirOf(env);
-  return existsSync(dir) ? readdirSync(dir).filter((n) => n.endsWith('-session.tmp')).sort() : [];
+  return existsSync(dir)
+    ? readdirSync(dir)
+        .filter((n) => n.endsWith('-session.tmp'))
+        .sort()
+    : [];
 }
 
 /** Every file under a folder (recursive), relative paths. */
@@ -42,6 +55,7 @@ export function filesUnder(dir: string): string[] {
 /** The additionalContext of a session-start answer (asserting its exact shape). */
 export function contextOf(stdout: string): string {
   const doc = JSON.parse(stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
-  if (Object.keys(doc).join() !== 'hookSpecificOutput' || doc.hookSpecificOutput.hookEventName !== 'SessionStart') throw new Error(`unexpected answer: ${stdout}`);
+  if (Object.keys(doc).join() !== 'hookSpecificOutput' || doc.hookSpecificOutput.hookEventName !== 'SessionStart')
+    throw new Error(`unexpected answer: ${stdout}`);
   return doc.hookSpecificOutput.additionalContext;
 }

@@ -14,7 +14,13 @@ const stopPayload = (repo: string, transcript: unknown = CLAUDE_REAL, extra: Rec
   stop_hook_active: false,
   ...extra,
 });
-const startPayload = (repo: string, source = 'startup') => ({ session_id: 'new-session', transcript_path: '/nowhere/new.jsonl', cwd: repo, hook_event_name: 'SessionStart', source });
+const startPayload = (repo: string, source = 'startup') => ({
+  session_id: 'new-session',
+  transcript_path: '/nowhere/new.jsonl',
+  cwd: repo,
+  hook_event_name: 'SessionStart',
+  source,
+});
 
 /** Nothing may ever be written into a vault by a hook. */
 function expectNoVaultFiles(repo: string, env: Record<string, string>): void {
@@ -71,7 +77,20 @@ describe('vault hook stop / session-end / pre-compact (subprocess, real transcri
   it('codex stop with the real unfinished rollout prints {} and records plan items and apply_patch edits', async () => {
     const repo = gitRepo();
     const env = cliEnv();
-    const r = await hook('stop', { session_id: '019a93b9-f380-7600-98ff-940e6b99603c', turn_id: 't1', transcript_path: CODEX_REAL, cwd: repo, hook_event_name: 'Stop', model: 'gpt-5.1-codex', stop_hook_active: false, last_assistant_message: null }, { cwd: repo, env, harness: 'codex' });
+    const r = await hook(
+      'stop',
+      {
+        session_id: '019a93b9-f380-7600-98ff-940e6b99603c',
+        turn_id: 't1',
+        transcript_path: CODEX_REAL,
+        cwd: repo,
+        hook_event_name: 'Stop',
+        model: 'gpt-5.1-codex',
+        stop_hook_active: false,
+        last_assistant_message: null,
+      },
+      { cwd: repo, env, harness: 'codex' },
+    );
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({});
     expect(snapshotNames(env)).toEqual(['2025-11-17-6b99603c-session.tmp']);
@@ -89,8 +108,15 @@ describe('vault hook stop / session-end / pre-compact (subprocess, real transcri
     const env = cliEnv();
     const dir = tempDir();
     const t = join(dir, 'rollout-2026-01-02T03-04-05-22222222-2222-4222-8222-222222222222.jsonl');
-    writeFileSync(t, `${readFileSync(CODEX_SYNTH, 'utf8')}{"type":"another_future_type","payload":{}}\nnot json\n[1,2]\n{"timestamp":"2026-01-02T03:05:00.000Z","type":"event_msg","payload":{"type":"agent_message","message":"Still here"}}\n{"type":"resp`);
-    const r = await hook('stop', { session_id: '22222222-2222-4222-8222-222222222222', transcript_path: t, cwd: repo, hook_event_name: 'Stop' }, { cwd: repo, env, harness: 'codex' });
+    writeFileSync(
+      t,
+      `${readFileSync(CODEX_SYNTH, 'utf8')}{"type":"another_future_type","payload":{}}\nnot json\n[1,2]\n{"timestamp":"2026-01-02T03:05:00.000Z","type":"event_msg","payload":{"type":"agent_message","message":"Still here"}}\n{"type":"resp`,
+    );
+    const r = await hook(
+      'stop',
+      { session_id: '22222222-2222-4222-8222-222222222222', transcript_path: t, cwd: repo, hook_event_name: 'Stop' },
+      { cwd: repo, env, harness: 'codex' },
+    );
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('{}\n');
     const text = readFileSync(join(sessionsDirOf(env), snapshotNames(env)[0]!), 'utf8');
@@ -104,10 +130,25 @@ describe('vault hook stop / session-end / pre-compact (subprocess, real transcri
     const env = cliEnv({ ECC_TRANSCRIPT_MAX_BYTES: String(1024 * 1024) });
     const dir = tempDir();
     const t = join(dir, '99999999-0000-4000-8000-00000000abcd.jsonl');
-    const rec = (i: number, type: string, content: unknown) => JSON.stringify({ type, uuid: `u${i}`, parentUuid: i ? `u${i - 1}` : null, sessionId: '99999999-0000-4000-8000-00000000abcd', cwd: repo, timestamp: new Date(Date.UTC(2026, 10, 1, 0, 0, 0, i)).toISOString(), message: { id: `m${i}`, role: type, content } });
+    const rec = (i: number, type: string, content: unknown) =>
+      JSON.stringify({
+        type,
+        uuid: `u${i}`,
+        parentUuid: i ? `u${i - 1}` : null,
+        sessionId: '99999999-0000-4000-8000-00000000abcd',
+        cwd: repo,
+        timestamp: new Date(Date.UTC(2026, 10, 1, 0, 0, 0, i)).toISOString(),
+        message: { id: `m${i}`, role: type, content },
+      });
     const lines = [rec(0, 'user', 'Goal: port the parser to streaming')];
     const filler = 'y'.repeat(4000);
-    for (let i = 1; i < 3000; i++) lines.push(rec(i, 'assistant', [{ type: 'text', text: filler }, { type: 'tool_use', id: `t${i}`, name: 'Bash', input: { command: `echo ${i}` } }]));
+    for (let i = 1; i < 3000; i++)
+      lines.push(
+        rec(i, 'assistant', [
+          { type: 'text', text: filler },
+          { type: 'tool_use', id: `t${i}`, name: 'Bash', input: { command: `echo ${i}` } },
+        ]),
+      );
     lines.push(rec(3000, 'assistant', [{ type: 'text', text: 'Streaming parser done; 3 tests left.' }]));
     writeFileSync(t, `${lines.join('\n')}\n`);
     expect(statSync(t).size).toBeGreaterThan(12_000_000);
@@ -208,8 +249,29 @@ describe('vault hook stop / session-end / pre-compact (subprocess, real transcri
     writeFileSync(
       t,
       [
-        { type: 'user', uuid: 'a', sessionId: 's-secret', cwd: repo, timestamp: '2026-11-01T00:00:00.000Z', message: { role: 'user', content: `deploy with token ${gh}` } },
-        { type: 'assistant', uuid: 'b', parentUuid: 'a', sessionId: 's-secret', cwd: repo, message: { id: 'm', role: 'assistant', content: [{ type: 'tool_use', id: 't', name: 'Bash', input: { command: `AWS_ACCESS_KEY_ID=${aws} aws s3 ls` } }, { type: 'text', text: `Used ${gh}` }] } },
+        {
+          type: 'user',
+          uuid: 'a',
+          sessionId: 's-secret',
+          cwd: repo,
+          timestamp: '2026-11-01T00:00:00.000Z',
+          message: { role: 'user', content: `deploy with token ${gh}` },
+        },
+        {
+          type: 'assistant',
+          uuid: 'b',
+          parentUuid: 'a',
+          sessionId: 's-secret',
+          cwd: repo,
+          message: {
+            id: 'm',
+            role: 'assistant',
+            content: [
+              { type: 'tool_use', id: 't', name: 'Bash', input: { command: `AWS_ACCESS_KEY_ID=${aws} aws s3 ls` } },
+              { type: 'text', text: `Used ${gh}` },
+            ],
+          },
+        },
       ]
         .map((r) => JSON.stringify(r))
         .join('\n'),
@@ -228,11 +290,19 @@ describe('vault hook stop / session-end / pre-compact (subprocess, real transcri
   it('pre-compact adds a compaction note; without a transcript it only annotates an existing snapshot of the session', async () => {
     const repo = gitRepo();
     const env = cliEnv();
-    const none = await hook('pre-compact', { session_id: '5c0375b4-57a5-4f26-b12d-d022ee4e51b7', cwd: repo, hook_event_name: 'PreCompact', trigger: 'auto' }, { cwd: repo, env });
+    const none = await hook(
+      'pre-compact',
+      { session_id: '5c0375b4-57a5-4f26-b12d-d022ee4e51b7', cwd: repo, hook_event_name: 'PreCompact', trigger: 'auto' },
+      { cwd: repo, env },
+    );
     expect(none).toMatchObject({ code: 0, stdout: '' });
     expect(snapshotNames(env)).toEqual([]); // never a placeholder snapshot
     await hook('stop', stopPayload(repo), { cwd: repo, env });
-    const r = await hook('pre-compact', { session_id: '5c0375b4-57a5-4f26-b12d-d022ee4e51b7', cwd: repo, hook_event_name: 'PreCompact', trigger: 'manual', custom_instructions: '' }, { cwd: repo, env });
+    const r = await hook(
+      'pre-compact',
+      { session_id: '5c0375b4-57a5-4f26-b12d-d022ee4e51b7', cwd: repo, hook_event_name: 'PreCompact', trigger: 'manual', custom_instructions: '' },
+      { cwd: repo, env },
+    );
     expect(r).toMatchObject({ code: 0, stdout: '' });
     const text = readFileSync(join(sessionsDirOf(env), snapshotNames(env)[0]!), 'utf8');
     expect(text).toMatch(/- Context compaction \(manual\) started at \d{4}-/);
@@ -244,13 +314,17 @@ describe('vault hook stop / session-end / pre-compact (subprocess, real transcri
     const env = cliEnv();
     await hook('stop', stopPayload(repo), { cwd: repo, env });
     const n = 6;
-    const results = await Promise.all(Array.from({ length: n }, (_, i) => hook('pre-compact', { ...stopPayload(repo), hook_event_name: 'PreCompact', trigger: `t${i}` }, { cwd: repo, env })));
+    const results = await Promise.all(
+      Array.from({ length: n }, (_, i) => hook('pre-compact', { ...stopPayload(repo), hook_event_name: 'PreCompact', trigger: `t${i}` }, { cwd: repo, env })),
+    );
     for (const r of results) expect(r).toMatchObject({ code: 0, stdout: '' });
     const text = readFileSync(join(sessionsDirOf(env), snapshotNames(env)[0]!), 'utf8');
     for (let i = 0; i < n; i++) expect(text).toContain(`- Context compaction (t${i}) started at`);
     expect(text).toContain(`**Updates:** ${n + 1}`);
     // no lock or work file left; the worktree's start record is the one other file
-    expect(filesUnder(sessionsDirOf(env)).filter((f) => !f.endsWith('-session.tmp') && f !== '.gitignore' && f !== 'hooks.log' && f !== '.snapshot-index.json')).toEqual([expect.stringMatching(/^\.start\/[0-9a-f]{8}\.json$/)]);
+    expect(
+      filesUnder(sessionsDirOf(env)).filter((f) => !f.endsWith('-session.tmp') && f !== '.gitignore' && f !== 'hooks.log' && f !== '.snapshot-index.json'),
+    ).toEqual([expect.stringMatching(/^\.start\/[0-9a-f]{8}\.json$/)]);
   });
 });
 
@@ -297,7 +371,21 @@ describe('vault hook session-start (subprocess)', () => {
   it('lists relevant active memories by id and title only, and never writes to the vault', async () => {
     const repo = gitRepo();
     const env = cliEnv();
-    const save = await runCli(['save', '--scope', 'team', '--kind', 'decision', '--title', 'CLAUDE.md is updated by the orchestrator', '--body', 'SECRET-BODY-TEXT stays out of the context', '--json'], { cwd: repo, env });
+    const save = await runCli(
+      [
+        'save',
+        '--scope',
+        'team',
+        '--kind',
+        'decision',
+        '--title',
+        'CLAUDE.md is updated by the orchestrator',
+        '--body',
+        'SECRET-BODY-TEXT stays out of the context',
+        '--json',
+      ],
+      { cwd: repo, env },
+    );
     expect(save.code, save.stderr).toBe(0);
     const { id } = JSON.parse(save.stdout) as { id: string };
     const before = filesUnder(join(repo, '.ecc'));
@@ -325,7 +413,9 @@ describe('vault hook session-start (subprocess)', () => {
     const age = (p: string, ms: number) => utimesSync(p, new Date(Date.now() - ms), new Date(Date.now() - ms));
     for (const p of [file, folder, dirname(folder)]) age(p, 60_000);
     await hook('stop', stopPayload(repo), { cwd: repo, env });
-    expect(contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout)).toContain(`${id} [team/decision] CLAUDE.md is updated by the orchestrator`);
+    expect(contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout)).toContain(
+      `${id} [team/decision] CLAUDE.md is updated by the orchestrator`,
+    );
     const cachePath = join(sessionsDirOf(env), '.start', 'memory-titles.json');
     const cache = JSON.parse(readFileSync(cachePath, 'utf8')) as { v: number; dirs: Record<string, { m: number; files: unknown[][] }> };
     expect(cache.v).toBe(2);
@@ -361,12 +451,25 @@ describe('vault hook session-start (subprocess)', () => {
     const repo = gitRepo();
     const env = cliEnv();
     expect(await hook('stop', stopPayload(repo), { cwd: repo, env: { ...env, ECC_HOOKS_ENABLED: 'false' } })).toMatchObject({ code: 0, stdout: '' });
-    expect(await hook('stop', stopPayload(repo), { cwd: repo, env: { ...env, ECC_DISABLED_HOOKS: 'pre:compact, STOP:SESSION-END' } })).toMatchObject({ code: 0, stdout: '' });
-    expect(await hook('stop', stopPayload(repo), { cwd: repo, env: { ...env, ECC_DISABLED_HOOKS: 'stop' }, harness: 'codex' })).toMatchObject({ code: 0, stdout: '{}\n' });
+    expect(await hook('stop', stopPayload(repo), { cwd: repo, env: { ...env, ECC_DISABLED_HOOKS: 'pre:compact, STOP:SESSION-END' } })).toMatchObject({
+      code: 0,
+      stdout: '',
+    });
+    expect(await hook('stop', stopPayload(repo), { cwd: repo, env: { ...env, ECC_DISABLED_HOOKS: 'stop' }, harness: 'codex' })).toMatchObject({
+      code: 0,
+      stdout: '{}\n',
+    });
     expect(snapshotNames(env)).toEqual([]);
     await hook('stop', stopPayload(repo), { cwd: repo, env });
     expect(snapshotNames(env)).toHaveLength(1);
-    for (const extra of [{ ECC_HOOKS_ENABLED: '0' }, { ECC_DISABLED_HOOKS: 'session:start' }, { ECC_DISABLED_HOOKS: 'SessionStart' }, { ECC_DISABLED_HOOKS: 'pre-compact, session_start' }, { ECC_SESSION_START_CONTEXT: 'off' }, { ECC_SESSION_START_MAX_CHARS: '0' }]) {
+    for (const extra of [
+      { ECC_HOOKS_ENABLED: '0' },
+      { ECC_DISABLED_HOOKS: 'session:start' },
+      { ECC_DISABLED_HOOKS: 'SessionStart' },
+      { ECC_DISABLED_HOOKS: 'pre-compact, session_start' },
+      { ECC_SESSION_START_CONTEXT: 'off' },
+      { ECC_SESSION_START_MAX_CHARS: '0' },
+    ]) {
       expect(await hook('session-start', startPayload(repo), { cwd: repo, env: { ...env, ...extra } })).toMatchObject({ code: 0, stdout: '' });
     }
     const capped = contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env: { ...env, ECC_SESSION_START_MAX_CHARS: '900' } })).stdout);
@@ -392,7 +495,11 @@ describe('vault hook session-start (subprocess)', () => {
     const past = new Date(Date.now() - 40 * 86_400_000);
     utimesSync(old, past, past);
     /** Makes the hourly prune due: the last one two hours ago. */
-    const due = () => writeFileSync(join(dir, '.snapshot-index.json'), readFileSync(join(dir, '.snapshot-index.json'), 'utf8').replace(/^(vault-snapshot-index \d+ )\d+/, `$1${Date.now() - 7_200_000}`));
+    const due = () =>
+      writeFileSync(
+        join(dir, '.snapshot-index.json'),
+        readFileSync(join(dir, '.snapshot-index.json'), 'utf8').replace(/^(vault-snapshot-index \d+ )\d+/, `$1${Date.now() - 7_200_000}`),
+      );
     due();
     const never = { ...env, ECC_SESSION_RETENTION_DAYS: 'never' };
     await hook('session-start', startPayload(repo), { cwd: repo, env: never });

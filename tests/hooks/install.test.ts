@@ -4,11 +4,17 @@ import { describe, expect, it } from 'vitest';
 import { DEADLINE_MS, INSTALLED_TIMEOUT_S } from '../../src/hooks/hook-events.js';
 import { cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';
 
-type Settings = { hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ type: string; command: string; timeout: number }> }>> } & Record<string, unknown>;
+type Settings = { hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ type: string; command: string; timeout: number }> }>> } & Record<
+  string,
+  unknown
+>;
 
 const unrelated = {
   permissions: { allow: ['Bash(npm test:*)'] },
-  hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo lint', timeout: 5 }] }], Stop: [{ hooks: [{ type: 'command', command: 'notify-send done' }] }] },
+  hooks: {
+    PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo lint', timeout: 5 }] }],
+    Stop: [{ hooks: [{ type: 'command', command: 'notify-send done' }] }],
+  },
 };
 
 describe('vault hooks install / uninstall', () => {
@@ -38,7 +44,9 @@ describe('vault hooks install / uninstall', () => {
     expect(s.hooks.PreToolUse).toEqual(unrelated.hooks.PreToolUse);
     expect(s.hooks.Stop![0]).toEqual(unrelated.hooks.Stop[0]);
     expect(s.hooks.Stop![1]!.hooks[0]).toEqual({ type: 'command', command: 'vault hook stop --harness claude-code', timeout: 30 });
-    expect(s.hooks.SessionStart).toEqual([{ matcher: 'startup', hooks: [{ type: 'command', command: 'vault hook session-start --harness claude-code', timeout: 10 }] }]);
+    expect(s.hooks.SessionStart).toEqual([
+      { matcher: 'startup', hooks: [{ type: 'command', command: 'vault hook session-start --harness claude-code', timeout: 10 }] },
+    ]);
     expect(s.hooks.PreCompact![0]!.hooks[0]!.command).toBe('vault hook pre-compact --harness claude-code');
     expect(s.hooks.SessionEnd![0]!.hooks[0]!.command).toBe('vault hook session-end --harness claude-code');
 
@@ -56,7 +64,8 @@ describe('vault hooks install / uninstall', () => {
   });
 
   it('every installed timeout is longer than the hook’s own deadline', () => {
-    for (const [event, seconds] of Object.entries(INSTALLED_TIMEOUT_S)) expect(seconds * 1000, event).toBeGreaterThan(DEADLINE_MS[event as keyof typeof DEADLINE_MS] * 2);
+    for (const [event, seconds] of Object.entries(INSTALLED_TIMEOUT_S))
+      expect(seconds * 1000, event).toBeGreaterThan(DEADLINE_MS[event as keyof typeof DEADLINE_MS] * 2);
   });
 
   it('codex: creates .codex/hooks.json with SessionStart, Stop, PreCompact; uninstall deletes the file it created', async () => {
@@ -87,7 +96,9 @@ describe('vault hooks install / uninstall', () => {
     const codexHome = tempDir();
     const env = cliEnv({ CODEX_HOME: codexHome });
     expect((await runCli(['hooks', 'install', '--harness', 'claude-code', '--scope', 'user', '--command', 'vault'], { cwd: repo, env })).code).toBe(0);
-    expect(JSON.parse(readFileSync(join(env.HOME!, '.claude', 'settings.json'), 'utf8')).hooks.Stop[0].hooks[0].command).toBe('vault hook stop --harness claude-code');
+    expect(JSON.parse(readFileSync(join(env.HOME!, '.claude', 'settings.json'), 'utf8')).hooks.Stop[0].hooks[0].command).toBe(
+      'vault hook stop --harness claude-code',
+    );
     expect((await runCli(['hooks', 'install', '--harness', 'codex', '--scope', 'user', '--command', 'vault'], { cwd: repo, env })).code).toBe(0);
     expect(readdirSync(codexHome)).toEqual(['hooks.json']);
     expect(existsSync(join(repo, '.claude'))).toBe(false);

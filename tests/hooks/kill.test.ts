@@ -16,7 +16,25 @@ describe('SIGKILL during snapshot writes', () => {
     const repo = gitRepo();
     const env = cliEnv();
     const run = (i: number) =>
-      `${JSON.stringify({ type: i % 2 ? 'assistant' : 'user', uuid: `u${i}`, parentUuid: i ? `u${i - 1}` : null, sessionId: 'kill-test', cwd: repo, timestamp: new Date(Date.UTC(2026, 10, 1, 0, 0, 0, i)).toISOString(), message: { id: `m${i}`, role: i % 2 ? 'assistant' : 'user', content: i % 2 ? [{ type: 'text', text: `step ${i} ${'w'.repeat(3000)}` }, { type: 'tool_use', id: `t${i}`, name: 'Edit', input: { file_path: `src/f${i % 50}.ts` } }] : `request ${i}` } })}\n`;
+      `${JSON.stringify({
+        type: i % 2 ? 'assistant' : 'user',
+        uuid: `u${i}`,
+        parentUuid: i ? `u${i - 1}` : null,
+        sessionId: 'kill-test',
+        cwd: repo,
+        timestamp: new Date(Date.UTC(2026, 10, 1, 0, 0, 0, i)).toISOString(),
+        message: {
+          id: `m${i}`,
+          role: i % 2 ? 'assistant' : 'user',
+          content:
+            i % 2
+              ? [
+                  { type: 'text', text: `step ${i} ${'w'.repeat(3000)}` },
+                  { type: 'tool_use', id: `t${i}`, name: 'Edit', input: { file_path: `src/f${i % 50}.ts` } },
+                ]
+              : `request ${i}`,
+        },
+      })}\n`;
     const t = join(tempDir(), 'abcdef12-0000-4000-8000-0000deadbeef.jsonl');
     writeFileSync(t, Array.from({ length: 4000 }, (_, i) => run(i)).join(''));
     const payload = JSON.stringify({ session_id: 'kill-test', transcript_path: t, cwd: repo, hook_event_name: 'Stop' });
@@ -43,7 +61,9 @@ describe('SIGKILL during snapshot writes', () => {
     // Leftovers exactly as a writer killed between open and rename would leave them.
     const dead = spawnSync(process.execPath, ['-e', '']).pid!;
     const dir = sessionsDirOf(env);
-    const shortId = snapshotNames(env)[0]!.replace(/^\d{4}-\d{2}-\d{2}-/, '').replace(/-session\.tmp$/, '');
+    const shortId = snapshotNames(env)[0]!
+      .replace(/^\d{4}-\d{2}-\d{2}-/, '')
+      .replace(/-session\.tmp$/, '');
     writeFileSync(join(dir, `.wip-${shortId}-${dead}-0a0b0c0d0e0f`), readFileSync(join(dir, snapshotNames(env)[0]!), 'utf8').slice(0, 300), { mode: 0o600 });
     writeFileSync(join(dir, `.lock-${shortId}`), `${dead} 0011223344556677`, { mode: 0o600 });
     writeFileSync(join(dir, '.start', `.wip-start-${dead}-0a0b0c0d0e0f`), '{"v":1,"work', { mode: 0o600 }); // a start record cut short

@@ -21,12 +21,35 @@ function claudeTranscript(cwd: string, turns: Array<{ user: string; assistant: s
   const base = { isSidechain: false, userType: 'external', cwd, sessionId: SESSION, version: '2.0.14', gitBranch: 'main' };
   for (const t of turns) {
     const u = `u-${++n}`;
-    lines.push(JSON.stringify({ ...base, type: 'user', parentUuid: parent, uuid: u, timestamp: `2026-01-05T10:0${n}:00.000Z`, message: { role: 'user', content: t.user } }));
+    lines.push(
+      JSON.stringify({
+        ...base,
+        type: 'user',
+        parentUuid: parent,
+        uuid: u,
+        timestamp: `2026-01-05T10:0${n}:00.000Z`,
+        message: { role: 'user', content: t.user },
+      }),
+    );
     const a = `a-${n}`;
     const content: unknown[] = [{ type: 'text', text: t.assistant }];
     if (t.command) content.push({ type: 'tool_use', id: `toolu_${n}`, name: 'Bash', input: { command: t.command, description: 'run' } });
-    content.push({ type: 'tool_use', id: `todo_${n}`, name: 'TodoWrite', input: { todos: [{ content: 'Rotate the deploy key', status: 'in_progress', activeForm: 'Rotating' }] } });
-    lines.push(JSON.stringify({ ...base, type: 'assistant', parentUuid: u, uuid: a, timestamp: `2026-01-05T10:0${n}:30.000Z`, message: { id: `msg_${n}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content, stop_reason: 'end_turn' } }));
+    content.push({
+      type: 'tool_use',
+      id: `todo_${n}`,
+      name: 'TodoWrite',
+      input: { todos: [{ content: 'Rotate the deploy key', status: 'in_progress', activeForm: 'Rotating' }] },
+    });
+    lines.push(
+      JSON.stringify({
+        ...base,
+        type: 'assistant',
+        parentUuid: u,
+        uuid: a,
+        timestamp: `2026-01-05T10:0${n}:30.000Z`,
+        message: { id: `msg_${n}`, type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content, stop_reason: 'end_turn' },
+      }),
+    );
     parent = a;
   }
   const file = join(tempDir('vault-transcript-'), `${SESSION}.jsonl`);
@@ -34,8 +57,20 @@ function claudeTranscript(cwd: string, turns: Array<{ user: string; assistant: s
   return file;
 }
 
-const stop = (repo: string, transcript: string) => ({ session_id: SESSION, transcript_path: transcript, cwd: repo, hook_event_name: 'Stop', stop_hook_active: false });
-const start = (repo: string) => ({ session_id: 'next-session', transcript_path: '/nowhere/next.jsonl', cwd: repo, hook_event_name: 'SessionStart', source: 'startup' });
+const stop = (repo: string, transcript: string) => ({
+  session_id: SESSION,
+  transcript_path: transcript,
+  cwd: repo,
+  hook_event_name: 'Stop',
+  stop_hook_active: false,
+});
+const start = (repo: string) => ({
+  session_id: 'next-session',
+  transcript_path: '/nowhere/next.jsonl',
+  cwd: repo,
+  hook_event_name: 'SessionStart',
+  source: 'startup',
+});
 
 /** Every output a snapshot reaches: the file, session-start, sessions list/show, a handoff memory. */
 async function everyOutput(repo: string, env: Record<string, string>): Promise<Record<string, string>> {
@@ -48,7 +83,10 @@ async function everyOutput(repo: string, env: Record<string, string>): Promise<R
   expect(list.code, list.stderr).toBe(0);
   const show = await runCli(['sessions', 'show', SHORT], { cwd: repo, env });
   expect(show.code, show.stderr).toBe(0);
-  const handoff = await runCli(['handoff', '--from-session', SHORT, '--title', 'Where the key work stands', '--target-harness', 'codex', '--json'], { cwd: repo, env });
+  const handoff = await runCli(['handoff', '--from-session', SHORT, '--title', 'Where the key work stands', '--target-harness', 'codex', '--json'], {
+    cwd: repo,
+    env,
+  });
   expect(handoff.code, handoff.stderr).toBe(0);
   const memory = readFileSync(join(repo, '.ecc', 'memory', (JSON.parse(handoff.stdout) as { path: string }).path), 'utf8');
   return { snapshot, context: contextOf(startRun.stdout), list: list.stdout, show: show.stdout, memory };
@@ -63,7 +101,11 @@ describe('session snapshots redact secrets before any cut (subprocess)', () => {
     const env = cliEnv();
     const transcript = claudeTranscript(repo, [
       { user: `Why does ssh refuse this key?\n${key}\nIt is the deploy key.`, assistant: 'Let me check its permissions.', command: 'chmod 600 ~/.ssh/deploy' },
-      { user: 'ok, and now?', assistant: `The key itself looks fine:\n\n${key}\n\nThe problem is the file mode.`, command: `printf '%s\\n' '${key.split('\n').slice(0, 3).join("' '")}' > /tmp/k.pem` },
+      {
+        user: 'ok, and now?',
+        assistant: `The key itself looks fine:\n\n${key}\n\nThe problem is the file mode.`,
+        command: `printf '%s\\n' '${key.split('\n').slice(0, 3).join("' '")}' > /tmp/k.pem`,
+      },
       // A key block without its END line (the message was cut) is redacted to the end.
       { user: `last try:\n${key.split('\n').slice(0, 6).join('\n')}`, assistant: 'Done; the deploy key works now.' },
     ]);
@@ -73,7 +115,8 @@ describe('session snapshots redact secrets before any cut (subprocess)', () => {
     for (const [where, text] of Object.entries(out)) {
       for (const line of body) expect(text.includes(line), `${where} holds a key line`).toBe(false);
       // no 16-character run of any key line survives either (a cut line is still a leak)
-      for (const line of body) for (let i = 0; i + 16 <= line.length; i += 16) expect(text.includes(line.slice(i, i + 16)), `${where} holds part of a key line`).toBe(false);
+      for (const line of body)
+        for (let i = 0; i + 16 <= line.length; i += 16) expect(text.includes(line.slice(i, i + 16)), `${where} holds part of a key line`).toBe(false);
     }
     expect(out.snapshot).toContain('[REDACTED private key]');
     expect(out.snapshot).toContain('Why does ssh refuse this key?');
@@ -99,7 +142,8 @@ describe('session snapshots redact secrets before any cut (subprocess)', () => {
     const out = await everyOutput(repo, env);
     expect(out.snapshot).toContain(`- ${'x'.repeat(279)}…`);
     for (const [where, text] of Object.entries(out)) {
-      for (const token of all) for (let n = 6; n <= token.length; n++) expect(text.includes(token.slice(0, n)), `${where} holds ${token.slice(0, n)}`).toBe(false);
+      for (const token of all)
+        for (let n = 6; n <= token.length; n++) expect(text.includes(token.slice(0, n)), `${where} holds ${token.slice(0, n)}`).toBe(false);
       // a marker is whole or absent: "[REDACTED" always closes with "]"
       for (const m of text.matchAll(/\[REDACTED/g)) expect(text.slice(m.index, m.index + 60)).toMatch(/^\[REDACTED [A-Za-z ]+\]/);
       expect(text).not.toMatch(/\[(?:R|RE|RED|REDA|REDAC|REDACT|REDACTE)?…/);
@@ -175,7 +219,10 @@ describe('no invisible characters reach the session-start context (subprocess)',
   it('strips tag characters, zero-width characters, bidi controls and ANSI escapes from snapshot text and memory titles', async () => {
     const repo = gitRepo();
     const env = cliEnv();
-    const save = await runCli(['save', '--scope', 'team', '--kind', 'decision', '--title', 'Deploy key rotation policy', '--body', 'Rotate monthly.', '--json'], { cwd: repo, env });
+    const save = await runCli(
+      ['save', '--scope', 'team', '--kind', 'decision', '--title', 'Deploy key rotation policy', '--body', 'Rotate monthly.', '--json'],
+      { cwd: repo, env },
+    );
     expect(save.code, save.stderr).toBe(0);
     const { id, path } = JSON.parse(save.stdout) as { id: string; path: string };
     const file = join(repo, '.ecc', 'memory', path);

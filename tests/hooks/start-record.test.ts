@@ -9,7 +9,12 @@ import { describe, expect, it } from 'vitest';
 import { cliEnv, gitRepo, runCli } from '../helpers.js';
 import { CLAUDE_DAG, CLAUDE_REAL, contextOf, hook, sessionsDirOf, snapshotNames } from './hook-helpers.js';
 
-const stop = (cwd: string, transcript = CLAUDE_REAL, session = '5c0375b4-57a5-4f26-b12d-d022ee4e51b7') => ({ session_id: session, transcript_path: transcript, cwd, hook_event_name: 'Stop' });
+const stop = (cwd: string, transcript = CLAUDE_REAL, session = '5c0375b4-57a5-4f26-b12d-d022ee4e51b7') => ({
+  session_id: session,
+  transcript_path: transcript,
+  cwd,
+  hook_event_name: 'Stop',
+});
 const start = (cwd: string) => ({ session_id: 'fresh', cwd, hook_event_name: 'SessionStart', source: 'startup' });
 const debug = (env: Record<string, string>) => ({ ...env, ECC_HOOK_DEBUG: '1' });
 const ago = (p: string, ms: number) => utimesSync(p, new Date(Date.now() - ms), new Date(Date.now() - ms));
@@ -19,7 +24,9 @@ const recordsIn = (sessions: string) => readdirSync(join(sessions, '.start')).fi
 
 /** The last `injected` line of the hook log. */
 function lastInjection(env: Record<string, string>): string {
-  const lines = readFileSync(join(sessionsDirOf(env), 'hooks.log'), 'utf8').trim().split('\n');
+  const lines = readFileSync(join(sessionsDirOf(env), 'hooks.log'), 'utf8')
+    .trim()
+    .split('\n');
   return lines.filter((l) => l.includes(' injected ')).at(-1) ?? '';
 }
 
@@ -74,7 +81,13 @@ describe('session start from the start record', () => {
     const dir = sessionsDirOf(env);
     const [only] = snapshotNames(env);
     const planted = join(dir, '2026-11-30-feedc0de-session.tmp');
-    writeFileSync(planted, readFileSync(join(dir, only!), 'utf8').replace(/(\*\*Session:\*\* )\S+/, '$1planted-session').replace('/orchestrator @CLAUDE.md', '/planted goal'), { mode: 0o600 });
+    writeFileSync(
+      planted,
+      readFileSync(join(dir, only!), 'utf8')
+        .replace(/(\*\*Session:\*\* )\S+/, '$1planted-session')
+        .replace('/orchestrator @CLAUDE.md', '/planted goal'),
+      { mode: 0o600 },
+    );
     const newer = new Date(Date.now() + 5_000);
     utimesSync(planted, newer, newer);
     const ctx = contextOf((await hook('session-start', start(repo), { cwd: repo, env })).stdout);
@@ -132,7 +145,10 @@ describe('session start from the start record', () => {
     const text = readFileSync(index, 'utf8');
     writeFileSync(index, text.replace(/^(vault-snapshot-index \d+ )\d+/, `$1${Date.now() - 7_200_000}`));
     const record = recordsIn(dir)[0]!;
-    writeFileSync(join(dir, '.start', record), JSON.stringify({ ...JSON.parse(readFileSync(join(dir, '.start', record), 'utf8')), sessionsMtime: lstatSync(dir).mtimeMs }));
+    writeFileSync(
+      join(dir, '.start', record),
+      JSON.stringify({ ...JSON.parse(readFileSync(join(dir, '.start', record), 'utf8')), sessionsMtime: lstatSync(dir).mtimeMs }),
+    );
     expect(await hook('session-start', start(repo), { cwd: repo, env })).toMatchObject({ code: 0, stdout: '' });
     expect(snapshotNames(env)).toEqual([]);
   });

@@ -14,7 +14,10 @@ describe('session-start never crosses worktrees', () => {
     const env = cliEnv();
 
     // A has a session; B has none yet: B gets nothing at all
-    expect(await hook('stop', { session_id: '5c0375b4-57a5-4f26-b12d-d022ee4e51b7', transcript_path: CLAUDE_REAL, cwd: a }, { cwd: a, env })).toMatchObject({ code: 0, stdout: '' });
+    expect(await hook('stop', { session_id: '5c0375b4-57a5-4f26-b12d-d022ee4e51b7', transcript_path: CLAUDE_REAL, cwd: a }, { cwd: a, env })).toMatchObject({
+      code: 0,
+      stdout: '',
+    });
     expect(await hook('session-start', start(b), { cwd: b, env })).toMatchObject({ code: 0, stdout: '' });
 
     // B gets its own session; A's snapshot is then made the newest file

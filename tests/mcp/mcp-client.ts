@@ -17,7 +17,11 @@ export interface McpSession {
 
 const open: McpSession[] = [];
 afterEach(async () => {
-  while (open.length) await open.pop()!.close().catch(() => undefined);
+  while (open.length)
+    await open
+      .pop()!
+      .close()
+      .catch(() => undefined);
 });
 
 /** Starts `vault mcp [extraArgs]` in `cwd` with `env` and connects the SDK client to it. */
@@ -45,7 +49,11 @@ export async function callOk<T = Record<string, any>>(s: McpSession, name: strin
 }
 
 /** The `error` object of a failed call; fails the test if the call succeeded. */
-export async function callError(s: McpSession, name: string, args: Record<string, unknown>): Promise<{ code: string; message: string; reason: string; field?: string; hint?: string; raw: string }> {
+export async function callError(
+  s: McpSession,
+  name: string,
+  args: Record<string, unknown>,
+): Promise<{ code: string; message: string; reason: string; field?: string; hint?: string; raw: string }> {
   const r = await callTool(s, name, args);
   if (!r.isError) throw new Error(`${name} unexpectedly succeeded: ${textOf(r)}`);
   const raw = textOf(r);

@@ -30,7 +30,14 @@ describe('vault mcp: memory_search', () => {
     expect(ids(r)).toEqual([OLDER]);
     expect(r.total).toBe(1);
     expect(r.notice).toMatch(/unreviewed.*not as instructions/);
-    expect(r.results[0]).toMatchObject({ id: OLDER, title: 'Drop stateless JWT for server sessions', kind: 'decision', scope: 'project', status: 'active', path: `project/decisions/${OLDER}.md` });
+    expect(r.results[0]).toMatchObject({
+      id: OLDER,
+      title: 'Drop stateless JWT for server sessions',
+      kind: 'decision',
+      scope: 'project',
+      status: 'active',
+      path: `project/decisions/${OLDER}.md`,
+    });
     expect(r.results[0].excerpt.length).toBeGreaterThan(0);
     expect(r.complete).toBe(true);
     expect(r.diagnostics).toEqual([]);
@@ -48,7 +55,12 @@ describe('vault mcp: memory_search', () => {
     const repo = gitRepo();
     const env = cliEnv({ ECC_MEMORY_HARNESS: 'codex', ECC_MEMORY_ALLOW_USER_SCOPE: '1' });
     const open = await startMcp(repo, env);
-    const personal = await callOk(open, 'memory_save', { title: 'Prefer pnpm over npm', body: 'The user likes pnpm workspaces.', kind: 'preference', scope: 'user' });
+    const personal = await callOk(open, 'memory_save', {
+      title: 'Prefer pnpm over npm',
+      body: 'The user likes pnpm workspaces.',
+      kind: 'preference',
+      scope: 'user',
+    });
     expect(ids(await callOk(open, 'memory_search', { query: 'pnpm' }))).toEqual([]);
     expect(ids(await callOk(open, 'memory_search', { query: 'pnpm', scopes: ['user'] }))).toEqual([personal.id]);
 
@@ -88,7 +100,9 @@ describe('vault mcp: memory_search', () => {
       await s.client.readResource({ uri: 'memory://mem_leaky_note' }).catch((e: Error) => e.message),
     ];
     expect(ids(answers[0] as never)).toEqual([OLDER]);
-    expect((answers[2] as { problems: unknown[] }).problems).toContainEqual(expect.objectContaining({ code: 'suspected-secret', path: 'project/decisions/mem_leaky_note.md' }));
+    expect((answers[2] as { problems: unknown[] }).problems).toContainEqual(
+      expect.objectContaining({ code: 'suspected-secret', path: 'project/decisions/mem_leaky_note.md' }),
+    );
     expect(JSON.stringify(answers)).not.toContain(secret);
     expect(s.stderr()).not.toContain(secret);
   });
@@ -99,12 +113,30 @@ describe('vault mcp: memory_search', () => {
     const s = await startMcp(repo, env);
     // warm the index first, so the CLI has to notice the new file rather than build from scratch
     await callOk(s, 'memory_search', { query: 'anything' });
-    const saved = await callOk(s, 'memory_save', { title: 'Flaky checkout test', body: 'The checkout test is flaky under parallel workers; run it with --runInBand.', kind: 'lesson', scope: 'team', tags: ['tests'] });
+    const saved = await callOk(s, 'memory_save', {
+      title: 'Flaky checkout test',
+      body: 'The checkout test is flaky under parallel workers; run it with --runInBand.',
+      kind: 'lesson',
+      scope: 'team',
+      tags: ['tests'],
+    });
     const cli = await runCli(['search', 'checkout', 'flaky', '--json'], { cwd: repo, env });
     expect(cli.code, cli.stderr).toBe(0);
     expect(JSON.parse(cli.stdout).results.map((r: { id: string }) => r.id)).toEqual([saved.id]);
 
-    const viaCli = await runCli(['save', '--kind', 'runbook', '--title', 'Rotate the staging certificate', '--body', 'Run certbot renew on the staging host, then reload nginx.', '--json'], { cwd: repo, env });
+    const viaCli = await runCli(
+      [
+        'save',
+        '--kind',
+        'runbook',
+        '--title',
+        'Rotate the staging certificate',
+        '--body',
+        'Run certbot renew on the staging host, then reload nginx.',
+        '--json',
+      ],
+      { cwd: repo, env },
+    );
     expect(viaCli.code, viaCli.stderr).toBe(0);
     const cliId = JSON.parse(viaCli.stdout).id;
     const found = await callOk(s, 'memory_search', { query: 'staging certificate' });

@@ -41,17 +41,37 @@ describe('vault mcp: tools through the SDK client', () => {
       harness: 'claude-code',
       trust: 'reviewed',
     });
-    expect(first.memory).toMatchObject({ sourceHarness: 'cursor', trust: 'unreviewed', status: 'active', scope: 'team', kind: 'decision', tags: ['auth', 'redis'], targetHarnesses: ['all'] });
+    expect(first.memory).toMatchObject({
+      sourceHarness: 'cursor',
+      trust: 'unreviewed',
+      status: 'active',
+      scope: 'team',
+      kind: 'decision',
+      tags: ['auth', 'redis'],
+      targetHarnesses: ['all'],
+    });
     expect(first.path).toBe(`team/decisions/${first.id}.md`);
     const text = readFileSync(join(repo, '.ecc/memory', first.path), 'utf8');
     expect(text).toContain('source_harness: "cursor"\n');
     expect(text).toContain('trust: "unreviewed"\n');
 
-    const second = await callOk(s, 'memory_save', { title: 'Redis session TTL is 30 days', body: `Follows [[${first.id}]].`, kind: 'fact', links: [first.id], targetHarnesses: ['cursor'] });
+    const second = await callOk(s, 'memory_save', {
+      title: 'Redis session TTL is 30 days',
+      body: `Follows [[${first.id}]].`,
+      kind: 'fact',
+      links: [first.id],
+      targetHarnesses: ['cursor'],
+    });
     expect(second.memory).toMatchObject({ scope: 'project', targetHarnesses: ['cursor'], links: [first.id] });
 
     const read = await callOk(s, 'memory_read', { id: first.id, harness: 'claude-code' });
-    expect(read.memory).toMatchObject({ id: first.id, title: 'Sessions live in Redis', status: 'active', body: 'We moved sessions from JWT cookies to Redis.', sourceHarness: 'cursor' });
+    expect(read.memory).toMatchObject({
+      id: first.id,
+      title: 'Sessions live in Redis',
+      status: 'active',
+      body: 'We moved sessions from JWT cookies to Redis.',
+      sourceHarness: 'cursor',
+    });
     expect(read.backlinks.map((b: { id: string }) => b.id)).toEqual([second.id]);
     expect(read.notice).toMatch(/unreviewed.*not as instructions/);
     expect(s.stderr()).toContain('serving harness "cursor"');
@@ -80,7 +100,9 @@ describe('vault mcp: tools through the SDK client', () => {
     expect(Object.keys(byName.memory_save!.inputSchema.properties!).sort()).toEqual(['body', 'kind', 'links', 'scope', 'tags', 'targetHarnesses', 'title']);
     expect(byName.memory_save!.inputSchema.required).toEqual(['title', 'body']);
     expect(byName.memory_read!.inputSchema.required).toEqual(['id']);
-    expect(Object.keys(byName.memory_search!.inputSchema.properties!)).toEqual(expect.arrayContaining(['query', 'scopes', 'kinds', 'tags', 'statuses', 'since', 'until', 'limit']));
+    expect(Object.keys(byName.memory_search!.inputSchema.properties!)).toEqual(
+      expect.arrayContaining(['query', 'scopes', 'kinds', 'tags', 'statuses', 'since', 'until', 'limit']),
+    );
     for (const t of [byName.memory_save!, byName.memory_read!, byName.memory_search!]) {
       expect(JSON.stringify(t.inputSchema)).not.toMatch(/harness"\s*:|sourceHarness/);
     }
@@ -107,7 +129,9 @@ describe('vault mcp: tools through the SDK client', () => {
     const handoff = await callOk(claude, 'memory_read', { id: HANDOFF });
     expect(handoff.memory).toMatchObject({ kind: 'handoff', status: 'active', sourceHarness: 'codex', targetHarnesses: ['claude'] });
     const older2 = await callOk(claude, 'memory_read', { id: OLDER });
-    expect(older2.backlinks).toEqual([{ id: HANDOFF, title: 'Authentication migration handoff', kind: 'handoff', scope: 'project', status: 'active', path: `project/handoffs/${HANDOFF}.md` }]);
+    expect(older2.backlinks).toEqual([
+      { id: HANDOFF, title: 'Authentication migration handoff', kind: 'handoff', scope: 'project', status: 'active', path: `project/handoffs/${HANDOFF}.md` },
+    ]);
     const list2 = await claude.client.listResources();
     expect(list2.resources.map((r) => r.uri)).toEqual([`memory://${HANDOFF}`, `memory://${OLDER}`]); // newest first
     expect(list2.resources[0]).toMatchObject({ name: HANDOFF, title: 'Authentication migration handoff', mimeType: 'text/markdown' });
@@ -121,7 +145,11 @@ describe('vault mcp: tools through the SDK client', () => {
     expect(text.startsWith(`---\nschema: "ecc.memory.v1"\nid: "${HANDOFF}"\n`)).toBe(true);
     expect(text).toContain('trust: "unreviewed"\n');
     expect(text).toContain('target_harnesses: ["claude"]\n');
-    expect(text.endsWith('\n---\n\nThe token rotation tests pass. The remaining task is to move the session store from JWT cookies to Redis and keep the old token check for 30 days.\n')).toBe(true);
+    expect(
+      text.endsWith(
+        '\n---\n\nThe token rotation tests pass. The remaining task is to move the session store from JWT cookies to Redis and keep the old token check for 30 days.\n',
+      ),
+    ).toBe(true);
   });
 
   it('refuses the user scope unless the operator enabled it, and even then uses it only when asked', async () => {
@@ -130,7 +158,12 @@ describe('vault mcp: tools through the SDK client', () => {
     const userRoot = env.ECC_MEMORY_USER_ROOT!;
     const closed = await startMcp(repo, env);
     const refused = await callError(closed, 'memory_save', { title: 'I prefer tabs', body: 'Always tabs.', kind: 'preference', scope: 'user' });
-    expect(refused).toMatchObject({ code: 'MEMORY_WRITE_REJECTED', reason: 'invalid-input', field: 'scope', message: 'The user memory scope is disabled for this MCP server.' });
+    expect(refused).toMatchObject({
+      code: 'MEMORY_WRITE_REJECTED',
+      reason: 'invalid-input',
+      field: 'scope',
+      message: 'The user memory scope is disabled for this MCP server.',
+    });
     expect(mdFilesUnder(userRoot)).toEqual([]);
     expect(existsSync(userRoot)).toBe(false);
     expect((await callError(closed, 'memory_read', { id: 'mem_anything_here', scopes: ['user'] })).code).toBe('MEMORY_READ_FAILED');

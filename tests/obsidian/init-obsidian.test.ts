@@ -16,7 +16,13 @@ describe('vault init --obsidian', () => {
     expect(JSON.parse(r.stdout).obsidian).toEqual([{ dir: '.ecc/memory/.obsidian', written: ['app.json', 'types.json', '.gitignore'], kept: [] }]);
     const dir = join(repo, '.ecc/memory/.obsidian');
     const app = JSON.parse(readFileSync(join(dir, 'app.json'), 'utf8'));
-    expect(app).toMatchObject({ userIgnoreFilters: ['.index/'], newFileLocation: 'folder', newFileFolderPath: 'inbox', attachmentFolderPath: 'attachments', useMarkdownLinks: false });
+    expect(app).toMatchObject({
+      userIgnoreFilters: ['.index/'],
+      newFileLocation: 'folder',
+      newFileFolderPath: 'inbox',
+      attachmentFolderPath: 'attachments',
+      useMarkdownLinks: false,
+    });
     const types = JSON.parse(readFileSync(join(dir, 'types.json'), 'utf8')).types;
     // Declared text so that Obsidian never offers its "Date & time" type, which would rewrite them.
     expect(types).toMatchObject({ created_at: 'text', updated_at: 'text', tags: 'tags', links: 'multitext', target_harnesses: 'multitext' });

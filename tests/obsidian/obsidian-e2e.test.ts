@@ -35,7 +35,10 @@ describe('an Obsidian-edited vault, end to end', () => {
     // search: active memories only, Obsidian-rewritten files included, nothing from .trash/
     const s1 = await run('search', 'session', 'redis', '--json');
     expect(s1.code, s1.stderr).toBe(0);
-    const ids1 = s1.json().results.map((h: Hit) => h.id).sort();
+    const ids1 = s1
+      .json()
+      .results.map((h: Hit) => h.id)
+      .sort();
     expect(ids1).toEqual(['mem_20260725_01kolder', 'mem_20260801_followup', 'mem_20260802_redisttl']);
     const trash = await run('search', 'sticky', 'load', 'balancer', '--status', 'active', '--status', 'superseded', '--status', 'rejected', '--json');
     expect(trash.json().results.map((h: Hit) => h.id)).not.toContain('mem_20260720_discarded');
@@ -82,7 +85,12 @@ describe('an Obsidian-edited vault, end to end', () => {
     const file = join(vault, 'team/handoffs/mem_20260801_followup.md');
     writeFileSync(file, readFileSync(file, 'utf8').replace('status: "active"\n', 'status: superseded\n'));
     const s2 = await run('search', 'session', 'redis', '--json');
-    expect(s2.json().results.map((h: Hit) => h.id).sort()).toEqual(['mem_20260725_01kolder', 'mem_20260802_redisttl']);
+    expect(
+      s2
+        .json()
+        .results.map((h: Hit) => h.id)
+        .sort(),
+    ).toEqual(['mem_20260725_01kolder', 'mem_20260802_redisttl']);
     const s3 = await run('search', 'session', 'redis', '--status', 'superseded', '--json');
     expect(s3.json().results.map((h: Hit) => [h.id, h.status])).toContainEqual(['mem_20260801_followup', 'superseded']);
     expect(s3.json().results.every((h: Hit) => h.status === 'superseded')).toBe(true);

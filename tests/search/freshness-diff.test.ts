@@ -31,8 +31,16 @@ describe('diffFiles', () => {
           const bad = sorted.filter(([, , isDoc]) => !isDoc).map(([p, fp]) => invalid(p, fp));
           const base = new GenerationDocs('team', 'g', toColumns(docs, bad), [], 0);
           const overlay: Record<string, OverlayEntry> = {};
-          for (const [p, what, fp] of over) overlay[p] = what === 'deleted' ? { deleted: true } : what === 'doc' ? { doc: { ...doc(p, fp), terms: {} } } : { invalid: invalid(p, fp) };
-          const files: StatFile[] = [...listed].sort(([a], [b]) => compareWalkOrder(a, b)).map(([p, fp]) => ({ file: { scope: 'team', path: `team/${p}`, absPath: `/v/team/${p}`, segments: p.split('/') }, rel: p, size: fp.size, mtime: fp.mtime }));
+          for (const [p, what, fp] of over)
+            overlay[p] = what === 'deleted' ? { deleted: true } : what === 'doc' ? { doc: { ...doc(p, fp), terms: {} } } : { invalid: invalid(p, fp) };
+          const files: StatFile[] = [...listed]
+            .sort(([a], [b]) => compareWalkOrder(a, b))
+            .map(([p, fp]) => ({
+              file: { scope: 'team', path: `team/${p}`, absPath: `/v/team/${p}`, segments: p.split('/') },
+              rel: p,
+              size: fp.size,
+              mtime: fp.mtime,
+            }));
 
           // the plain answer
           const table = new Map<string, { size: number; mtime: number }>();

@@ -5,7 +5,11 @@ import { serializeMemory } from '../../src/document/serialize.js';
 import { cliEnv, gitRepo, runCli } from '../helpers.js';
 import { memory, memoryPath, putMemories } from './search-helpers.js';
 
-type Json = { results: Array<{ id: string; title: string }>; diagnostics: { index: Array<{ scope: string; action: string; reason?: string; added: number; changed: number; removed: number }> }; total: number };
+type Json = {
+  results: Array<{ id: string; title: string }>;
+  diagnostics: { index: Array<{ scope: string; action: string; reason?: string; added: number; changed: number; removed: number }> };
+  total: number;
+};
 
 async function search(repo: string, env: Record<string, string>, ...args: string[]): Promise<Json> {
   const r = await runCli(['search', ...args, '--scope', 'team', '--json'], { cwd: repo, env });
@@ -42,7 +46,12 @@ describe('index freshness (through the CLI)', () => {
     const size = statSync(join(gen, damaged)).size;
     writeFileSync(join(gen, damaged), Buffer.alloc(size, 0xff)); // same length, garbage
     const r = await search(repo, env, 'alpha beta gamma');
-    expect(r.results.slice(0, 2).map((h) => h.id).sort()).toEqual([mems[0]!.id, mems[1]!.id].sort());
+    expect(
+      r.results
+        .slice(0, 2)
+        .map((h) => h.id)
+        .sort(),
+    ).toEqual([mems[0]!.id, mems[1]!.id].sort());
     expect(r.diagnostics.index[0]).toMatchObject({ action: 'rebuilt' });
     expect(r.diagnostics.index[0]!.reason).toMatch(/damaged bucket/);
   });

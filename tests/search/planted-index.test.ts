@@ -96,7 +96,20 @@ describe('a planted or damaged index', () => {
     const key = `notes/${ms[0]!.id}.md`;
     editJson(statePath(repo), (s) => {
       s.overlay[key] = {
-        doc: { path: `${'../'.repeat(8)}${outside.slice(1)}/notes/${ms[0]!.id}.md`, size: st.size, mtime: st.mtimeMs, scope: 'team', id: ms[0]!.id, kind: 'note', status: 'active', tags: [], targets: ['all'], updated: 1, len: [1, 0, 0, 0, 1], terms: { widget: [1, 0, 0, 0, 1] } },
+        doc: {
+          path: `${'../'.repeat(8)}${outside.slice(1)}/notes/${ms[0]!.id}.md`,
+          size: st.size,
+          mtime: st.mtimeMs,
+          scope: 'team',
+          id: ms[0]!.id,
+          kind: 'note',
+          status: 'active',
+          tags: [],
+          targets: ['all'],
+          updated: 1,
+          len: [1, 0, 0, 0, 1],
+          terms: { widget: [1, 0, 0, 0, 1] },
+        },
       };
     });
     const after = await search();
@@ -116,7 +129,14 @@ describe('a planted or damaged index', () => {
       len.writeUInt32LE(hj.length);
       return Buffer.concat([len, hj, good.subarray(4 + h)]);
     };
-    for (const edit of [(h: any) => (h.n = [1e9]), (h: any) => (h.n = [-1]), (h: any) => (h.n = [1.5]), (h: any) => (h.n = [3]), (h: any) => (h.t = [5]), (h: any) => (h.o = ['4'])]) {
+    for (const edit of [
+      (h: any) => (h.n = [1e9]),
+      (h: any) => (h.n = [-1]),
+      (h: any) => (h.n = [1.5]),
+      (h: any) => (h.n = [3]),
+      (h: any) => (h.t = [5]),
+      (h: any) => (h.o = ['4']),
+    ]) {
       expect(() => new BucketReader(withHeader(edit), 2)).toThrow(IndexUnusable);
     }
   });

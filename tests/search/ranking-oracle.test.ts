@@ -27,7 +27,19 @@ type Doc = { title: string[]; tags: string[]; kind: string[]; id: string[]; body
 const termsOf = (d: Doc) => countTerms(FIELDS.map((f) => d[f]));
 
 function record(i: number, d: Doc): DocRecord {
-  return { scope: 'team', path: `notes/m${String(i).padStart(3, '0')}.md`, id: `m${i}`, kind: 'note', status: 'active', tags: [], targets: [], updated: i, size: 1, mtime: 1, len: termsOf(d).len };
+  return {
+    scope: 'team',
+    path: `notes/m${String(i).padStart(3, '0')}.md`,
+    id: `m${i}`,
+    kind: 'note',
+    status: 'active',
+    tags: [],
+    targets: [],
+    updated: i,
+    size: 1,
+    mtime: 1,
+    len: termsOf(d).len,
+  };
 }
 
 /** A scope index in memory: a generation of `base`, then `changed` replacing some and `deleted` removing some. */
@@ -61,35 +73,41 @@ describe('query engine vs MiniSearch (oracle)', () => {
       deletions: fc.array(fc.nat(), { maxLength: 3 }),
     });
     fc.assert(
-      fc.property(fc.array(scope, { minLength: 1, maxLength: 2 }), fc.uniqueArray(word, { minLength: 1, maxLength: 4 }), fc.array(fc.double({ min: 0.1, max: 2, noNaN: true }), { minLength: 4, maxLength: 4 }), (scopes, query, boosts) => {
-        const ms = new MiniSearch({ fields: [...FIELDS], idField: 'key', tokenize: (s) => s.split(' ').filter(Boolean), processTerm: (t) => t });
-        const indexes: ScopeIndex[] = [];
-        scopes.forEach((s, si) => {
-          const changed = new Map(s.changes.map(([i, d]) => [i % s.base.length, d]));
-          const deleted = new Set(s.deletions.map((i) => i % s.base.length).filter((i) => !changed.has(i)));
-          indexes.push(scopeIndex(s.base, changed, deleted));
-          s.base.forEach((d, i) => {
-            if (deleted.has(i)) return;
-            const live = changed.get(i) ?? d;
-            ms.add({ key: `${si}:m${i}`, ...Object.fromEntries(FIELDS.map((f) => [f, live[f].join(' ')])) });
+      fc.property(
+        fc.array(scope, { minLength: 1, maxLength: 2 }),
+        fc.uniqueArray(word, { minLength: 1, maxLength: 4 }),
+        fc.array(fc.double({ min: 0.1, max: 2, noNaN: true }), { minLength: 4, maxLength: 4 }),
+        (scopes, query, boosts) => {
+          const ms = new MiniSearch({ fields: [...FIELDS], idField: 'key', tokenize: (s) => s.split(' ').filter(Boolean), processTerm: (t) => t });
+          const indexes: ScopeIndex[] = [];
+          scopes.forEach((s, si) => {
+            const changed = new Map(s.changes.map(([i, d]) => [i % s.base.length, d]));
+            const deleted = new Set(s.deletions.map((i) => i % s.base.length).filter((i) => !changed.has(i)));
+            indexes.push(scopeIndex(s.base, changed, deleted));
+            s.base.forEach((d, i) => {
+              if (deleted.has(i)) return;
+              const live = changed.get(i) ?? d;
+              ms.add({ key: `${si}:m${i}`, ...Object.fromEntries(FIELDS.map((f) => [f, live[f].join(' ')])) });
+            });
           });
-        });
-        const weights = new Map(query.map((q, i) => [q, boosts[i]!]));
-        const expected = ms.search(query.join(' '), {
-          boost: FIELD_BOOST,
-          prefix: prefixFor,
-          fuzzy: fuzzyFor,
-          maxFuzzy: 1,
-          weights: EXPANSION_WEIGHT,
-          combineWith: 'OR',
-          boostTerm: (t) => weights.get(t) ?? 1,
-        });
-        const got = rankDocuments(indexes, query, () => true, weights);
-        const keyOf = (d: DocRecord) => `${indexes.findIndex((ix) => ix.base.docs.includes(d) || Object.values(ix.overlay).some((e) => 'doc' in e && e.doc === d))}:${d.id}`;
-        const ours = new Map(got.map((c) => [keyOf(c.doc), c.score]));
-        expect([...ours.keys()].sort()).toEqual(expected.map((r) => String(r.id)).sort());
-        for (const r of expected) expect(ours.get(String(r.id))).toBeCloseTo(r.score, 9);
-      }),
+          const weights = new Map(query.map((q, i) => [q, boosts[i]!]));
+          const expected = ms.search(query.join(' '), {
+            boost: FIELD_BOOST,
+            prefix: prefixFor,
+            fuzzy: fuzzyFor,
+            maxFuzzy: 1,
+            weights: EXPANSION_WEIGHT,
+            combineWith: 'OR',
+            boostTerm: (t) => weights.get(t) ?? 1,
+          });
+          const got = rankDocuments(indexes, query, () => true, weights);
+          const keyOf = (d: DocRecord) =>
+            `${indexes.findIndex((ix) => ix.base.docs.includes(d) || Object.values(ix.overlay).some((e) => 'doc' in e && e.doc === d))}:${d.id}`;
+          const ours = new Map(got.map((c) => [keyOf(c.doc), c.score]));
+          expect([...ours.keys()].sort()).toEqual(expected.map((r) => String(r.id)).sort());
+          for (const r of expected) expect(ours.get(String(r.id))).toBeCloseTo(r.score, 9);
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -24,7 +24,17 @@ describe('vault search through the CLI', () => {
     expect(r.total).toBe(3);
     expect(Object.keys(r).sort()).toEqual(['diagnostics', 'results', 'total']);
     expect(Object.keys(r.results[0]!).sort()).toEqual(['excerpt', 'id', 'kind', 'path', 'scope', 'score', 'status', 'tags', 'title', 'updatedAt']);
-    expect(r.results[0]).toMatchObject({ id: inTitle.id, title: 'Redis sessions', kind: 'decision', scope: 'team', status: 'active', tags: ['auth'], path: `team/decisions/${inTitle.id}.md`, excerpt: 'We keep them for 14 days.', updatedAt: inTitle.updatedAt });
+    expect(r.results[0]).toMatchObject({
+      id: inTitle.id,
+      title: 'Redis sessions',
+      kind: 'decision',
+      scope: 'team',
+      status: 'active',
+      tags: ['auth'],
+      path: `team/decisions/${inTitle.id}.md`,
+      excerpt: 'We keep them for 14 days.',
+      updatedAt: inTitle.updatedAt,
+    });
     expect(typeof r.results[0]!.score).toBe('number');
     const text = await runCli(['search', 'redis'], { cwd: repo, env });
     expect(text.code).toBe(0);
@@ -66,8 +76,23 @@ describe('vault search through the CLI', () => {
     const repo = gitRepo();
     const env = cliEnv({ ECC_MEMORY_USER_ROOT: `${repo}/home/.ecc/memory` });
     const a = memory({ id: 'mem_tie_b', title: 'Same words', body: 'same', updatedAt: '2026-07-02T00:00:00.000Z', kind: 'decision', tags: ['auth', 'infra'] });
-    const b = memory({ id: 'mem_tie_a', title: 'Same words', body: 'same', updatedAt: '2026-07-02T00:00:00.000Z', kind: 'lesson', tags: ['auth'], targetHarnesses: ['codex'] });
-    const c = memory({ id: 'mem_tie_c', title: 'Same words', body: 'same', updatedAt: '2026-07-03T00:00:00.000Z', scope: 'project', targetHarnesses: ['claude'] });
+    const b = memory({
+      id: 'mem_tie_a',
+      title: 'Same words',
+      body: 'same',
+      updatedAt: '2026-07-02T00:00:00.000Z',
+      kind: 'lesson',
+      tags: ['auth'],
+      targetHarnesses: ['codex'],
+    });
+    const c = memory({
+      id: 'mem_tie_c',
+      title: 'Same words',
+      body: 'same',
+      updatedAt: '2026-07-03T00:00:00.000Z',
+      scope: 'project',
+      targetHarnesses: ['claude'],
+    });
     const old = memory({ id: 'mem_tie_old', title: 'Same words', body: 'same', status: 'superseded', updatedAt: '2026-06-01T00:00:00.000Z' });
     const user = memory({ id: 'mem_tie_user', title: 'Same words', body: 'same', scope: 'user' });
     putMemories(repo, a, b, c, old, user);
@@ -88,7 +113,11 @@ describe('vault search through the CLI', () => {
     const limited = await search(repo, env, 'words', '--limit', '1');
     expect(ids(limited)).toEqual(['mem_tie_c']);
     expect(limited.total).toBe(3);
-    for (const bad of [['--limit', '101'], ['--limit', '0'], ['--since', 'yesterday']]) {
+    for (const bad of [
+      ['--limit', '101'],
+      ['--limit', '0'],
+      ['--since', 'yesterday'],
+    ]) {
       const r = await runCli(['search', 'words', ...bad], { cwd: repo, env });
       expect(r.code, bad.join(' ')).toBe(3);
       expect(r.stderr).toMatch(/^error: (limit|since): /);
@@ -120,7 +149,12 @@ describe('vault search through the CLI', () => {
       // nor one pasted into a filter flag
       const token = 'ghp_' + 'Q1w2E3r4T5y6U7i8O9p0A1s2D3f4G5h6J7k8';
       const env2 = { ...env, ...Object.fromEntries(extra.length ? [extra] : []) };
-      for (const args of [['--since', token], ['--until', token], ['--status', token], ['--scope', token]]) {
+      for (const args of [
+        ['--since', token],
+        ['--until', token],
+        ['--status', token],
+        ['--scope', token],
+      ]) {
         const bad = await runCli(['search', 'x', ...args], { cwd: repo, env: env2 });
         expect([2, 3], args.join(' ')).toContain(bad.code);
         expect(bad.stdout + bad.stderr, args.join(' ')).not.toContain(token);
@@ -145,7 +179,11 @@ describe('vault search through the CLI', () => {
     const good = memory({ title: 'Valid one', body: 'findable text' });
     putMemories(repo, good);
     putFile(repo, '.ecc/memory/team/notes/broken.md', '---\nid: nope\n');
-    putFile(repo, '.ecc/memory/team/decisions/misplaced.md', (await import('../../src/document/serialize.js')).serializeMemory(memory({ title: 'findable text', kind: 'note' })));
+    putFile(
+      repo,
+      '.ecc/memory/team/decisions/misplaced.md',
+      (await import('../../src/document/serialize.js')).serializeMemory(memory({ title: 'findable text', kind: 'note' })),
+    );
     const r = await search(repo, env, 'findable');
     expect(ids(r)).toEqual([good.id]);
     const inv = r.diagnostics.invalidFiles as Array<{ path: string; code: string }>;
@@ -159,7 +197,10 @@ describe('vault search through the CLI', () => {
   it('vault index shows and rebuilds the state; vault save warns about and --unique refuses duplicates', async () => {
     const repo = gitRepo();
     const env = cliEnv();
-    const first = await runCli(['save', '--scope', 'team', '--title', 'Use Redis sessions', '--body', 'We store sessions in Redis for 14 days.', '--json'], { cwd: repo, env });
+    const first = await runCli(['save', '--scope', 'team', '--title', 'Use Redis sessions', '--body', 'We store sessions in Redis for 14 days.', '--json'], {
+      cwd: repo,
+      env,
+    });
     expect(first.code, first.stderr).toBe(0);
     expect(JSON.parse(first.stdout).similar).toEqual([]);
     const id = JSON.parse(first.stdout).id;

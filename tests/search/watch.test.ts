@@ -39,7 +39,12 @@ describe('vault watch', () => {
       expect(status).toMatchObject({ exists: true, stale: false, documents: 1 });
       const r = JSON.parse((await runCli(['search', 'edited', '--scope', 'team', '--json'], { cwd: repo, env })).stdout);
       expect(r.results.map((h: { id: string }) => h.id)).toEqual([a.id]);
-      expect(out.trim().split('\n').filter((l) => /^(added|changed|removed)/.test(l))).toHaveLength(3);
+      expect(
+        out
+          .trim()
+          .split('\n')
+          .filter((l) => /^(added|changed|removed)/.test(l)),
+      ).toHaveLength(3);
     } finally {
       child.kill('SIGTERM');
       await new Promise((r) => child.on('close', r));

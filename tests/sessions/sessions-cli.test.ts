@@ -44,7 +44,10 @@ describe('vault sessions / vault handoff', () => {
     const repo = gitRepo();
     const env = cliEnv();
     await hook('stop', { session_id: '019a93b9-f380-7600-98ff-940e6b99603c', transcript_path: CODEX_REAL, cwd: repo }, { cwd: repo, env, harness: 'codex' });
-    const r = await runCli(['handoff', '--from-session', '6b99603c', '--title', 'LM Studio wiring: where it stands', '--target-harness', 'claude-code', '--json'], { cwd: repo, env });
+    const r = await runCli(
+      ['handoff', '--from-session', '6b99603c', '--title', 'LM Studio wiring: where it stands', '--target-harness', 'claude-code', '--json'],
+      { cwd: repo, env },
+    );
     expect(r.code, r.stderr).toBe(0);
     const out = JSON.parse(r.stdout) as { id: string; path: string; kind: string; sourceHarness: string; targetHarnesses: string[] };
     expect(out).toMatchObject({ kind: 'handoff', sourceHarness: 'codex', targetHarnesses: ['claude-code'] });
@@ -62,7 +65,10 @@ describe('vault sessions / vault handoff', () => {
     const missing = await runCli(['handoff', '--from-session', 'nothere1', '--title', 'x'], { cwd: repo, env });
     expect(missing.code).toBe(4);
     // the same session handed off twice: warned like save, refused with --unique
-    const twice = await runCli(['handoff', '--from-session', '6b99603c', '--title', 'LM Studio wiring: where it stands', '--target-harness', 'claude-code'], { cwd: repo, env });
+    const twice = await runCli(['handoff', '--from-session', '6b99603c', '--title', 'LM Studio wiring: where it stands', '--target-harness', 'claude-code'], {
+      cwd: repo,
+      env,
+    });
     expect(twice.code, twice.stderr).toBe(0);
     expect(twice.stderr).toContain(`warning: similar memories already exist: ${out.id}`);
     const unique = await runCli(['handoff', '--from-session', '6b99603c', '--title', 'LM Studio wiring: where it stands', '--unique'], { cwd: repo, env });
@@ -78,7 +84,10 @@ describe('vault sessions / vault handoff', () => {
   it('the plain form: --from H --target H with a body, and secrets are refused', async () => {
     const repo = gitRepo();
     const env = cliEnv();
-    const ok = await runCli(['handoff', '--from', 'claude-code', '--target', 'codex', '--target', 'cursor', '--title', 'Pick up the parser', '--stdin', '--json'], { cwd: repo, env, input: 'The streaming parser is half done; see src/sessions.' });
+    const ok = await runCli(
+      ['handoff', '--from', 'claude-code', '--target', 'codex', '--target', 'cursor', '--title', 'Pick up the parser', '--stdin', '--json'],
+      { cwd: repo, env, input: 'The streaming parser is half done; see src/sessions.' },
+    );
     expect(ok.code, ok.stderr).toBe(0);
     expect(JSON.parse(ok.stdout)).toMatchObject({ kind: 'handoff', sourceHarness: 'claude-code', targetHarnesses: ['codex', 'cursor'] });
     const noFrom = await runCli(['handoff', '--target', 'codex', '--title', 't', '--body', 'b'], { cwd: repo, env });

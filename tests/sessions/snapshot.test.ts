@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { buildInjectionText, HISTORICAL_MARKER, SUMMARY_BEGIN, SUMMARY_END, TRUNCATION_MARKER } from '../../src/sessions/injection-text.js';
 import { deriveShortId, sanitizeShortId } from '../../src/sessions/session-ids.js';
-import { mergeSnapshots, parseSnapshot, parseSnapshotHeader, renderSnapshot, SNAPSHOT_END, withNote, type SessionSnapshot } from '../../src/sessions/snapshot.js';
+import {
+  mergeSnapshots,
+  parseSnapshot,
+  parseSnapshotHeader,
+  renderSnapshot,
+  SNAPSHOT_END,
+  withNote,
+  type SessionSnapshot,
+} from '../../src/sessions/snapshot.js';
 
 const base: SessionSnapshot = {
   project: 'demo',
@@ -55,7 +63,14 @@ describe('session snapshot document', () => {
   });
 
   it('merge keeps the start, unites lists and counts updates', () => {
-    const fresh: SessionSnapshot = { ...base, startedAt: '2026-11-01T10:30:00.000Z', updatedAt: '2026-11-01T12:00:00.000Z', files: ['src/cache.ts'], commands: ['npm test', 'npm run bench'], lastState: 'Benchmarked.' };
+    const fresh: SessionSnapshot = {
+      ...base,
+      startedAt: '2026-11-01T10:30:00.000Z',
+      updatedAt: '2026-11-01T12:00:00.000Z',
+      files: ['src/cache.ts'],
+      commands: ['npm test', 'npm run bench'],
+      lastState: 'Benchmarked.',
+    };
     const m = mergeSnapshots(base, fresh);
     expect(m.startedAt).toBe('2026-11-01T10:00:00.000Z');
     expect(m.updatedAt).toBe('2026-11-01T12:00:00.000Z');
@@ -118,7 +133,9 @@ describe('injection text', () => {
     const small = buildInjectionText(long, memories, 600);
     expect(small.length).toBeLessThanOrEqual(600);
     expect(small).not.toContain(SUMMARY_BEGIN); // never a summary without its markers
-    expect(small).toMatch(/^\[SessionStart: the summary of the prior session in this worktree \(\d+ characters\) does not fit ECC_SESSION_START_MAX_CHARS=600; raise it to see it\.\]/);
+    expect(small).toMatch(
+      /^\[SessionStart: the summary of the prior session in this worktree \(\d+ characters\) does not fit ECC_SESSION_START_MAX_CHARS=600; raise it to see it\.\]/,
+    );
     expect(small).toContain('mem_abc_123 [team/decision] Use Redis');
     expect(buildInjectionText(long, [], 150)).toMatch(/^\[SessionStart: the summary/);
     expect(buildInjectionText(long, [], 60)).toBe('');

@@ -21,9 +21,27 @@ const at = (p: string, ms: number) => utimesSync(p, new Date(ms), new Date(ms));
 
 function snapshot(shortId: string, goal: string): SessionSnapshot {
   return {
-    project: 'a', worktree: KEY.worktree, repo: KEY.repo, branch: 'main', sessionId: `s-${shortId}`, shortId, harness: 'claude-code', transcript: undefined,
-    startedAt: '2026-11-01T10:00:00.000Z', updatedAt: '2026-11-01T11:00:00.000Z', lastEvent: 'stop', updates: 1, goal,
-    requests: [], notes: [], files: [], commands: [], openItems: [], problems: [], lastState: undefined, readNote: undefined,
+    project: 'a',
+    worktree: KEY.worktree,
+    repo: KEY.repo,
+    branch: 'main',
+    sessionId: `s-${shortId}`,
+    shortId,
+    harness: 'claude-code',
+    transcript: undefined,
+    startedAt: '2026-11-01T10:00:00.000Z',
+    updatedAt: '2026-11-01T11:00:00.000Z',
+    lastEvent: 'stop',
+    updates: 1,
+    goal,
+    requests: [],
+    notes: [],
+    files: [],
+    commands: [],
+    openItems: [],
+    problems: [],
+    lastState: undefined,
+    readNote: undefined,
   } as SessionSnapshot;
 }
 
@@ -77,11 +95,57 @@ describe('start records', () => {
       return readStartRecord(dir, KEY)?.memories;
     };
     expect(forged({ folders: [], files: [], complete: true })).toBeNull();
-    expect(forged({ folders: [[roots[0], -1], [roots[1], 5]], files: [], complete: true })).toBeNull();
-    expect(forged({ folders: [[roots[0], -1], [roots[1], 5]], files: [['/v/team/decisions/other.md', 1, 2]], complete: true })).toBeNull();
-    expect(forged({ folders: [[roots[0], -1], [roots[1], 5]], files: [['/v/team/../../etc/mem_forged1.md', 1, 2]], complete: true })).toBeNull();
-    expect(forged({ folders: [[roots[0], -1], [roots[1], 5], ['/elsewhere', 5]], files: [['/v/team/decisions/mem_forged1.md', 1, 2]], complete: true })).toBeNull();
-    expect(forged({ folders: [[roots[0], -1], [roots[1], 5]], files: [['/v/team/decisions/mem_forged1.md', 1, 2]], complete: true })?.list).toEqual(list);
+    expect(
+      forged({
+        folders: [
+          [roots[0], -1],
+          [roots[1], 5],
+        ],
+        files: [],
+        complete: true,
+      }),
+    ).toBeNull();
+    expect(
+      forged({
+        folders: [
+          [roots[0], -1],
+          [roots[1], 5],
+        ],
+        files: [['/v/team/decisions/other.md', 1, 2]],
+        complete: true,
+      }),
+    ).toBeNull();
+    expect(
+      forged({
+        folders: [
+          [roots[0], -1],
+          [roots[1], 5],
+        ],
+        files: [['/v/team/../../etc/mem_forged1.md', 1, 2]],
+        complete: true,
+      }),
+    ).toBeNull();
+    expect(
+      forged({
+        folders: [
+          [roots[0], -1],
+          [roots[1], 5],
+          ['/elsewhere', 5],
+        ],
+        files: [['/v/team/decisions/mem_forged1.md', 1, 2]],
+        complete: true,
+      }),
+    ).toBeNull();
+    expect(
+      forged({
+        folders: [
+          [roots[0], -1],
+          [roots[1], 5],
+        ],
+        files: [['/v/team/decisions/mem_forged1.md', 1, 2]],
+        complete: true,
+      })?.list,
+    ).toEqual(list);
   });
 });
 
@@ -95,7 +159,8 @@ describe('memory title cache', () => {
     mkdirSync(join(root, 'project'));
     return { roots: { team: join(root, 'team'), project: join(root, 'project'), user: join(root, 'user') } as unknown as VaultRoots, folder };
   }
-  const list = (roots: VaultRoots, sessions: string) => listMemoryPointers(roots, ['project', 'team'], 'cache', { limit: 5, maxFiles: 400, cache: { dir: sessions, rt } });
+  const list = (roots: VaultRoots, sessions: string) =>
+    listMemoryPointers(roots, ['project', 'team'], 'cache', { limit: 5, maxFiles: 400, cache: { dir: sessions, rt } });
 
   it('never reuses an entry read within the racy window, even with the same size and mtime later', () => {
     const { roots, folder } = vault();

@@ -79,7 +79,10 @@ describe('snapshot index', () => {
     find(dir, '/w/a');
     const text = readFileSync(join(dir, '.snapshot-index.json'), 'utf8');
     // claim that b's snapshot belongs to a, and a's to nobody present
-    writeFileSync(join(dir, '.snapshot-index.json'), text.replace('"/w/b"', '"/w/a"').replace(/\["\/w\/a","\/w\/a\/.git",\["2026-11-01-00000001/, '["/elsewhere",null,["2026-11-01-00000001'));
+    writeFileSync(
+      join(dir, '.snapshot-index.json'),
+      text.replace('"/w/b"', '"/w/a"').replace(/\["\/w\/a","\/w\/a\/.git",\["2026-11-01-00000001/, '["/elsewhere",null,["2026-11-01-00000001'),
+    );
     expect(find(dir, '/w/a').found).toBeUndefined(); // b's file is read, found foreign, never shown
     indexSnapshot(dir, mine, { worktree: '/w/a', repo: '/w/a/.git' }, rt);
     expect(find(dir, '/w/a').found?.snapshot.goal).toBe('goal 1');
@@ -89,11 +92,17 @@ describe('snapshot index', () => {
     const dir = tempDir();
     const a = put(dir, 1, '/w/a', 2);
     const b = put(dir, 2, '/w/b', 1);
-    writeFileSync(join(dir, '.snapshot-index.json'), JSON.stringify({ v: 1, prunedAt: Date.now(), names: { [a]: { w: '/w/a', r: '/w/a/.git' }, [b]: { w: '/w/b', r: '/w/b/.git' } } }));
+    writeFileSync(
+      join(dir, '.snapshot-index.json'),
+      JSON.stringify({ v: 1, prunedAt: Date.now(), names: { [a]: { w: '/w/a', r: '/w/a/.git' }, [b]: { w: '/w/b', r: '/w/b/.git' } } }),
+    );
     expect(readSnapshotIndex(dir).trees).toHaveLength(2);
     expect(find(dir, '/w/a').found?.snapshot.goal).toBe('goal 1');
     expect(readFileSync(join(dir, '.snapshot-index.json'), 'utf8')).toMatch(/^vault-snapshot-index 3 /);
-    writeFileSync(join(dir, '.snapshot-index.json'), JSON.stringify({ v: 2, prunedAt: Date.now(), trees: [{ w: '/w/b', r: '/w/b/.git' }], names: { [a]: 0, [b]: 7 } }));
+    writeFileSync(
+      join(dir, '.snapshot-index.json'),
+      JSON.stringify({ v: 2, prunedAt: Date.now(), trees: [{ w: '/w/b', r: '/w/b/.git' }], names: { [a]: 0, [b]: 7 } }),
+    );
     expect(find(dir, '/w/b').found?.snapshot.goal).toBe('goal 2'); // b's position is out of range: its header is read
     expect(find(dir, '/w/a').found).toBeUndefined(); // v2 claimed a is b's: hidden, never shown as b's
     for (const junk of ['vault-snapshot-index 3 x\n', 'vault-snapshot-index 3 0\nnames\n["/w/a",', '\u0000', '{"v":9}']) {
@@ -165,7 +174,9 @@ describe('memory title list', () => {
     fc.assert(
       fc.property(fc.array(fc.record({ title: fc.string({ minLength: 1, maxLength: 40 }), active: fc.boolean() }), { minLength: 1, maxLength: 6 }), (items) => {
         const files: Record<string, string> = {};
-        items.forEach((it, i) => (files[`team/decisions/mem_x${i}.md`] = doc(`mem_xxx${i}`, it.title).replace('"active"', it.active ? '"active"' : '"superseded"')));
+        items.forEach(
+          (it, i) => (files[`team/decisions/mem_x${i}.md`] = doc(`mem_xxx${i}`, it.title).replace('"active"', it.active ? '"active"' : '"superseded"')),
+        );
         const got = listMemoryPointers(vault(files), ['team'], '', { limit: 10, maxFiles: 400 });
         const want = items
           .map((it, i) => ({ id: `mem_xxx${i}`, title: it.title, active: it.active }))
@@ -180,7 +191,30 @@ describe('memory title list', () => {
 
 describe('redaction shortcut', () => {
   it('gives exactly what running every pattern gives (property, with secret-like pieces)', () => {
-    const pieces = ['sk-', 'SK-', 'sk_live_', 'npm_', 'hf_', 'ghp_', 'github_pat_', 'glpat-', 'AIza', 'xoxb-', 'hooks.slack.com/services/T1/B2/x', 'AKIA', 'ASIA', '-----BEGIN RSA PRIVATE KEY-----', '-----END RSA PRIVATE KEY-----', 'a', 'Z', '0', '_', '-', ' ', '\n'];
+    const pieces = [
+      'sk-',
+      'SK-',
+      'sk_live_',
+      'npm_',
+      'hf_',
+      'ghp_',
+      'github_pat_',
+      'glpat-',
+      'AIza',
+      'xoxb-',
+      'hooks.slack.com/services/T1/B2/x',
+      'AKIA',
+      'ASIA',
+      '-----BEGIN RSA PRIVATE KEY-----',
+      '-----END RSA PRIVATE KEY-----',
+      'a',
+      'Z',
+      '0',
+      '_',
+      '-',
+      ' ',
+      '\n',
+    ];
     fc.assert(
       fc.property(fc.array(fc.oneof(fc.constantFrom(...pieces), fc.stringMatching(/^[A-Za-z0-9]{1,24}$/)), { maxLength: 12 }), (parts) => {
         const text = parts.join('');

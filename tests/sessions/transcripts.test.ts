@@ -62,7 +62,12 @@ describe('Claude Code transcripts', () => {
     expect(s.prompts).toContain('/test-command --verbose --output /tmp/test.log');
     expect(s.prompts.some((p) => p.includes('中文') && p.includes('🎉'))).toBe(true);
     expect(s.prompts.some((p) => p.startsWith('Caveat:') || p.includes('local-command-stdout'))).toBe(false);
-    expect(s.openItems).toEqual(['[in_progress] Implement core functionality', '[pending] Add comprehensive tests', '[pending] Write user documentation', '[pending] Perform code review']);
+    expect(s.openItems).toEqual([
+      '[in_progress] Implement core functionality',
+      '[pending] Add comprehensive tests',
+      '[pending] Write user documentation',
+      '[pending] Perform code review',
+    ]);
     expect(s.files).toEqual(['/tmp/complex_example.py']);
   });
 
@@ -72,10 +77,23 @@ describe('Claude Code transcripts', () => {
     const main = join(dir, '55550000-0000-4000-8000-000000000001.jsonl');
     copyFileSync(CLAUDE_SUBAGENTS, main);
     mkdirSync(join(dir, '55550000-0000-4000-8000-000000000001', 'subagents'), { recursive: true });
-    for (const f of ['agent-showcol1.jsonl', 'agent-showcol2.jsonl']) copyFileSync(join(src, 'subagents', f), join(dir, '55550000-0000-4000-8000-000000000001', 'subagents', f));
+    for (const f of ['agent-showcol1.jsonl', 'agent-showcol2.jsonl'])
+      copyFileSync(join(src, 'subagents', f), join(dir, '55550000-0000-4000-8000-000000000001', 'subagents', f));
     appendFileSync(
       join(dir, '55550000-0000-4000-8000-000000000001', 'subagents', 'agent-showcol2.jsonl'),
-      `${JSON.stringify({ type: 'assistant', isSidechain: true, sessionId: '55550000-0000-4000-8000-000000000001', message: { id: 'x', role: 'assistant', content: [{ type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'ls src/jobs' } }, { type: 'tool_use', id: 't2', name: 'Write', input: { file_path: '/workspace/example-app/src/jobs/NOTES.md' } }] } })}\n`,
+      `${JSON.stringify({
+        type: 'assistant',
+        isSidechain: true,
+        sessionId: '55550000-0000-4000-8000-000000000001',
+        message: {
+          id: 'x',
+          role: 'assistant',
+          content: [
+            { type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'ls src/jobs' } },
+            { type: 'tool_use', id: 't2', name: 'Write', input: { file_path: '/workspace/example-app/src/jobs/NOTES.md' } },
+          ],
+        },
+      })}\n`,
     );
     const plain = readTranscript(CLAUDE_SUBAGENTS, { harness: 'claude-code' });
     expect(plain.goal).toBe('Give me a tour of the repository: its structure, then compare the web and jobs modules side by side.');
@@ -101,7 +119,8 @@ describe('Claude Code transcripts', () => {
   it('a transcript over the byte budget is read as head + tail windows, keeping the goal and the last state', () => {
     const dir = tempDir();
     const f = join(dir, 'bbbbbbbb-0000-4000-8000-000000000002.jsonl');
-    const line = (i: number, type: string, content: unknown) => `${JSON.stringify({ type, uuid: `u${i}`, sessionId: 'big', cwd: '/w', timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(), message: { id: `m${i}`, role: type, content } })}\n`;
+    const line = (i: number, type: string, content: unknown) =>
+      `${JSON.stringify({ type, uuid: `u${i}`, sessionId: 'big', cwd: '/w', timestamp: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(), message: { id: `m${i}`, role: type, content } })}\n`;
     const parts = [line(0, 'user', 'The real goal: make it fast')];
     const filler = 'x'.repeat(2000);
     for (let i = 1; i < 1500; i++) parts.push(line(i, 'assistant', [{ type: 'text', text: `${filler} ${i}` }]));

@@ -32,7 +32,9 @@ function code(fn: () => unknown): string | undefined {
 describe('kind templates', () => {
   it('the package ships exactly one template per kind, and the loader finds them', () => {
     expect(defaultTemplatesDir()).toBe(join(REPO, 'templates') + '/');
-    const files = readdirSync(join(REPO, 'templates')).filter((f) => f.endsWith('.md')).sort();
+    const files = readdirSync(join(REPO, 'templates'))
+      .filter((f) => f.endsWith('.md'))
+      .sort();
     expect(files).toEqual(KINDS.map((k) => `${k}.md`).sort());
   });
 
@@ -106,7 +108,9 @@ describe('editor drafts', () => {
     const t = loadTemplate('handoff');
     const draft = renderDraft(t, { title: 'Auth hand-off', kind: 'handoff', scope: 'team', tags: ['auth'], links: [], targetHarnesses: ['all'] });
     expect(draft).toContain(`<!-- ${DRAFT_INSTRUCTIONS} -->`);
-    const edited = draft.replace('## Next steps\n', '## Next steps\n\n1. Move the store to Redis.\n').replace('## State\n', '## State\n\nTests pass. <!-- my own remark -->\n');
+    const edited = draft
+      .replace('## Next steps\n', '## Next steps\n\n1. Move the store to Redis.\n')
+      .replace('## State\n', '## State\n\nTests pass. <!-- my own remark -->\n');
     const back = readDraft(edited, all);
     expect(back).toEqual({
       title: 'Auth hand-off',

@@ -35,7 +35,9 @@ function setup() {
   const memories = () => {
     const dir = join(repo, '.ecc/memory');
     if (!existsSync(dir)) return [];
-    return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((d) => d.isFile() && d.name.endsWith('.md')).map((d) => join(d.parentPath, d.name));
+    return readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((d) => d.isFile() && d.name.endsWith('.md'))
+      .map((d) => join(d.parentPath, d.name));
   };
   return { repo, drafts, env, editedDrafts, memories };
 }

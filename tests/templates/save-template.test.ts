@@ -20,7 +20,27 @@ describe('vault save --template / --wikilinks', () => {
     const repo = gitRepo();
     const env = cliEnv();
     const r = await runCli(
-      ['save', '--scope', 'team', '--kind', 'decision', '--title', 'Use Redis sessions', '--template', '--section', 'Consequences=Redis becomes a hard dependency.', '--section', 'context=Sessions expire too early.', '--section', 'Options=- keep JWT', '--section', 'Options=- Redis sessions', '--section', 'Decision=We will store sessions in Redis.', '--json'],
+      [
+        'save',
+        '--scope',
+        'team',
+        '--kind',
+        'decision',
+        '--title',
+        'Use Redis sessions',
+        '--template',
+        '--section',
+        'Consequences=Redis becomes a hard dependency.',
+        '--section',
+        'context=Sessions expire too early.',
+        '--section',
+        'Options=- keep JWT',
+        '--section',
+        'Options=- Redis sessions',
+        '--section',
+        'Decision=We will store sessions in Redis.',
+        '--json',
+      ],
       { cwd: repo, env },
     );
     expect(r.code, r.stderr).toBe(0);
@@ -54,9 +74,30 @@ describe('vault save --template / --wikilinks', () => {
   it('--wikilinks appends a Related line for each --link, which vault read counts as a backlink', async () => {
     const repo = gitRepo();
     const env = cliEnv();
-    const old = await runCli(['save', '--scope', 'team', '--kind', 'decision', '--title', 'JWT sessions', '--body', 'Stateless JWT.', '--id', 'mem_20260101_jwt', '--json'], { cwd: repo, env });
+    const old = await runCli(
+      ['save', '--scope', 'team', '--kind', 'decision', '--title', 'JWT sessions', '--body', 'Stateless JWT.', '--id', 'mem_20260101_jwt', '--json'],
+      { cwd: repo, env },
+    );
     expect(old.code, old.stderr).toBe(0);
-    const r = await runCli(['save', '--scope', 'team', '--kind', 'decision', '--title', 'Redis sessions', '--template', '--section', 'Decision=Redis.', '--link', 'mem_20260101_jwt', '--wikilinks', '--json'], { cwd: repo, env });
+    const r = await runCli(
+      [
+        'save',
+        '--scope',
+        'team',
+        '--kind',
+        'decision',
+        '--title',
+        'Redis sessions',
+        '--template',
+        '--section',
+        'Decision=Redis.',
+        '--link',
+        'mem_20260101_jwt',
+        '--wikilinks',
+        '--json',
+      ],
+      { cwd: repo, env },
+    );
     expect(r.code, r.stderr).toBe(0);
     const { id, path } = JSON.parse(r.stdout);
     const text = readFileSync(join(repo, '.ecc/memory', path), 'utf8');

@@ -8,8 +8,14 @@ describe('every kind template renders into a memory doctor is happy with', () =>
     const repo = gitRepo();
     const env = cliEnv();
     for (const kind of KINDS) {
-      const sections = loadTemplate(kind).sections.flatMap((s, i) => ['--section', `${s.name}=${kind} ${s.name.toLowerCase()}: point ${i + 1}, with \`code\` in a sentence.`]);
-      const r = await runCli(['save', '--scope', 'team', '--kind', kind, '--title', `A ${kind} from its template`, '--tag', kind, '--template', ...sections], { cwd: repo, env });
+      const sections = loadTemplate(kind).sections.flatMap((s, i) => [
+        '--section',
+        `${s.name}=${kind} ${s.name.toLowerCase()}: point ${i + 1}, with \`code\` in a sentence.`,
+      ]);
+      const r = await runCli(['save', '--scope', 'team', '--kind', kind, '--title', `A ${kind} from its template`, '--tag', kind, '--template', ...sections], {
+        cwd: repo,
+        env,
+      });
       expect(r.code, `${kind}: ${r.stderr}`).toBe(0);
     }
     const doctor = await runCli(['doctor', '--strict', '--no-index-check', '--json'], { cwd: repo, env });

@@ -51,20 +51,35 @@ export const TRICKY_TITLES = [
 /** A trimmed, safe, non-empty title of at most 200 UTF-16 code units. */
 export const validTitle: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom(...TRICKY_TITLES),
-  fc.string({ unit: 'binary', minLength: 1, maxLength: 220 }).map(cleanTitle).filter((s) => s.length > 0),
-  fc.string({ unit: 'grapheme', minLength: 1, maxLength: 60 }).map(cleanTitle).filter((s) => s.length > 0),
+  fc
+    .string({ unit: 'binary', minLength: 1, maxLength: 220 })
+    .map(cleanTitle)
+    .filter((s) => s.length > 0),
+  fc
+    .string({ unit: 'grapheme', minLength: 1, maxLength: 60 })
+    .map(cleanTitle)
+    .filter((s) => s.length > 0),
 );
 
 /** Removes what a title may not contain, trims, and cuts to 200 code units without splitting a pair. */
 export function cleanTitle(s: string): string {
-  let t = s.replace(UNSAFE, ' ').replace(/[\ud800-\udfff]/gu, 'x').trim();
+  let t = s
+    .replace(UNSAFE, ' ')
+    .replace(/[\ud800-\udfff]/gu, 'x')
+    .trim();
   if (t.length > 200) t = t.slice(0, 200);
   if (/[\ud800-\udbff]$/.test(t)) t = t.slice(0, -1);
   return t.trim();
 }
 
-export const slug: fc.Arbitrary<string> = fc.oneof(fc.constantFrom('all', 'claude', 'codex', 'a', '0', 'x.y_z-1', 'a'.repeat(64)), fc.stringMatching(SLUG_PATTERN));
-export const memoryId: fc.Arbitrary<string> = fc.oneof(fc.constantFrom('mem_abc', 'mem_20260726_0123456789abcdef0123', `mem_${'a'.repeat(128)}`), fc.stringMatching(ID_PATTERN));
+export const slug: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom('all', 'claude', 'codex', 'a', '0', 'x.y_z-1', 'a'.repeat(64)),
+  fc.stringMatching(SLUG_PATTERN),
+);
+export const memoryId: fc.Arbitrary<string> = fc.oneof(
+  fc.constantFrom('mem_abc', 'mem_20260726_0123456789abcdef0123', `mem_${'a'.repeat(128)}`),
+  fc.stringMatching(ID_PATTERN),
+);
 
 /** A valid UTC timestamp with milliseconds, from the years 0000 to 9999. */
 export const timestamp: fc.Arbitrary<string> = fc
@@ -78,7 +93,12 @@ export const validBody: fc.Arbitrary<string> = fc
     fc.string({ unit: 'binary', minLength: 1, maxLength: 300 }),
     fc.constantFrom('---', '---\n---', 'a\r\nb', '\tindented', '[[mem_abc|label]]', '```yaml\nkey: value\n---\n```', '# Heading\n\n- item'),
   )
-  .map((s) => s.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/gu, ' ').replace(/[\ud800-\udfff]/gu, 'x').trim())
+  .map((s) =>
+    s
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/gu, ' ')
+      .replace(/[\ud800-\udfff]/gu, 'x')
+      .trim(),
+  )
   .filter((s) => s.length > 0);
 
 export const validFrontmatter: fc.Arbitrary<Frontmatter> = fc.record({

@@ -46,7 +46,11 @@ describe('architecture', () => {
     const code = `import a from 'yargs';\nimport { b } from "../cli/main.js";\nexport * from '../mcp/x.js';\nconst c = await import('../hooks/y.js');\nimport 'chokidar';\nconst d = require('yargs/helpers');`;
     expect(specifiers(code)).toEqual(['yargs', '../cli/main.js', '../mcp/x.js', '../hooks/y.js', 'chokidar', 'yargs/helpers']);
     const fake = join(REPO, 'src/vault/x.ts');
-    expect(specifiers(code).map((s) => violation(fake, s)).filter(Boolean)).toHaveLength(6);
+    expect(
+      specifiers(code)
+        .map((s) => violation(fake, s))
+        .filter(Boolean),
+    ).toHaveLength(6);
     expect(violation(fake, '../store/roots.js')).toBeUndefined();
     expect(violation(fake, 'node:fs')).toBeUndefined();
   });

@@ -73,7 +73,19 @@ describe('serialize → parse', () => {
         const lines = text.split('\n');
         expect(lines[0]).toBe('---');
         expect(lines.slice(1, 14).map((l) => l.slice(0, l.indexOf(':')))).toEqual([
-          'schema', 'id', 'title', 'kind', 'scope', 'trust', 'status', 'source_harness', 'target_harnesses', 'tags', 'links', 'created_at', 'updated_at',
+          'schema',
+          'id',
+          'title',
+          'kind',
+          'scope',
+          'trust',
+          'status',
+          'source_harness',
+          'target_harnesses',
+          'tags',
+          'links',
+          'created_at',
+          'updated_at',
         ]);
         expect(lines[14]).toBe('---');
         expect(lines[15]).toBe('');
@@ -86,8 +98,15 @@ describe('serialize → parse', () => {
 });
 
 /** Near misses: a valid document with one small edit. */
-const nearMiss = fc.tuple(validMemory, fc.nat(), fc.nat(), fc.string({ unit: 'binary', maxLength: 8 }), fc.constantFrom('insert', 'delete', 'replace', 'duplicate-line', 'drop-line', 'swap-lines', 'crlf', 'bom', 'truncate')).map(
-  ([m, a, b, s, op]) => {
+const nearMiss = fc
+  .tuple(
+    validMemory,
+    fc.nat(),
+    fc.nat(),
+    fc.string({ unit: 'binary', maxLength: 8 }),
+    fc.constantFrom('insert', 'delete', 'replace', 'duplicate-line', 'drop-line', 'swap-lines', 'crlf', 'bom', 'truncate'),
+  )
+  .map(([m, a, b, s, op]) => {
     const text = serializeMemory(m);
     const i = a % (text.length + 1);
     const lines = text.split('\n');
@@ -116,17 +135,28 @@ const nearMiss = fc.tuple(validMemory, fc.nat(), fc.nat(), fc.string({ unit: 'bi
       default:
         return text.slice(0, i);
     }
-  },
-);
+  });
 
 describe('parse never throws anything but VaultError', () => {
   it('on arbitrary strings', () => {
-    fc.assert(fc.property(fc.string({ unit: 'binary', maxLength: 400 }), (s) => void parseOrError(s)), { numRuns: 1000 });
-    fc.assert(fc.property(fc.string({ maxLength: 200 }).map((s) => `---\n${s}\n---\n\nbody\n`), (s) => void parseOrError(s)), { numRuns: 1000 });
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 400 }), (s) => void parseOrError(s)),
+      { numRuns: 1000 },
+    );
+    fc.assert(
+      fc.property(
+        fc.string({ maxLength: 200 }).map((s) => `---\n${s}\n---\n\nbody\n`),
+        (s) => void parseOrError(s),
+      ),
+      { numRuns: 1000 },
+    );
   });
 
   it('on arbitrary bytes', () => {
-    fc.assert(fc.property(fc.uint8Array({ maxLength: 400 }), (b) => void parseOrError(b)), { numRuns: 1000 });
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 400 }), (b) => void parseOrError(b)),
+      { numRuns: 1000 },
+    );
     fc.assert(
       fc.property(fc.uint8Array({ maxLength: 64 }), validMemory, fc.nat(), (noise, m, at) => {
         const bytes = new TextEncoder().encode(serializeMemory(m));
@@ -138,8 +168,47 @@ describe('parse never throws anything but VaultError', () => {
   });
 
   it('on YAML-looking frontmatter built from YAML-significant tokens', () => {
-    const token = fc.constantFrom('a', 'title', 'tags', ':', ': ', '- ', '[', ']', '{', '}', ',', '&x', '*x', '!!str', '!!js/function', '!!binary', '? ', '|', '>', '#', '"', "'", '\n', '\n  ', '\t', '%YAML 1.1', '---', '...', '<<', 'null', '~', '2026-01-01', '\\', '\u0000', '\ud800');
-    fc.assert(fc.property(fc.array(token, { maxLength: 40 }), (ts) => void parseOrError(`---\n${ts.join('')}\n---\n\nbody\n`)), { numRuns: 1500 });
+    const token = fc.constantFrom(
+      'a',
+      'title',
+      'tags',
+      ':',
+      ': ',
+      '- ',
+      '[',
+      ']',
+      '{',
+      '}',
+      ',',
+      '&x',
+      '*x',
+      '!!str',
+      '!!js/function',
+      '!!binary',
+      '? ',
+      '|',
+      '>',
+      '#',
+      '"',
+      "'",
+      '\n',
+      '\n  ',
+      '\t',
+      '%YAML 1.1',
+      '---',
+      '...',
+      '<<',
+      'null',
+      '~',
+      '2026-01-01',
+      '\\',
+      '\u0000',
+      '\ud800',
+    );
+    fc.assert(
+      fc.property(fc.array(token, { maxLength: 40 }), (ts) => void parseOrError(`---\n${ts.join('')}\n---\n\nbody\n`)),
+      { numRuns: 1500 },
+    );
   });
 
   it('on near misses of valid documents (and when they still parse, they parse to valid memories)', () => {

@@ -62,7 +62,11 @@ const cases: Case[] = [
   { name: '"--- " (trailing space) does not close', input: VALID.replace('\n---\n\n', '\n--- \n\n'), error: { code: 'unclosed-frontmatter' } },
   { name: 'closing delimiter at end of file', input: VALID.slice(0, VALID.indexOf('\n---\n') + 4), error: { code: 'invalid-body' } },
   // encodings and line endings
-  { name: 'invalid UTF-8', input: Buffer.concat([Buffer.from(VALID.replace('sessions.', '')), Buffer.from([0xc3, 0x28, 0x0a])]), error: { code: 'invalid-utf8' } },
+  {
+    name: 'invalid UTF-8',
+    input: Buffer.concat([Buffer.from(VALID.replace('sessions.', '')), Buffer.from([0xc3, 0x28, 0x0a])]),
+    error: { code: 'invalid-utf8' },
+  },
   { name: 'overlong UTF-8', input: Buffer.concat([Buffer.from('---\n'), Buffer.from([0xc0, 0xaf])]), error: { code: 'invalid-utf8' } },
   { name: 'UTF-8 encoded surrogate', input: Buffer.concat([Buffer.from(VALID), Buffer.from([0xed, 0xa0, 0x80])]), error: { code: 'invalid-utf8' } },
   { name: 'UTF-16 file', input: Buffer.from(`\ufeff${VALID}`, 'utf16le'), error: { code: 'invalid-utf8' } },
@@ -71,7 +75,12 @@ const cases: Case[] = [
   { name: 'CRLF: readable, not canonical', input: VALID.replace(/\n/g, '\r\n'), nonCanonical: ['crlf'] },
   { name: 'BOM and CRLF', input: `\ufeff${VALID.replace(/\n/g, '\r\n')}`, nonCanonical: ['bom', 'crlf'] },
   { name: 'CR-only line endings', input: VALID.replace(/\n/g, '\r'), error: { code: 'missing-frontmatter', hint: /CR-only/ } },
-  { name: 'CRLF inside the body of an LF document is kept', input: doc({}, 'line one\r\nline two'), nonCanonical: [], check: (p) => expect(p.memory.body).toBe('line one\r\nline two') },
+  {
+    name: 'CRLF inside the body of an LF document is kept',
+    input: doc({}, 'line one\r\nline two'),
+    nonCanonical: [],
+    check: (p) => expect(p.memory.body).toBe('line one\r\nline two'),
+  },
   // keys
   { name: 'missing key', input: doc({ status: null }), error: { code: 'missing-field', field: 'status', message: /missing fields: status/ } },
   { name: 'several missing keys', input: doc({ tags: null, links: null }), error: { code: 'missing-field', field: 'tags', message: /tags, links/ } },
@@ -88,7 +97,11 @@ const cases: Case[] = [
   { name: 'YAML syntax error', input: doc({ title: '"unclosed' }), error: { code: 'invalid-frontmatter' } },
   { name: 'tab indentation', input: doc({}, 'b', ['\tx: 1']), error: { code: 'invalid-frontmatter', line: 15 } },
   // wrong types and values
-  { name: 'title is a number', input: doc({ title: '42' }), error: { code: 'invalid-field', field: 'title', line: 4, message: /must be a string, got a number/ } },
+  {
+    name: 'title is a number',
+    input: doc({ title: '42' }),
+    error: { code: 'invalid-field', field: 'title', line: 4, message: /must be a string, got a number/ },
+  },
   { name: 'title is null', input: doc({ title: 'null' }), error: { code: 'invalid-field', field: 'title', line: 4 } },
   { name: 'title is a list', input: doc({ title: '["a"]' }), error: { code: 'invalid-field', field: 'title' } },
   { name: 'tags is a string', input: doc({ tags: '"auth"' }), error: { code: 'invalid-field', field: 'tags', line: 11 } },
@@ -96,22 +109,42 @@ const cases: Case[] = [
   { name: 'trust promoted', input: doc({ trust: '"reviewed"' }), error: { code: 'invalid-field', field: 'trust', line: 7 } },
   { name: 'unknown schema', input: doc({ schema: '"ecc.memory.v2"' }), error: { code: 'invalid-field', field: 'schema', line: 2 } },
   { name: 'bad id', input: doc({ id: '"mem_../../etc"' }), error: { code: 'invalid-field', field: 'id', line: 3 } },
-  { name: 'empty target_harnesses', input: doc({ target_harnesses: '[]' }), error: { code: 'invalid-field', field: 'target_harnesses', message: /at least one harness/ } },
+  {
+    name: 'empty target_harnesses',
+    input: doc({ target_harnesses: '[]' }),
+    error: { code: 'invalid-field', field: 'target_harnesses', message: /at least one harness/ },
+  },
   { name: 'duplicate tags', input: doc({ tags: '["a","a"]' }), error: { code: 'invalid-field', field: 'tags', message: /duplicate/ } },
   { name: 'untrimmed title', input: doc({ title: '" padded "' }), error: { code: 'invalid-field', field: 'title', message: /whitespace/ } },
-  { name: 'title of 201 characters', input: doc({ title: JSON.stringify('x'.repeat(201)) }), error: { code: 'invalid-field', field: 'title', message: /too long/ } },
+  {
+    name: 'title of 201 characters',
+    input: doc({ title: JSON.stringify('x'.repeat(201)) }),
+    error: { code: 'invalid-field', field: 'title', message: /too long/ },
+  },
   { name: 'title of 101 emoji (202 UTF-16 units)', input: doc({ title: JSON.stringify('😀'.repeat(101)) }), error: { code: 'invalid-field', field: 'title' } },
   { name: 'title of 100 emoji (200 UTF-16 units)', input: doc({ title: JSON.stringify('😀'.repeat(100)) }), nonCanonical: [] },
   { name: 'Feb 30', input: doc({ created_at: '"2026-02-30T00:00:00.000Z"' }), error: { code: 'invalid-field', field: 'created_at', line: 13 } },
-  { name: 'Feb 29 in a non-leap year', input: doc({ updated_at: '"2025-02-29T00:00:00.000Z"' }), error: { code: 'invalid-field', field: 'updated_at', line: 14 } },
+  {
+    name: 'Feb 29 in a non-leap year',
+    input: doc({ updated_at: '"2025-02-29T00:00:00.000Z"' }),
+    error: { code: 'invalid-field', field: 'updated_at', line: 14 },
+  },
   { name: 'hour 24', input: doc({ created_at: '"2026-01-01T24:00:00.000Z"' }), error: { code: 'invalid-field', field: 'created_at' } },
   // control and bidi characters
-  { name: 'C0 control in title (JSON escape)', input: doc({ title: '"a\\u0007b"' }), error: { code: 'invalid-field', field: 'title', line: 4, message: /control or bidirectional/ } },
+  {
+    name: 'C0 control in title (JSON escape)',
+    input: doc({ title: '"a\\u0007b"' }),
+    error: { code: 'invalid-field', field: 'title', line: 4, message: /control or bidirectional/ },
+  },
   { name: 'C1 control in title', input: doc({ title: '"a\u0085b"' }), error: { code: 'invalid-field', field: 'title' } },
   { name: 'RLO in title', input: doc({ title: '"abc\u202edef"' }), error: { code: 'invalid-field', field: 'title' } },
   { name: 'isolate in title', input: doc({ title: '"abc\u2066def"' }), error: { code: 'invalid-field', field: 'title' } },
   { name: 'LRM in title is allowed', input: doc({ title: '"abc\u200edef"' }), nonCanonical: [] },
-  { name: 'unpaired surrogate in title (JSON escape)', input: doc({ title: '"a\\ud800b"' }), error: { code: 'invalid-field', field: 'title', message: /unpaired surrogate/ } },
+  {
+    name: 'unpaired surrogate in title (JSON escape)',
+    input: doc({ title: '"a\\ud800b"' }),
+    error: { code: 'invalid-field', field: 'title', message: /unpaired surrogate/ },
+  },
   { name: 'bidi in a tag', input: doc({ tags: '["a\u202eb"]' }), error: { code: 'invalid-field', field: 'tags[0]', line: 11 } },
   { name: 'NUL in body', input: doc({}, 'a\u0000b'), error: { code: 'invalid-body', field: 'body', line: 17 } },
   { name: 'ESC in body, third line', input: doc({}, 'one\ntwo\nthree \u001b[31m'), error: { code: 'invalid-body', field: 'body', line: 19 } },
@@ -146,11 +179,20 @@ const cases: Case[] = [
     check: (p) => expect(p.memory.createdAt).toBe('2026-07-25T09:30:00.000Z'),
   },
   { name: 'YAML words stay strings', input: doc({ title: 'yes', tags: '[no, null, on, "true"]' }), error: { code: 'invalid-field', field: 'tags[1]' } },
-  { name: 'unquoted yes is the string "yes"', input: doc({ title: 'yes' }), nonCanonical: ['frontmatter-style'], check: (p) => expect(p.memory.title).toBe('yes') },
+  {
+    name: 'unquoted yes is the string "yes"',
+    input: doc({ title: 'yes' }),
+    nonCanonical: ['frontmatter-style'],
+    check: (p) => expect(p.memory.title).toBe('yes'),
+  },
   // non-canonical but valid
   { name: 'block-style lists', input: doc({ tags: '\n  - auth', target_harnesses: '\n  - all' }), nonCanonical: ['frontmatter-style'] },
   { name: 'unquoted strings', input: doc({ title: 'Drop stateless JWT for server sessions', kind: 'decision' }), nonCanonical: ['frontmatter-style'] },
-  { name: 'keys in another order', input: VALID.replace('kind: "decision"\nscope: "project"', 'scope: "project"\nkind: "decision"'), nonCanonical: ['frontmatter-style'] },
+  {
+    name: 'keys in another order',
+    input: VALID.replace('kind: "decision"\nscope: "project"', 'scope: "project"\nkind: "decision"'),
+    nonCanonical: ['frontmatter-style'],
+  },
   { name: 'a comment line', input: doc({}, 'We use server sessions.', ['# reviewed by Ann']), nonCanonical: ['frontmatter-style'] },
   { name: 'no blank line before the body', input: VALID.replace('---\n\nWe', '---\nWe'), nonCanonical: ['body-spacing'] },
   { name: 'untrimmed body', input: VALID.replace('sessions.\n', 'sessions.   \n\n\n'), nonCanonical: ['body-spacing'] },
@@ -166,7 +208,14 @@ const cases: Case[] = [
     name: 'obsidian fixture: block-style properties',
     input: fixture('obsidian/mem_20260726_01k123example.md'),
     nonCanonical: ['frontmatter-style'],
-    check: (p) => expect(p.memory).toMatchObject({ scope: 'team', status: 'superseded', targetHarnesses: ['claude'], tags: ['auth', 'migration'], links: ['mem_20260725_01kolder'] }),
+    check: (p) =>
+      expect(p.memory).toMatchObject({
+        scope: 'team',
+        status: 'superseded',
+        targetHarnesses: ['claude'],
+        tags: ['auth', 'migration'],
+        links: ['mem_20260725_01kolder'],
+      }),
   },
   {
     name: 'obsidian fixture: "Date & time" property',
@@ -206,7 +255,12 @@ describe('parse cases', () => {
   it('refuses a billion-laughs document fast', () => {
     const lines = ['---', 'a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]'];
     const names = 'abcdefghij';
-    for (let i = 1; i < names.length; i++) lines.push(`${names[i]}: &${names[i]} [${Array(9).fill(`*${names[i - 1]}`).join(',')}]`);
+    for (let i = 1; i < names.length; i++)
+      lines.push(
+        `${names[i]}: &${names[i]} [${Array(9)
+          .fill(`*${names[i - 1]}`)
+          .join(',')}]`,
+      );
     const input = `${lines.join('\n')}\n---\n\nbody\n`;
     const started = performance.now();
     expect(() => parseMemory(input)).toThrow(expect.objectContaining({ code: 'yaml-alias' }));

@@ -55,7 +55,23 @@ const wrongType = fc.oneof(
 );
 
 const badSlug = fc.constantFrom('', 'A', 'Claude', '-x', '.x', '_x', 'a b', 'a/b', 'a:b', 'é', 'a'.repeat(65), 'x\u0000', 'a\u202e', ' a', 'a ', '#tag', 'ａ');
-const badId = fc.constantFrom('', 'mem_', 'mem_ab', 'mem_Abc', 'MEM_abc', 'mem_-abc', 'mem_.abc', 'mem_a/b/c', 'mem_../x', 'mem_a.bc', `mem_${'a'.repeat(129)}`, 'note_abc', ' mem_abc', 'mem_abc ', 'mem_abc\n');
+const badId = fc.constantFrom(
+  '',
+  'mem_',
+  'mem_ab',
+  'mem_Abc',
+  'MEM_abc',
+  'mem_-abc',
+  'mem_.abc',
+  'mem_a/b/c',
+  'mem_../x',
+  'mem_a.bc',
+  `mem_${'a'.repeat(129)}`,
+  'note_abc',
+  ' mem_abc',
+  'mem_abc ',
+  'mem_abc\n',
+);
 const badTimestamp = fc.constantFrom(
   '2026-02-30T00:00:00.000Z',
   '2025-02-29T00:00:00.000Z',
@@ -80,7 +96,15 @@ const badTimestamp = fc.constantFrom(
   '２０２６-01-01T00:00:00.000Z',
   '2026-01-01T00:00:00.000Z\n',
 );
-const goodTimestamp = fc.constantFrom('2024-02-29T00:00:00.000Z', '2000-02-29T23:59:59.999Z', '1600-02-29T00:00:00.000Z', '0000-02-29T00:00:00.000Z', '2026-12-31T23:59:59.999Z', '9999-12-31T23:59:59.999Z', '2026-04-30T00:00:00.000Z');
+const goodTimestamp = fc.constantFrom(
+  '2024-02-29T00:00:00.000Z',
+  '2000-02-29T23:59:59.999Z',
+  '1600-02-29T00:00:00.000Z',
+  '0000-02-29T00:00:00.000Z',
+  '2026-12-31T23:59:59.999Z',
+  '9999-12-31T23:59:59.999Z',
+  '2026-04-30T00:00:00.000Z',
+);
 
 /** Characters a title or tag may not contain, and some it may. */
 const edgeChar = fc.oneof(
@@ -98,36 +122,76 @@ const fieldName = fc.constantFrom(...FIELD_ORDER);
 const mutations: Mutation[] = [
   (f) => fc.tuple(fieldName, wrongType).map(([k, v]) => set(f, k, v)),
   (f) => fieldName.map((k) => Object.fromEntries(Object.entries(f).filter(([key]) => key !== k))),
-  (f) => fc.tuple(fc.constantFrom('extra', 'body', 'Title', 'created', 'trust_level', '__proto__', 'constructor', 'toString', ''), fc.string()).map(([k, v]) => {
-    const o: Record<string, unknown> = { ...f };
-    Object.defineProperty(o, k, { value: v, enumerable: true, configurable: true, writable: true });
-    return o;
-  }),
+  (f) =>
+    fc.tuple(fc.constantFrom('extra', 'body', 'Title', 'created', 'trust_level', '__proto__', 'constructor', 'toString', ''), fc.string()).map(([k, v]) => {
+      const o: Record<string, unknown> = { ...f };
+      Object.defineProperty(o, k, { value: v, enumerable: true, configurable: true, writable: true });
+      return o;
+    }),
   (f) => fc.constantFrom('ecc.memory.v2', 'ECC.MEMORY.V1', ' ecc.memory.v1', '').map((v) => set(f, 'schema', v)),
   (f) => badId.map((v) => set(f, 'id', v)),
-  (f) => fc.tuple(fc.constantFrom('kind', 'scope', 'status', 'trust'), fc.constantFrom('', 'Note', 'notes', 'reviewed', 'trusted', 'global', 'deleted', 'note ')).map(([k, v]) => set(f, k, v)),
+  (f) =>
+    fc
+      .tuple(fc.constantFrom('kind', 'scope', 'status', 'trust'), fc.constantFrom('', 'Note', 'notes', 'reviewed', 'trusted', 'global', 'deleted', 'note '))
+      .map(([k, v]) => set(f, k, v)),
   (f) => badSlug.map((v) => set(f, 'source_harness', v)),
   // titles: lengths in UTF-16 code units, not code points
-  (f) => fc.constantFrom('x'.repeat(200), 'x'.repeat(201), '😀'.repeat(100), '😀'.repeat(101), '😀'.repeat(150), `${'x'.repeat(199)}😀`, `${'x'.repeat(198)}😀`, '中'.repeat(200), '中'.repeat(201), '', ' ', 'a'.repeat(10_000)).map((v) => set(f, 'title', v)),
+  (f) =>
+    fc
+      .constantFrom(
+        'x'.repeat(200),
+        'x'.repeat(201),
+        '😀'.repeat(100),
+        '😀'.repeat(101),
+        '😀'.repeat(150),
+        `${'x'.repeat(199)}😀`,
+        `${'x'.repeat(198)}😀`,
+        '中'.repeat(200),
+        '中'.repeat(201),
+        '',
+        ' ',
+        'a'.repeat(10_000),
+      )
+      .map((v) => set(f, 'title', v)),
   // titles: an edge character at the start, in the middle, or at the end
-  (f) => fc.tuple(edgeChar, fc.constantFrom('start', 'middle', 'end', 'alone')).map(([c, where]) => set(f, 'title', where === 'start' ? `${c}title` : where === 'end' ? `title${c}` : where === 'alone' ? c : `ti${c}tle`)),
+  (f) =>
+    fc
+      .tuple(edgeChar, fc.constantFrom('start', 'middle', 'end', 'alone'))
+      .map(([c, where]) => set(f, 'title', where === 'start' ? `${c}title` : where === 'end' ? `title${c}` : where === 'alone' ? c : `ti${c}tle`)),
   (f) => fc.tuple(edgeChar, fc.constantFrom('tags', 'target_harnesses')).map(([c, k]) => set(f, k, [`a${c}`])),
   // lists: bad items, duplicates, counts around the limits
   (f) => fc.tuple(fc.constantFrom('tags', 'target_harnesses'), badSlug).map(([k, v]) => set(f, k, [v])),
   (f) => badId.map((v) => set(f, 'links', [v])),
-  (f) => fc.tuple(fc.constantFrom('tags', 'target_harnesses', 'links'), fc.integer({ min: 0, max: 3 })).map(([k, extra]) => {
-    const list = f[k] as string[];
-    const item = k === 'links' ? 'mem_dup' : 'dup';
-    return set(f, k, [...list.slice(0, extra), item, item]);
-  }),
-  (f) => fc.tuple(fc.constantFrom('tags', 'target_harnesses'), fc.integer({ min: 30, max: 34 })).map(([k, n]) => set(f, k, Array.from({ length: n }, (_, i) => `s${i}`))),
-  (f) => fc.integer({ min: 62, max: 66 }).map((n) => set(f, 'links', Array.from({ length: n }, (_, i) => `mem_link${i}`))),
+  (f) =>
+    fc.tuple(fc.constantFrom('tags', 'target_harnesses', 'links'), fc.integer({ min: 0, max: 3 })).map(([k, extra]) => {
+      const list = f[k] as string[];
+      const item = k === 'links' ? 'mem_dup' : 'dup';
+      return set(f, k, [...list.slice(0, extra), item, item]);
+    }),
+  (f) =>
+    fc.tuple(fc.constantFrom('tags', 'target_harnesses'), fc.integer({ min: 30, max: 34 })).map(([k, n]) =>
+      set(
+        f,
+        k,
+        Array.from({ length: n }, (_, i) => `s${i}`),
+      ),
+    ),
+  (f) =>
+    fc.integer({ min: 62, max: 66 }).map((n) =>
+      set(
+        f,
+        'links',
+        Array.from({ length: n }, (_, i) => `mem_link${i}`),
+      ),
+    ),
   (f) => fc.constant(set(f, 'target_harnesses', [])),
   (f) => fc.tuple(fc.constantFrom('tags', 'links', 'target_harnesses'), wrongType).map(([k, v]) => set(f, k, [v])),
   (f) => fc.tuple(fc.constantFrom('created_at', 'updated_at'), fc.oneof(badTimestamp, goodTimestamp)).map(([k, v]) => set(f, k, v)),
 ];
 
-const mutated = validFrontmatter.chain((f) => fc.integer({ min: 0, max: mutations.length - 1 }).chain((i) => mutations[i]!(f as unknown as Record<string, unknown>)));
+const mutated = validFrontmatter.chain((f) =>
+  fc.integer({ min: 0, max: mutations.length - 1 }).chain((i) => mutations[i]!(f as unknown as Record<string, unknown>)),
+);
 
 describe('schema ↔ code agreement', () => {
   it('both accept every valid frontmatter object', () => {
@@ -141,11 +205,17 @@ describe('schema ↔ code agreement', () => {
   });
 
   it('both accept and reject the same mutations of valid objects', () => {
-    fc.assert(fc.property(mutated, (f) => agree(f)), { numRuns: 3000 });
+    fc.assert(
+      fc.property(mutated, (f) => agree(f)),
+      { numRuns: 3000 },
+    );
   });
 
   it('both agree on arbitrary values and arbitrary objects', () => {
-    fc.assert(fc.property(fc.anything(), (v) => agree(v)), { numRuns: 500 });
+    fc.assert(
+      fc.property(fc.anything(), (v) => agree(v)),
+      { numRuns: 500 },
+    );
     fc.assert(
       fc.property(validFrontmatter, fc.dictionary(fc.constantFrom(...FIELD_ORDER), fc.anything()), (f, patch) => agree({ ...f, ...patch })),
       { numRuns: 500 },
@@ -217,10 +287,13 @@ describe('schema ↔ code agreement', () => {
   });
 
   it('slugs and ids from the grammars are accepted by both', () => {
-    fc.assert(fc.property(slug, memoryId, (s, id) => {
-      expect(handAccepts({ ...validSample(), source_harness: s, id })).toBe(true);
-      expect(schemaAccepts({ ...validSample(), source_harness: s, id }).ok).toBe(true);
-    }), { numRuns: 200 });
+    fc.assert(
+      fc.property(slug, memoryId, (s, id) => {
+        expect(handAccepts({ ...validSample(), source_harness: s, id })).toBe(true);
+        expect(schemaAccepts({ ...validSample(), source_harness: s, id }).ok).toBe(true);
+      }),
+      { numRuns: 200 },
+    );
   });
 });
 

@@ -34,7 +34,17 @@ describe('built-in credential shapes', () => {
   });
 
   it('does not flag look-alikes', () => {
-    for (const text of ['task-aaaaaaaaaaaaaaaaaaaaaaaa', 'sk-short', 'risk-assessment-document-v2', 'the npm_token variable', 'AKIA-not-a-key', 'hf_small', 'ghp_ too short', 'BEGIN PUBLIC KEY', 'desk-lamp-0123456789abcdefgh'.replace('desk-', 'desk')]) {
+    for (const text of [
+      'task-aaaaaaaaaaaaaaaaaaaaaaaa',
+      'sk-short',
+      'risk-assessment-document-v2',
+      'the npm_token variable',
+      'AKIA-not-a-key',
+      'hf_small',
+      'ghp_ too short',
+      'BEGIN PUBLIC KEY',
+      'desk-lamp-0123456789abcdefgh'.replace('desk-', 'desk'),
+    ]) {
       expect(findSecretShapes(text), text).toEqual([]);
     }
   });
@@ -94,8 +104,31 @@ describe('errors never echo a secret', () => {
   });
 
   it('in id, slug, enum, timestamp and unknown-key errors', () => {
-    const base = { schema: 'ecc.memory.v1', id: 'mem_abc', title: 't', kind: 'note', scope: 'team', trust: 'unreviewed', status: 'active', source_harness: 'x', target_harnesses: ['all'], tags: [], links: [], created_at: '2026-07-26T20:00:00.000Z', updated_at: '2026-07-26T20:00:00.000Z' };
-    const patches: Array<Record<string, unknown>> = [{ id: gh }, { source_harness: gh }, { tags: [gh] }, { links: [gh] }, { kind: gh }, { created_at: gh }, { schema: gh }, { [gh]: 'x' }];
+    const base = {
+      schema: 'ecc.memory.v1',
+      id: 'mem_abc',
+      title: 't',
+      kind: 'note',
+      scope: 'team',
+      trust: 'unreviewed',
+      status: 'active',
+      source_harness: 'x',
+      target_harnesses: ['all'],
+      tags: [],
+      links: [],
+      created_at: '2026-07-26T20:00:00.000Z',
+      updated_at: '2026-07-26T20:00:00.000Z',
+    };
+    const patches: Array<Record<string, unknown>> = [
+      { id: gh },
+      { source_harness: gh },
+      { tags: [gh] },
+      { links: [gh] },
+      { kind: gh },
+      { created_at: gh },
+      { schema: gh },
+      { [gh]: 'x' },
+    ];
     for (const patch of patches) {
       let message = '';
       try {

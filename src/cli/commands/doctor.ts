@@ -18,9 +18,16 @@ export const doctorCommand = (ctx: CliContext) => ({
   describe: 'check the vault without changing anything (exit 1 on errors)',
   builder: (y: Argv) =>
     y
-      .option('format', { type: 'string', choices: ['text', 'json', 'github'], describe: 'output: text (default), json (= --json), github (workflow annotations)' })
+      .option('format', {
+        type: 'string',
+        choices: ['text', 'json', 'github'],
+        describe: 'output: text (default), json (= --json), github (workflow annotations)',
+      })
       .option('strict', { type: 'boolean', describe: 'warnings fail too (exit 1)' })
-      .option('changed', { type: 'string', describe: 'check only files changed since the merge base with this git ref (e.g. origin/main); vault-wide checks still see everything' })
+      .option('changed', {
+        type: 'string',
+        describe: 'check only files changed since the merge base with this git ref (e.g. origin/main); vault-wide checks still see everything',
+      })
       .option('staged', { type: 'boolean', describe: 'check only files staged in git (pre-commit)' })
       .option('scope', { type: 'string', array: true, choices: ['team', 'project', 'user'], describe: 'scopes to check (default project and team)' })
       .option('index-check', { type: 'boolean', default: true, describe: 'check that the search index is fresh (--no-index-check skips it)' })
@@ -30,7 +37,8 @@ export const doctorCommand = (ctx: CliContext) => ({
   handler: (argv: DoctorArgs) =>
     runCommand(ctx, argv, async () => {
       if (Array.isArray(argv.changed) || Array.isArray(argv.format)) usageError('--changed and --format may be given only once');
-      if (argv.changed !== undefined && argv.staged) usageError('choose one of --changed <ref> and --staged', 'use --changed in CI, --staged in a pre-commit hook');
+      if (argv.changed !== undefined && argv.staged)
+        usageError('choose one of --changed <ref> and --staged', 'use --changed in CI, --staged in a pre-commit hook');
       if (argv.changed !== undefined && String(argv.changed).trim() === '') usageError('--changed needs a git ref, e.g. --changed origin/main');
       const format = argv.json ? 'json' : (argv.format ?? 'text');
       const { runDoctor } = await import('../../doctor/run-doctor.js');

@@ -17,7 +17,12 @@ export const fmtCommand = (ctx: CliContext) => ({
     y
       .positional('paths', { type: 'string', array: true, describe: 'files or folders (default: every memory of the project and team scopes)' })
       .option('check', { type: 'boolean', describe: 'write nothing; exit 1 if a file would change' })
-      .option('scope', { type: 'string', array: true, choices: ['team', 'project', 'user'], describe: 'scopes to format when no paths are given (default project and team)' })
+      .option('scope', {
+        type: 'string',
+        array: true,
+        choices: ['team', 'project', 'user'],
+        describe: 'scopes to format when no paths are given (default project and team)',
+      })
       .example('$0 fmt --check', 'in CI: fail when a memory is not canonical')
       .example('$0 fmt team/decisions/mem_x.md', 'fix one file'),
   handler: (argv: FmtArgs) =>

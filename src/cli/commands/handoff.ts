@@ -47,34 +47,55 @@ export const handoffCommand = (ctx: CliContext) => ({
       .option('id', { type: 'string', describe: 'explicit id' })
       .option('unique', { type: 'boolean', describe: 'refuse to save when the scope already holds a memory with the same title or a near-identical body' })
       .option('dry-run', { type: 'boolean', describe: 'check everything, write nothing' })
-      .example('$0 handoff --from-session 6e4f2a1b --title "Auth refactor: where it stands" --target-harness codex', 'hand a Claude Code session over to Codex'),
+      .example(
+        '$0 handoff --from-session 6e4f2a1b --title "Auth refactor: where it stands" --target-harness codex',
+        'hand a Claude Code session over to Codex',
+      ),
   handler: (argv: HandoffArgs) =>
     runCommand(ctx, argv, async () => {
-      for (const flag of ['title', 'from-session', 'from', 'scope', 'id'] as const) if (Array.isArray(argv[flag])) usageError(`--${flag} may be given only once`);
+      for (const flag of ['title', 'from-session', 'from', 'scope', 'id'] as const)
+        if (Array.isArray(argv[flag])) usageError(`--${flag} may be given only once`);
       // Everything missing is named at once (a bare `vault handoff` used to name only --title).
       const hasSource = argv['from-session'] !== undefined || (argv.from ?? argv['source-harness']) !== undefined;
-      if (argv.title === undefined && !hasSource) usageError('a hand-off needs --title and a source: --from-session <shortid> (see `vault sessions list`), or --from <harness> --target <harness> with --body, --body-file or --stdin', 'e.g. vault handoff --from-session 6e4f2a1b --title "Auth refactor: where it stands"');
+      if (argv.title === undefined && !hasSource)
+        usageError(
+          'a hand-off needs --title and a source: --from-session <shortid> (see `vault sessions list`), or --from <harness> --target <harness> with --body, --body-file or --stdin',
+          'e.g. vault handoff --from-session 6e4f2a1b --title "Auth refactor: where it stands"',
+        );
       if (argv.title === undefined) usageError('a hand-off needs --title "<1..200 characters>"');
       const targets = [...(argv.target ?? []), ...(argv['target-harness'] ?? [])];
       let body: string;
       let source = argv.from ?? argv['source-harness'];
       let sessionWorktree: string | undefined;
       if (argv['from-session'] !== undefined) {
-        if (argv.body !== undefined || argv['body-file'] !== undefined || argv.stdin) usageError('--from-session builds the body itself: leave out --body, --body-file and --stdin');
+        if (argv.body !== undefined || argv['body-file'] !== undefined || argv.stdin)
+          usageError('--from-session builds the body itself: leave out --body, --body-file and --stdin');
         const ref = String(argv['from-session']);
         const store = await import('../../sessions/snapshot-store.js');
         const dir = store.resolveSessionsDir(ctx.io.runtime);
         const file = ref.trim() ? store.findSnapshotFile(dir, ref) : undefined;
-        if (!file) throw new VaultError('not-found', `no session snapshot with short id, session id or file name ${JSON.stringify(ref.slice(0, 80))}`, { field: 'from-session', hint: 'run `vault sessions list` to see them' });
+        if (!file)
+          throw new VaultError('not-found', `no session snapshot with short id, session id or file name ${JSON.stringify(ref.slice(0, 80))}`, {
+            field: 'from-session',
+            hint: 'run `vault sessions list` to see them',
+          });
         const id = file.shortId;
         const snapshot = store.loadSnapshot(file.path);
-        if (!snapshot) throw new VaultError('invalid-input', `session snapshot ${id} is incomplete or damaged`, { field: 'from-session', hint: 'let the next hook rewrite it, or pick another snapshot' });
+        if (!snapshot)
+          throw new VaultError('invalid-input', `session snapshot ${id} is incomplete or damaged`, {
+            field: 'from-session',
+            hint: 'let the next hook rewrite it, or pick another snapshot',
+          });
         const { handoffBodyFromSnapshot } = await import('../../sessions/handoff-body.js');
         body = handoffBodyFromSnapshot(snapshot);
         source ??= snapshot.harness;
         sessionWorktree = snapshot.worktree;
       } else {
-        if (source === undefined) usageError('a hand-off needs --from <harness> (or --from-session <shortid>)', 'e.g. vault handoff --from claude-code --target codex --title "..." --body "..."');
+        if (source === undefined)
+          usageError(
+            'a hand-off needs --from <harness> (or --from-session <shortid>)',
+            'e.g. vault handoff --from claude-code --target codex --title "..." --body "..."',
+          );
         if (!targets.length) usageError('a hand-off needs at least one --target <harness> (or "all")');
         body = await readBodyInput(ctx, argv);
       }
@@ -84,19 +105,40 @@ export const handoffCommand = (ctx: CliContext) => ({
       const check = similarCheck(roots, Boolean(argv.unique));
       const result = await saveMemory(
         roots,
-        { title: argv.title, body, kind: 'handoff', scope: argv.scope, tags: argv.tag, links: argv.link, sourceHarness: source, targetHarnesses: targets.length ? targets : undefined, id: argv.id },
+        {
+          title: argv.title,
+          body,
+          kind: 'handoff',
+          scope: argv.scope,
+          tags: argv.tag,
+          links: argv.link,
+          sourceHarness: source,
+          targetHarnesses: targets.length ? targets : undefined,
+          id: argv.id,
+        },
         ctx.io.runtime,
         { dryRun, beforeWrite: check.beforeWrite },
       );
       const m = result.memory;
       if (result.written) await refreshSearchIndex(roots, [m.scope]);
       if (argv.json) {
-        printJson(ctx, { id: m.id, path: result.path, scope: m.scope, kind: m.kind, written: result.written, sourceHarness: m.sourceHarness, targetHarnesses: m.targetHarnesses, similar: check.similar });
+        printJson(ctx, {
+          id: m.id,
+          path: result.path,
+          scope: m.scope,
+          kind: m.kind,
+          written: result.written,
+          sourceHarness: m.sourceHarness,
+          targetHarnesses: m.targetHarnesses,
+          similar: check.similar,
+        });
         return EXIT.ok;
       }
       warnSimilar(ctx, check.similar);
       if (sessionWorktree !== undefined && !sameWorktree(sessionWorktree, roots.worktreeRoot)) {
-        ctx.io.stderr(`warning: that session ran in ${sessionWorktree}, not in this worktree (${roots.worktreeRoot}); the hand-off is saved in this worktree's vault\n`);
+        ctx.io.stderr(
+          `warning: that session ran in ${sessionWorktree}, not in this worktree (${roots.worktreeRoot}); the hand-off is saved in this worktree's vault\n`,
+        );
       }
       printSaved(ctx, result, roots);
       printText(ctx, `  from ${m.sourceHarness} for ${m.targetHarnesses.join(', ')}`);

@@ -25,7 +25,11 @@ export const hooksCommand = (ctx: CliContext) => ({
     y
       .positional('action', { type: 'string', choices: ['install', 'uninstall'], describe: 'install or uninstall' })
       .option('harness', { type: 'string', choices: ['claude-code', 'codex'], demandOption: true, describe: 'which agent' })
-      .option('scope', { type: 'string', choices: ['project', 'user'], describe: 'project (default: .claude/settings.local.json or .codex/hooks.json) or user (~/.claude/settings.json or ~/.codex/hooks.json)' })
+      .option('scope', {
+        type: 'string',
+        choices: ['project', 'user'],
+        describe: 'project (default: .claude/settings.local.json or .codex/hooks.json) or user (~/.claude/settings.json or ~/.codex/hooks.json)',
+      })
       .option('dry-run', { type: 'boolean', describe: 'print the diff, change nothing' })
       .option('command', { type: 'string', describe: 'how the harness should run vault (default: this node and bin/vault.js, absolute)' })
       .example('$0 hooks install --harness claude-code --dry-run', 'show what would change in .claude/settings.local.json'),
@@ -59,10 +63,24 @@ export const hooksCommand = (ctx: CliContext) => ({
         }
       }
       if (argv.json) {
-        printJson(ctx, { action: argv.action, harness, scope, file, changed: plan.changed, dryRun, changes: plan.changes, ...(backup ? { backup } : {}), ...(dryRun ? { diff: diffLines(before ?? '', plan.after ?? '') } : {}), ...(alsoInstalledAt ? { alsoInstalledAt } : {}) });
+        printJson(ctx, {
+          action: argv.action,
+          harness,
+          scope,
+          file,
+          changed: plan.changed,
+          dryRun,
+          changes: plan.changes,
+          ...(backup ? { backup } : {}),
+          ...(dryRun ? { diff: diffLines(before ?? '', plan.after ?? '') } : {}),
+          ...(alsoInstalledAt ? { alsoInstalledAt } : {}),
+        });
         return;
       }
-      if (alsoInstalledAt) ctx.io.stderr(`warning: vault hooks for ${harness} are also installed at ${otherScope} scope (${alsoInstalledAt}); ${harness === 'codex' ? 'Codex' : 'Claude Code'} runs both, so every event would run twice. Keep one: vault hooks uninstall --harness ${harness} --scope ${otherScope}\n`);
+      if (alsoInstalledAt)
+        ctx.io.stderr(
+          `warning: vault hooks for ${harness} are also installed at ${otherScope} scope (${alsoInstalledAt}); ${harness === 'codex' ? 'Codex' : 'Claude Code'} runs both, so every event would run twice. Keep one: vault hooks uninstall --harness ${harness} --scope ${otherScope}\n`,
+        );
       if (!plan.changed) {
         printText(ctx, `${file}: already ${argv.action === 'install' ? 'installed' : 'clean'}, nothing to change`);
         return;
@@ -75,6 +93,10 @@ export const hooksCommand = (ctx: CliContext) => ({
       printText(ctx, `${argv.action === 'install' ? 'Installed' : 'Removed'} ${plan.changes.length} hook entries in ${file}`);
       for (const c of plan.changes) printText(ctx, `  ${c}`);
       if (backup) printText(ctx, `  backup: ${backup}`);
-      if (harness === 'codex' && argv.action === 'install') printText(ctx, '  Codex: hooks are on by default; if switched off, set [features] hooks = true in config.toml (older versions: codex_hooks = true); project hooks must be trusted; see docs/hooks.md');
+      if (harness === 'codex' && argv.action === 'install')
+        printText(
+          ctx,
+          '  Codex: hooks are on by default; if switched off, set [features] hooks = true in config.toml (older versions: codex_hooks = true); project hooks must be trusted; see docs/hooks.md',
+        );
     }),
 });

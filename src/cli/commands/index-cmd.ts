@@ -24,14 +24,24 @@ export const indexCommand = (ctx: CliContext) => ({
       const { refreshIndex, rebuildIndex, indexStatus } = await import('../../search/index-status.js');
       const roots = await rootsFor(ctx, argv);
       const scopes = argv.scope?.length ? [...new Set(argv.scope)] : (['project', 'team'] as Scope[]);
-      let bar: { start(total: number, value: number, payload?: object): void; update(value: number, payload?: object): void; setTotal(t: number): void; stop(): void } | undefined;
+      let bar:
+        | {
+            start(total: number, value: number, payload?: object): void;
+            update(value: number, payload?: object): void;
+            setTotal(t: number): void;
+            stop(): void;
+          }
+        | undefined;
       const started = performance.now();
       let progress: ((scope: Scope, done: number, total: number) => void) | undefined;
       if (argv.rebuild && ctx.io.stdoutIsTTY && !argv.json) {
         const { default: cliProgress } = await import('cli-progress');
         progress = (scope, done, total) => {
           if (!bar && performance.now() - started > 1000 && done < total) {
-            bar = new cliProgress.SingleBar({ format: 'indexing {scope} [{bar}] {value}/{total} files', stream: process.stderr, hideCursor: true }, cliProgress.Presets.shades_classic);
+            bar = new cliProgress.SingleBar(
+              { format: 'indexing {scope} [{bar}] {value}/{total} files', stream: process.stderr, hideCursor: true },
+              cliProgress.Presets.shades_classic,
+            );
             bar.start(total, done, { scope });
           }
           bar?.setTotal(total);
@@ -48,8 +58,17 @@ export const indexCommand = (ctx: CliContext) => ({
       }
       for (const s of status.scopes) {
         const a = actions.find((x) => x.scope === s.scope);
-        const did = a ? (a.action === 'fresh' ? 'up to date' : a.action === 'rebuilt' ? `rebuilt (${a.reason})` : `refreshed: ${a.added} added, ${a.changed} changed, ${a.removed} removed`) : '';
-        printText(ctx, `${s.scope.padEnd(8)} ${s.documents} memories, ${s.invalid} invalid, ${formatBytes(s.bytes)}, ${did}${a && !a.persisted ? ' (index folder not writable; kept in memory)' : ''}`);
+        const did = a
+          ? a.action === 'fresh'
+            ? 'up to date'
+            : a.action === 'rebuilt'
+              ? `rebuilt (${a.reason})`
+              : `refreshed: ${a.added} added, ${a.changed} changed, ${a.removed} removed`
+          : '';
+        printText(
+          ctx,
+          `${s.scope.padEnd(8)} ${s.documents} memories, ${s.invalid} invalid, ${formatBytes(s.bytes)}, ${did}${a && !a.persisted ? ' (index folder not writable; kept in memory)' : ''}`,
+        );
         printText(ctx, `         ${s.location}`);
       }
       printText(ctx, `last refresh ${status.lastRefresh ?? 'never'} · ${ms} ms`);

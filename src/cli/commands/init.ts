@@ -13,8 +13,13 @@ export const initCommand = (ctx: CliContext) => ({
   command: 'init',
   describe: 'create the vault folders (default scopes: project and team)',
   builder: (y: Argv) =>
-    y.option('scope', { type: 'string', array: true, choices: ['team', 'project', 'user'], describe: 'scope(s) to create (repeatable)' })
-      .option('obsidian', { type: 'boolean', describe: 'also write a minimal .obsidian/ config (hide the index, inbox/ and attachments/ folders, property types); existing files are kept' }).option('dry-run', { type: 'boolean', describe: 'check the folders and the project .gitignore, create nothing (also ECC_DRY_RUN=1)' })
+    y
+      .option('scope', { type: 'string', array: true, choices: ['team', 'project', 'user'], describe: 'scope(s) to create (repeatable)' })
+      .option('obsidian', {
+        type: 'boolean',
+        describe: 'also write a minimal .obsidian/ config (hide the index, inbox/ and attachments/ folders, property types); existing files are kept',
+      })
+      .option('dry-run', { type: 'boolean', describe: 'check the folders and the project .gitignore, create nothing (also ECC_DRY_RUN=1)' })
       .example('$0 init', 'create .ecc/memory/{team,project} with kind folders'),
   handler: (argv: InitArgs) =>
     runCommand(ctx, argv, async () => {
@@ -27,17 +32,33 @@ export const initCommand = (ctx: CliContext) => ({
       if (argv.obsidian && !dryRun) {
         const { writeObsidianConfig } = await import('../../vault/obsidian-config.js');
         const dirs = [...(scopes.some((s) => s !== 'user') ? [roots.memoryRoot] : []), ...(scopes.includes('user') ? [roots.user] : [])];
-        for (const dir of dirs) obsidian.push(writeObsidianConfig(dir, { hiddenFolders: ['.index/'], ...(dir === roots.user ? { dirMode: 0o700, fileMode: 0o600 } : {}) }));
+        for (const dir of dirs)
+          obsidian.push(writeObsidianConfig(dir, { hiddenFolders: ['.index/'], ...(dir === roots.user ? { dirMode: 0o700, fileMode: 0o600 } : {}) }));
       }
       const rel = (p: string) => (p.startsWith(roots.worktreeRoot + '/') ? p.slice(roots.worktreeRoot.length + 1) : p);
       if (argv.json) {
-        printJson(ctx, { dryRun, scopes: result.scopes, roots: Object.fromEntries(Object.entries(result.roots).map(([k, v]) => [k, rel(v!)])), created: result.created.map(rel), ...(argv.obsidian ? { obsidian: obsidian.map((o) => ({ dir: rel(o.dir), written: o.written, kept: o.kept })) } : {}) });
+        printJson(ctx, {
+          dryRun,
+          scopes: result.scopes,
+          roots: Object.fromEntries(Object.entries(result.roots).map(([k, v]) => [k, rel(v!)])),
+          created: result.created.map(rel),
+          ...(argv.obsidian ? { obsidian: obsidian.map((o) => ({ dir: rel(o.dir), written: o.written, kept: o.kept })) } : {}),
+        });
       } else {
         for (const s of result.scopes) printText(ctx, `${s.padEnd(8)} ${rel(result.roots[s]!)}`);
-        if (dryRun) printText(ctx, result.created.length ? `dry run: would create ${result.created.length} folder(s); nothing written` : 'dry run: already initialised; nothing written');
+        if (dryRun)
+          printText(
+            ctx,
+            result.created.length
+              ? `dry run: would create ${result.created.length} folder(s); nothing written`
+              : 'dry run: already initialised; nothing written',
+          );
         else printText(ctx, result.created.length ? `created ${result.created.length} folder(s)` : 'already initialised; nothing changed');
         for (const o of obsidian) {
-          printText(ctx, `obsidian ${rel(o.dir)}: ${o.written.length ? `wrote ${o.written.join(', ')}` : 'nothing written'}${o.kept.length ? `; kept existing ${o.kept.join(', ')}` : ''}`);
+          printText(
+            ctx,
+            `obsidian ${rel(o.dir)}: ${o.written.length ? `wrote ${o.written.join(', ')}` : 'nothing written'}${o.kept.length ? `; kept existing ${o.kept.join(', ')}` : ''}`,
+          );
         }
       }
     }),

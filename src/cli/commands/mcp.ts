@@ -23,7 +23,11 @@ async function projectFolder(cwd: string, project: string): Promise<string> {
   } catch {
     /* reported below */
   }
-  if (!isDir) throw new VaultError('usage', `--project ${project} is not an existing folder`, { field: 'project', hint: 'give the path of the project (repository) folder' });
+  if (!isDir)
+    throw new VaultError('usage', `--project ${project} is not an existing folder`, {
+      field: 'project',
+      hint: 'give the path of the project (repository) folder',
+    });
   return dir;
 }
 
@@ -33,7 +37,10 @@ export const mcpCommand = (ctx: CliContext) => ({
   describe: 'serve the vault as an MCP server over stdio (needs ECC_MEMORY_HARNESS; see docs/mcp.md)',
   builder: (y: Argv) =>
     y
-      .option('project', { type: 'string', describe: 'serve the vault of this project folder instead of the working directory (for clients that start servers elsewhere)' })
+      .option('project', {
+        type: 'string',
+        describe: 'serve the vault of this project folder instead of the working directory (for clients that start servers elsewhere)',
+      })
       .example('ECC_MEMORY_HARNESS=cursor $0 mcp', 'serve the vault to Cursor (configure it in .cursor/mcp.json)')
       .epilog(
         'Environment:\n' +

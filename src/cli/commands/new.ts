@@ -22,7 +22,11 @@ interface NewArgs extends GlobalArgs {
  *
  * @returns the exit status (a signal counts as failure)
  */
-async function runEditor(editor: string, file: string, env: Readonly<Record<string, string | undefined>>): Promise<{ status: number | null; signal: string | null; error?: string }> {
+async function runEditor(
+  editor: string,
+  file: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<{ status: number | null; signal: string | null; error?: string }> {
   const { spawnSync } = await import('node:child_process');
   const r =
     process.platform === 'win32'
@@ -60,7 +64,11 @@ export const newCommand = (ctx: CliContext) => ({
       }
       const rt = ctx.io.runtime;
       const editor = [rt.env.VISUAL, rt.env.EDITOR].find((e) => e !== undefined && e.trim() !== '');
-      if (!editor) usageError('no editor: set $EDITOR (or $VISUAL)', 'e.g. EDITOR=nano vault new --kind decision --title "..."; agents should use `vault save --template` instead');
+      if (!editor)
+        usageError(
+          'no editor: set $EDITOR (or $VISUAL)',
+          'e.g. EDITOR=nano vault new --kind decision --title "..."; agents should use `vault save --template` instead',
+        );
       const { existsSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } = await import('node:fs');
       const { basename, dirname, join, resolve } = await import('node:path');
       const { tmpdir } = await import('node:os');
@@ -70,7 +78,8 @@ export const newCommand = (ctx: CliContext) => ({
       let draftPath: string;
       if (argv.draft !== undefined) {
         draftPath = resolve(rt.cwd, argv.draft);
-        if (!existsSync(draftPath)) throw new VaultError('not-found', `draft ${argv.draft} does not exist`, { field: 'draft', hint: 'give the path printed by the earlier `vault new`' });
+        if (!existsSync(draftPath))
+          throw new VaultError('not-found', `draft ${argv.draft} does not exist`, { field: 'draft', hint: 'give the path printed by the earlier `vault new`' });
       } else {
         const kind = (argv.kind ?? 'note') as Kind;
         const template = loadTemplate(kind);
@@ -93,21 +102,24 @@ export const newCommand = (ctx: CliContext) => ({
       if (run.status !== 0) {
         const how = run.error ? `could not be started (${run.error})` : run.signal ? `was stopped by ${run.signal}` : `exited with status ${run.status}`;
         keep('nothing saved');
-        throw new VaultError('io-error', `the editor (${editor}) ${how}; nothing was saved`, { field: 'editor', rule: 'editor exits 0', hint: 'save and quit normally to write the memory; quitting with an error aborts' });
+        throw new VaultError('io-error', `the editor (${editor}) ${how}; nothing was saved`, {
+          field: 'editor',
+          rule: 'editor exits 0',
+          hint: 'save and quit normally to write the memory; quitting with an error aborts',
+        });
       }
       try {
         const draft = readDraft(readFileSync(draftPath, 'utf8'), loadAllTemplates());
         if (draft.body === '') {
-          throw new VaultError('invalid-body', 'body: the draft is empty (every section was left empty)', { field: 'body', rule: 'non-empty body', hint: 'write at least one section' });
+          throw new VaultError('invalid-body', 'body: the draft is empty (every section was left empty)', {
+            field: 'body',
+            rule: 'non-empty body',
+            hint: 'write at least one section',
+          });
         }
         const { saveMemory } = await import('../../vault/save-memory.js');
         const dryRun = Boolean(argv['dry-run']) || rt.env.ECC_DRY_RUN === '1';
-        const result = await saveMemory(
-          roots,
-          { ...draft, sourceHarness: argv['source-harness'], id: argv.id },
-          rt,
-          { dryRun },
-        );
+        const result = await saveMemory(roots, { ...draft, sourceHarness: argv['source-harness'], id: argv.id }, rt, { dryRun });
         if (result.written) {
           rmSync(argv.draft !== undefined ? draftPath : dirname(draftPath), { recursive: true, force: true });
           // a kept draft reopened with --draft sits in the private folder an earlier `vault new` made: remove it once empty

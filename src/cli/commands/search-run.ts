@@ -58,7 +58,11 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
     printJson(ctx, response);
     return;
   }
-  const [{ sanitizeTerminalText: clean }, { markTerms }, { tokenizeQuery }] = await Promise.all([import('../terminal-text.js'), import('../../search/excerpt.js'), import('../../search/tokenizer.js')]);
+  const [{ sanitizeTerminalText: clean }, { markTerms }, { tokenizeQuery }] = await Promise.all([
+    import('../terminal-text.js'),
+    import('../../search/excerpt.js'),
+    import('../../search/tokenizer.js'),
+  ]);
   const env = ctx.io.runtime.env;
   const tty = ctx.io.stdoutIsTTY && !env.NO_COLOR && env.TERM !== 'dumb';
   const pc = tty ? (await import('picocolors')).default.createColors(true) : undefined;
@@ -68,7 +72,17 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
     const title = clean(h.title);
     const excerpt = clean(h.excerpt);
     lines.push(`${i + 1}. ${pc ? pc.bold(title) : title}`);
-    const meta = [h.id, h.kind, h.scope, h.status !== 'active' ? h.status : '', h.updatedAt.slice(0, 10), query.trim() ? `score ${h.score}` : '', h.tags.length ? h.tags.map((t) => `#${t}`).join(' ') : ''].filter(Boolean).join(' · ');
+    const meta = [
+      h.id,
+      h.kind,
+      h.scope,
+      h.status !== 'active' ? h.status : '',
+      h.updatedAt.slice(0, 10),
+      query.trim() ? `score ${h.score}` : '',
+      h.tags.length ? h.tags.map((t) => `#${t}`).join(' ') : '',
+    ]
+      .filter(Boolean)
+      .join(' · ');
     lines.push(`   ${pc ? pc.dim(clean(meta)) : clean(meta)}`);
     lines.push(`   ${clean(h.path)}`);
     lines.push(`   ${pc ? markTerms(excerpt, terms, (w) => pc.bold(pc.yellow(w))) : excerpt}`);
@@ -76,14 +90,24 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
   const shown = response.results.length;
   // a credential pasted as a query is not echoed back (terminal logs, CI output)
   const echo = shown === 0 && query.trim() ? (await import('../../secrets/scan-secrets.js')).redactSecretShapes(query).text : '';
-  lines.push(shown === 0 ? (query.trim() ? `no memories match "${clean(echo)}"` : 'no memories') : `${shown} of ${response.total} ${response.total === 1 ? 'memory' : 'memories'}`);
+  lines.push(
+    shown === 0
+      ? query.trim()
+        ? `no memories match "${clean(echo)}"`
+        : 'no memories'
+      : `${shown} of ${response.total} ${response.total === 1 ? 'memory' : 'memories'}`,
+  );
   ctx.io.stdout(`${lines.join('\n')}\n`);
   const d = response.diagnostics;
-  if (d.invalidFiles.length) ctx.io.stderr(`warning: ${d.invalidFiles.length} invalid file(s) not searched (first: ${clean(d.invalidFiles[0]!.path)}: ${clean(d.invalidFiles[0]!.message)}); run \`vault doctor\`\n`);
+  if (d.invalidFiles.length)
+    ctx.io.stderr(
+      `warning: ${d.invalidFiles.length} invalid file(s) not searched (first: ${clean(d.invalidFiles[0]!.path)}: ${clean(d.invalidFiles[0]!.message)}); run \`vault doctor\`\n`,
+    );
   if (d.skippedSymlinks.length) ctx.io.stderr(`warning: ${d.skippedSymlinks.length} symbolic link(s) skipped\n`);
   if (!d.complete) ctx.io.stderr(`warning: the vault could not be read completely: ${clean(d.incompleteReasons.join('; '))}\n`);
   if (response.total === 0) {
     const { existsSync } = await import('node:fs');
-    if (![roots.team, roots.project].some((dir) => existsSync(dir))) ctx.io.stderr(`hint: there is no vault here (${clean(roots.memoryRoot)}); run \`vault init\` in your repository, or pass --root\n`);
+    if (![roots.team, roots.project].some((dir) => existsSync(dir)))
+      ctx.io.stderr(`hint: there is no vault here (${clean(roots.memoryRoot)}); run \`vault init\` in your repository, or pass --root\n`);
   }
 }

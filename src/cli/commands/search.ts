@@ -9,7 +9,12 @@ export const searchCommand = (ctx: CliContext) => ({
   builder: (y: Argv) =>
     y
       .positional('query', { type: 'string', array: true, describe: 'words to look for' })
-      .option('scope', { type: 'string', array: true, choices: [...SEARCH_SCOPE_CHOICES], describe: 'scopes to search (default project and team; user only when asked)' })
+      .option('scope', {
+        type: 'string',
+        array: true,
+        choices: [...SEARCH_SCOPE_CHOICES],
+        describe: 'scopes to search (default project and team; user only when asked)',
+      })
       .option('kind', { type: 'string', array: true, choices: [...SEARCH_KIND_CHOICES], describe: 'only these kinds (repeatable)' })
       .option('tag', { type: 'string', array: true, describe: 'only memories with every one of these tags (repeatable)' })
       .option('status', { type: 'string', array: true, choices: [...SEARCH_STATUS_CHOICES], describe: 'only these statuses (default active)' })

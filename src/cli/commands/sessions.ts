@@ -24,7 +24,19 @@ export const sessionsCommand = (ctx: CliContext) => ({
       if (argv.action === 'list') {
         const rows = store.listSnapshots(dir).map((f) => {
           const s = store.loadSnapshot(f.path);
-          return { shortId: f.shortId, file: f.name, date: f.date, updatedAt: s?.updatedAt, project: s?.project, worktree: s?.worktree, branch: s?.branch, harness: s?.harness, sessionId: s?.sessionId, goal: s?.goal, complete: Boolean(s) };
+          return {
+            shortId: f.shortId,
+            file: f.name,
+            date: f.date,
+            updatedAt: s?.updatedAt,
+            project: s?.project,
+            worktree: s?.worktree,
+            branch: s?.branch,
+            harness: s?.harness,
+            sessionId: s?.sessionId,
+            goal: s?.goal,
+            complete: Boolean(s),
+          };
         });
         if (argv.json) {
           printJson(ctx, { dir, sessions: rows });
@@ -34,13 +46,21 @@ export const sessionsCommand = (ctx: CliContext) => ({
           printText(ctx, `No session snapshots in ${dir}`);
           return;
         }
-        for (const r of rows) printText(ctx, `${r.shortId}  ${r.updatedAt ?? r.date}  ${r.project ?? '?'} (${r.branch ?? '?'})  ${r.complete ? (r.goal ?? '').slice(0, 80) : '[incomplete snapshot]'}`);
+        for (const r of rows)
+          printText(
+            ctx,
+            `${r.shortId}  ${r.updatedAt ?? r.date}  ${r.project ?? '?'} (${r.branch ?? '?'})  ${r.complete ? (r.goal ?? '').slice(0, 80) : '[incomplete snapshot]'}`,
+          );
         return;
       }
       const ref = String(argv.shortid ?? '');
-      if (!ref.trim()) throw new VaultError('usage', 'give the short id of a snapshot: vault sessions show <shortid>', { hint: 'run `vault sessions list` to see them' });
+      if (!ref.trim())
+        throw new VaultError('usage', 'give the short id of a snapshot: vault sessions show <shortid>', { hint: 'run `vault sessions list` to see them' });
       const file = store.findSnapshotFile(dir, ref);
-      if (!file) throw new VaultError('not-found', `no session snapshot with short id, session id or file name ${JSON.stringify(ref.slice(0, 80))}`, { hint: 'run `vault sessions list` to see them' });
+      if (!file)
+        throw new VaultError('not-found', `no session snapshot with short id, session id or file name ${JSON.stringify(ref.slice(0, 80))}`, {
+          hint: 'run `vault sessions list` to see them',
+        });
       const text = store.readSnapshotText(file.path) ?? '';
       if (argv.json) {
         printJson(ctx, { file: file.path, snapshot: store.loadSnapshot(file.path) ?? null, text });

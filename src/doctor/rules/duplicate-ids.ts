@@ -32,7 +32,14 @@ export function checkDuplicateIds(ctx: DoctorContext): Problem[] {
       const invalidFile = c.line === undefined ? ctx.scan.invalid.find((f) => f.path === c.path) : undefined;
       const line = c.line ?? (invalidFile ? keyLineIn(readInvalidText(invalidFile, ctx), false, 'id') : undefined);
       out.push(
-        problem('error', 'duplicate-id', c.path, line, `id ${id} is also claimed by ${others.join(', ')}`, 'keep one file per id: delete the copy, or give a genuinely different memory a new id (vault save writes a fresh one)'),
+        problem(
+          'error',
+          'duplicate-id',
+          c.path,
+          line,
+          `id ${id} is also claimed by ${others.join(', ')}`,
+          'keep one file per id: delete the copy, or give a genuinely different memory a new id (vault save writes a fresh one)',
+        ),
       );
     }
   }

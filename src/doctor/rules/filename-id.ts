@@ -12,7 +12,14 @@ export function checkFileNames(ctx: DoctorContext): Problem[] {
     if (!isSelected(ctx, e.path) || ctx.conflictCopies.has(e.path)) continue;
     if (idFromFileName(e.path) === e.memory.id) continue;
     out.push(
-      problem('warning', 'filename-mismatch', e.path, keyLine(e, 'id'), `file name differs from the id ${e.memory.id}`, `rename the file to ${e.memory.id}.md (git mv keeps its history)`),
+      problem(
+        'warning',
+        'filename-mismatch',
+        e.path,
+        keyLine(e, 'id'),
+        `file name differs from the id ${e.memory.id}`,
+        `rename the file to ${e.memory.id}.md (git mv keeps its history)`,
+      ),
     );
   }
   return out;

@@ -19,7 +19,9 @@ export async function checkIndexFreshness(ctx: DoctorContext): Promise<Problem[]
   try {
     scopes = indexStatus(ctx.roots, ctx.scopes).scopes;
   } catch {
-    return [problem('warning', 'index-stale', `${ctx.scopes[0] ?? 'team'}/`, undefined, 'the search index could not be inspected', 'run `vault index --rebuild`')];
+    return [
+      problem('warning', 'index-stale', `${ctx.scopes[0] ?? 'team'}/`, undefined, 'the search index could not be inspected', 'run `vault index --rebuild`'),
+    ];
   }
   const out: Problem[] = [];
   const hasMemories = new Set(ctx.scan.entries.map((e) => e.scope));
@@ -29,8 +31,22 @@ export async function checkIndexFreshness(ctx: DoctorContext): Promise<Problem[]
       if (!hasMemories.has(s.scope)) continue; // nothing to index
       out.push(
         s.reason && s.reason !== 'missing'
-          ? problem('warning', 'index-stale', path, undefined, `the ${s.scope} search index is unusable (${s.reason}); the next search rebuilds it`, 'run `vault index --rebuild` (or any `vault search`)')
-          : problem('warning', 'index-missing', path, undefined, `the ${s.scope} search index has not been built yet; the next search builds it`, 'run `vault index` (or any `vault search`)'),
+          ? problem(
+              'warning',
+              'index-stale',
+              path,
+              undefined,
+              `the ${s.scope} search index is unusable (${s.reason}); the next search rebuilds it`,
+              'run `vault index --rebuild` (or any `vault search`)',
+            )
+          : problem(
+              'warning',
+              'index-missing',
+              path,
+              undefined,
+              `the ${s.scope} search index has not been built yet; the next search builds it`,
+              'run `vault index` (or any `vault search`)',
+            ),
       );
       continue;
     }

@@ -30,7 +30,8 @@ export function checkInvisibleCharacters(ctx: DoctorContext): Problem[] {
     const tag = e.memory.tags.map(firstInvisible).find((x) => x !== undefined);
     if (tag) out.push(problem('warning', 'invisible-characters', e.path, keyLine(e, 'tags'), `a tag contains an invisible character (${tag.code})`, HINT));
     const body = firstInvisible(e.memory.body);
-    if (body) out.push(problem('warning', 'invisible-characters', e.path, bodyLineOf(e, body.char), `body contains an invisible character (${body.code})`, HINT));
+    if (body)
+      out.push(problem('warning', 'invisible-characters', e.path, bodyLineOf(e, body.char), `body contains an invisible character (${body.code})`, HINT));
   }
   return out;
 }

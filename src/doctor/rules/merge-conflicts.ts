@@ -21,7 +21,16 @@ export function checkMergeConflicts(ctx: DoctorContext): Problem[] {
   const report = (path: string, text: string | undefined) => {
     const line = text === undefined ? undefined : conflictMarkerLine(text);
     if (line !== undefined) {
-      out.push(problem('error', 'merge-conflict', path, line, `unresolved merge conflict marker on line ${line}`, 'resolve the conflict: keep one version of the lines between <<<<<<< and >>>>>>>, remove the markers'));
+      out.push(
+        problem(
+          'error',
+          'merge-conflict',
+          path,
+          line,
+          `unresolved merge conflict marker on line ${line}`,
+          'resolve the conflict: keep one version of the lines between <<<<<<< and >>>>>>>, remove the markers',
+        ),
+      );
     }
   };
   for (const e of ctx.scan.entries) if (isSelected(ctx, e.path)) report(e.path, e.text);

@@ -24,7 +24,14 @@ export function checkObsidianTags(ctx: DoctorContext): Problem[] {
       const why = obsidianTagProblem(tag);
       if (!why) continue;
       out.push(
-        problem('warning', 'obsidian-tag', e.path, keyLine(e, 'tags'), `tag ${tag} ${why}, so Obsidian does not treat it as a tag`, 'add a letter (e.g. y2024 instead of 2024) or use "-" instead of "."'),
+        problem(
+          'warning',
+          'obsidian-tag',
+          e.path,
+          keyLine(e, 'tags'),
+          `tag ${tag} ${why}, so Obsidian does not treat it as a tag`,
+          'add a letter (e.g. y2024 instead of 2024) or use "-" instead of "."',
+        ),
       );
     }
   }

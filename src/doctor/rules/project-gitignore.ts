@@ -28,7 +28,8 @@ export function checkProjectGitignore(ctx: DoctorContext): Problem[] {
   } catch {
     return [problem('error', 'gitignore-missing', PATH, undefined, 'project memory folder has no .gitignore: local memories could be committed', FIX)];
   }
-  if (st.isSymbolicLink()) return [problem('error', 'gitignore-wrong', PATH, undefined, 'project .gitignore is a symbolic link', `replace it with a regular file; ${FIX}`)];
+  if (st.isSymbolicLink())
+    return [problem('error', 'gitignore-wrong', PATH, undefined, 'project .gitignore is a symbolic link', `replace it with a regular file; ${FIX}`)];
   const read = readFileSafe(file, 4096);
   if (!read.ok) return [problem('error', 'gitignore-wrong', PATH, undefined, `project .gitignore cannot be read (${read.code})`, FIX)];
   const text = read.bytes.toString('utf8');
@@ -37,5 +38,14 @@ export function checkProjectGitignore(ctx: DoctorContext): Problem[] {
   const have = text.split('\n');
   let line = 1;
   while (line <= have.length && have[line - 1] === want[line - 1]) line++;
-  return [problem('error', 'gitignore-wrong', PATH, Math.min(line, Math.max(have.length, 1)), 'project .gitignore does not hold exactly the fail-closed rules ("*" then "!.gitignore")', FIX)];
+  return [
+    problem(
+      'error',
+      'gitignore-wrong',
+      PATH,
+      Math.min(line, Math.max(have.length, 1)),
+      'project .gitignore does not hold exactly the fail-closed rules ("*" then "!.gitignore")',
+      FIX,
+    ),
+  ];
 }

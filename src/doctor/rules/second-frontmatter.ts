@@ -32,7 +32,14 @@ export function checkSecondFrontmatter(ctx: DoctorContext): Problem[] {
     const line = secondFrontmatterLine(e.text);
     if (line === undefined) continue;
     out.push(
-      problem('error', 'second-frontmatter', e.path, line, `a second frontmatter block starts on line ${line}; its values are ignored`, 'merge the values you want into the first block (one line per field) and delete the second block'),
+      problem(
+        'error',
+        'second-frontmatter',
+        e.path,
+        line,
+        `a second frontmatter block starts on line ${line}; its values are ignored`,
+        'merge the values you want into the first block (one line per field) and delete the second block',
+      ),
     );
   }
   return out;

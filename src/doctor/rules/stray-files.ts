@@ -11,5 +11,14 @@ import { problem, type Problem } from '../problem.js';
 export function checkStrayFiles(ctx: DoctorContext): Problem[] {
   return ctx.scan.strays
     .filter((p) => isSelected(ctx, p))
-    .map((p) => problem('warning', 'stray-file', p, undefined, 'not a memory file (memories are <kind>s/<id>.md); it is ignored by reads and search', 'move it out of the vault, or save its content as a memory with `vault save`'));
+    .map((p) =>
+      problem(
+        'warning',
+        'stray-file',
+        p,
+        undefined,
+        'not a memory file (memories are <kind>s/<id>.md); it is ignored by reads and search',
+        'move it out of the vault, or save its content as a memory with `vault save`',
+      ),
+    );
 }

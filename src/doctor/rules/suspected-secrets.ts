@@ -18,7 +18,14 @@ const HINT = 'remove the credential from the file and rotate it (it may already 
 
 function toProblems(path: string, findings: SecretFinding[]): Problem[] {
   return findings.map((f) =>
-    problem('error', 'suspected-secret', path, f.line, `suspected secret (${f.label}) in ${f.field === 'body' ? 'the body' : f.field === 'frontmatter' ? 'the frontmatter' : `field ${f.field}`}; the value is not shown`, HINT),
+    problem(
+      'error',
+      'suspected-secret',
+      path,
+      f.line,
+      `suspected secret (${f.label}) in ${f.field === 'body' ? 'the body' : f.field === 'frontmatter' ? 'the frontmatter' : `field ${f.field}`}; the value is not shown`,
+      HINT,
+    ),
   );
 }
 

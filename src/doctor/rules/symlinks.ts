@@ -58,7 +58,16 @@ export function checkSymlinks(ctx: DoctorContext): Problem[] {
       try {
         if (lstatSync(dir).isSymbolicLink()) {
           const rel = relative(ctx.roots.worktreeRoot, dir) || dir;
-          out.push(problem('error', 'symlink', `${rel}/`, undefined, 'a vault folder is a symbolic link; writes refuse it and reads may see another tree', 'replace the link with a real folder'));
+          out.push(
+            problem(
+              'error',
+              'symlink',
+              `${rel}/`,
+              undefined,
+              'a vault folder is a symbolic link; writes refuse it and reads may see another tree',
+              'replace the link with a real folder',
+            ),
+          );
         }
       } catch {
         /* missing: fine */

@@ -25,7 +25,10 @@ export function findConflictCopies(paths: Iterable<string>): Set<string> {
 /** Errors for sync-conflict copies of memory files. */
 export function checkSyncConflicts(ctx: DoctorContext): Problem[] {
   const out: Problem[] = [];
-  const all = [...ctx.scan.entries.map((e) => ({ path: e.path, entry: e, file: undefined })), ...ctx.scan.invalid.map((f) => ({ path: f.path, entry: undefined, file: f }))];
+  const all = [
+    ...ctx.scan.entries.map((e) => ({ path: e.path, entry: e, file: undefined })),
+    ...ctx.scan.invalid.map((f) => ({ path: f.path, entry: undefined, file: f })),
+  ];
   for (const { path, entry, file } of all) {
     if (!ctx.conflictCopies.has(path)) continue;
     if (ctx.selection && !ctx.selection.paths.has(path)) continue;
