@@ -86,7 +86,7 @@ export function makeMemories(n, seed = 42) {
     const target = Math.floor(200 * 40 ** r()); // log-uniform 200 B .. 8 KB
     const cjk = r() < 0.1;
     let body = '';
-    while (Buffer.byteLength(body) < target) body += (cjk && r() < 0.6 ? CJK[Math.floor(r() * CJK.length)] + '。' : sentence()) + (r() < 0.15 ? '\n\n' : ' ');
+    while (Buffer.byteLength(body) < target) body += (cjk && r() < 0.6 ? `${CJK[Math.floor(r() * CJK.length)]}。` : sentence()) + (r() < 0.15 ? '\n\n' : ' ');
     const title = cjk ? CJK[Math.floor(r() * CJK.length)] : Array.from({ length: 3 + Math.floor(r() * 5) }, zipf).join(' ');
     const kind = KINDS[Math.floor(r() * KINDS.length)];
     const t = new Date(base + Math.floor(r() * 300 * 86_400_000)).toISOString();
@@ -171,7 +171,10 @@ async function benchSize(n, hasRg) {
     const made = new Set();
     for (const m of memories) {
       const dir = join(repo, '.ecc', 'memory', 'team', `${m.kind}s`);
-      if (!made.has(dir)) mkdirSync(dir, { recursive: true }), made.add(dir);
+      if (!made.has(dir)) {
+        mkdirSync(dir, { recursive: true });
+        made.add(dir);
+      }
       const text = serializeMemory(m);
       bytes += Buffer.byteLength(text);
       const p = join(dir, `${m.id}.md`);

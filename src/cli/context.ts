@@ -81,7 +81,7 @@ export function printSaved(ctx: CliContext, result: SaveResult, roots: VaultRoot
   if (m.scope === 'team' && result.written)
     printText(
       ctx,
-      `  commit it: git add ${result.absPath.startsWith(roots.worktreeRoot + '/') ? result.absPath.slice(roots.worktreeRoot.length + 1) : result.absPath}`,
+      `  commit it: git add ${result.absPath.startsWith(`${roots.worktreeRoot}/`) ? result.absPath.slice(roots.worktreeRoot.length + 1) : result.absPath}`,
     );
 }
 

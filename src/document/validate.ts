@@ -104,7 +104,7 @@ function checkList(field: string, v: unknown, min: number, max: number, each: (f
   if (v.length < min) {
     fail(field, `minItems ${min}`, `must have at least one harness or "all"`, `add a value, e.g. ${field}: ["all"]`);
   }
-  v.forEach((x, i) => each(`${field}[${i}]`, x));
+  for (let i = 0; i < v.length; i++) each(`${field}[${i}]`, v[i]);
   if (new Set(v).size !== v.length) fail(field, 'uniqueItems', 'has duplicate values', 'remove the repeated values');
 }
 
@@ -148,7 +148,7 @@ export function validateFrontmatter(data: unknown): Frontmatter {
       });
     }
   }
-  const missing = FIELD_ORDER.filter((k) => !Object.prototype.hasOwnProperty.call(obj, k));
+  const missing = FIELD_ORDER.filter((k) => !Object.hasOwn(obj, k));
   if (missing.length > 0) {
     throw new VaultError('missing-field', `frontmatter is missing fields: ${missing.join(', ')}`, {
       field: missing[0],

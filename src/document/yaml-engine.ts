@@ -52,7 +52,7 @@ export function parseCanonicalBlock(block: string): Record<string, unknown> | un
       return undefined;
     }
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) return undefined;
-    if (Object.prototype.hasOwnProperty.call(out, key)) {
+    if (Object.hasOwn(out, key)) {
       throw new VaultError('duplicate-field', `duplicate frontmatter field ${JSON.stringify(key)}`, {
         field: key,
         rule: 'unique keys',

@@ -9,7 +9,7 @@
  */
 import type { Runtime } from '../io/runtime.js';
 import type { Harness } from '../sessions/transcript-summary.js';
-import { DEADLINE_MS, HARNESS_EVENT_NAMES, normalizeEvent, normalizeHarness, STDIN_WAIT_MS, type HookEvent } from './hook-events.js';
+import { DEADLINE_MS, HARNESS_EVENT_NAMES, normalizeEvent, normalizeHarness, STDIN_WAIT_MS } from './hook-events.js';
 import { appendHookLog } from './hook-log.js';
 import { disabledBy, isOn, readHookSettings } from './hook-settings.js';
 

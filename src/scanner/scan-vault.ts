@@ -4,7 +4,7 @@
  * raw file content into a diagnostic. Bounded (files, depth, bytes) and says when a bound was hit.
  */
 import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, type Dirent, type Stats } from 'node:fs';
-import { join, relative, sep } from 'node:path';
+import { relative, sep } from 'node:path';
 import { kindFolder, kindOfFolder, LIMITS, SCOPES, type Memory, type Scope } from '../document/contract.js';
 import type { NonCanonicalReason } from '../document/parse.js';
 import { isVaultError } from '../errors.js';

@@ -12,7 +12,7 @@ import type { Scope } from '../document/contract.js';
 import { DEFAULT_SCAN_LIMITS, walkVault, type WalkedFile } from '../scanner/scan-vault.js';
 import { scopeRoot, type VaultRoots } from '../store/roots.js';
 import { buildGeneration, type BuiltGeneration, type ProgressFn, type StatFile } from './index-build.js';
-import { RACY_WINDOW_MS, type DocRecord, type IndexState, type InvalidRecord, type OverlayEntry } from './index-format.js';
+import { RACY_WINDOW_MS, type IndexState, type OverlayEntry } from './index-format.js';
 import { BucketReader } from './postings.js';
 import { GenerationDocs, compareWalkOrder, toColumns } from './generation-docs.js';
 import { indexDirFor } from './index-location.js';

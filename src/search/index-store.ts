@@ -23,7 +23,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { KINDS, SCHEMA_VERSION, STATUSES, kindFolder, type Scope } from '../document/contract.js';
+import { KINDS, SCHEMA_VERSION, STATUSES, type Scope } from '../document/contract.js';
 import {
   BUCKET_COUNT,
   FIELDS,

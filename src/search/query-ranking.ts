@@ -191,7 +191,9 @@ function expandTerm(indexes: readonly ScopeIndex[], corpus: Corpus, q: string): 
       const w = matchWeight(terms[t]!, q);
       if (w === 0) continue;
       const e = entry(terms[t]!, w);
-      reader.postings(t).forEach((p, f) => p && e.fields[f]!.push({ postings: p, offset: corpus.baseOffset[i]! }));
+      reader.postings(t).forEach((p, f) => {
+        if (p) e.fields[f]!.push({ postings: p, offset: corpus.baseOffset[i]! });
+      });
     }
   });
   for (const [term, list] of corpus.overlay.get(b) ?? []) {

@@ -99,7 +99,7 @@ export function redactSecretShapes(text: string): { text: string; redacted: numb
   let redacted = 0;
   let out = text;
   for (const { label, pattern } of SECRET_PATTERNS) {
-    const g = new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : pattern.flags + 'g');
+    const g = new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
     out = out.replace(g, () => {
       redacted++;
       return `[REDACTED ${label}]`;
@@ -180,7 +180,7 @@ export async function scanDocumentForSecrets(documentText: string): Promise<Secr
     findings.push({ label, field, line, source });
   };
   for (const { label, pattern } of SECRET_PATTERNS) {
-    const g = new RegExp(pattern.source, pattern.flags + 'g');
+    const g = new RegExp(pattern.source, `${pattern.flags}g`);
     for (const m of documentText.matchAll(g)) add(label, m.index ?? 0, 'pattern');
   }
   const run = await loadSecretlint();

@@ -332,7 +332,7 @@ export function listStillValid(proof: ListProof): boolean {
   for (const [path, stamp] of proof.folders) if (folderStamp(lstatSync(path, { throwIfNoEntry: false })) !== stamp) return false;
   for (const [path, size, mtime] of proof.files) {
     const st = lstatSync(path, { throwIfNoEntry: false });
-    if (!st || !st.isFile() || st.size !== size || st.mtimeMs !== mtime) return false;
+    if (!st?.isFile() || st.size !== size || st.mtimeMs !== mtime) return false;
   }
   return true;
 }
@@ -369,7 +369,7 @@ export function listMemoryPointers(
   /** Reads a file's head into its cache record: false when it is no longer a regular file. */
   const reread = (path: string, file: CachedFile, folder: CachedFolder): boolean => {
     const st = lstatSync(path, { throwIfNoEntry: false });
-    if (!st || !st.isFile()) return false;
+    if (!st?.isFile()) return false;
     file[1] = st.size;
     file[2] = st.mtimeMs;
     file[3] = listedOf(readHead(path, buf));
@@ -398,7 +398,7 @@ export function listMemoryPointers(
     const stamp = folderStamp(st);
     proof.folders.push([dir, stamp]);
     if (stamp > 0 && racy(stamp)) proof.complete = false;
-    if (!st || !st.isDirectory()) return; // absent, or a link: never followed
+    if (!st?.isDirectory()) return; // absent, or a link: never followed
     const cached = cache.get(dir);
     const subOk = (d: unknown) => isPlainName(d) && (depth > 0 || isKindFolder(d));
     if (
@@ -447,7 +447,7 @@ export function listMemoryPointers(
         seen++;
         const path = `${dir}${sep}${e.name}`;
         const fst = lstatSync(path, { throwIfNoEntry: false });
-        if (!fst || !fst.isFile()) continue;
+        if (!fst?.isFile()) continue;
         const old = known.get(e.name);
         const file: CachedFile = old && old[1] === fst.size && old[2] === fst.mtimeMs ? old : [e.name, fst.size, fst.mtimeMs, listedOf(readHead(path, buf))];
         if (racy(fst.mtimeMs)) {
@@ -474,7 +474,7 @@ export function listMemoryPointers(
       const c = found[i]!;
       if (c.checked) continue;
       const st = lstatSync(c.path, { throwIfNoEntry: false });
-      if (st && st.isFile() && st.size === c.file[1] && st.mtimeMs === c.file[2]) {
+      if (st?.isFile() && st.size === c.file[1] && st.mtimeMs === c.file[2]) {
         c.checked = true;
         continue;
       }

@@ -191,7 +191,7 @@ export function readStartRecord(dir: string, key: WorktreeKey): StartRecord | un
 /** The sessions folder's mtime (ms), or 0 when it cannot be read. */
 export function sessionsMtime(dir: string): number {
   const st = lstatSync(dir, { throwIfNoEntry: false });
-  return st && st.isDirectory() ? st.mtimeMs : 0;
+  return st?.isDirectory() ? st.mtimeMs : 0;
 }
 
 /**
@@ -209,7 +209,7 @@ export function startFromRecord(
   if (sessionsMtime(dir) !== record.sessionsMtime) return undefined;
   const path = join(dir, record.snapshot);
   const st = lstatSync(path, { throwIfNoEntry: false });
-  if (!st || !st.isFile() || nowMs - st.mtimeMs > maxAgeMs) return undefined;
+  if (!st?.isFile() || nowMs - st.mtimeMs > maxAgeMs) return undefined;
   const text = readSnapshotText(path);
   const snapshot = text === undefined ? undefined : parseSnapshot(text);
   if (!snapshot || snapshot.worktree !== key.worktree || (snapshot.repo && key.repo && snapshot.repo !== key.repo) || !sameRepoInstance(snapshot, key))

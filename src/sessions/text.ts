@@ -14,6 +14,7 @@ const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u20
 // U+FFA0), variation selectors (U+FE00–U+FE0F, U+E0100–U+E01EF) and the interlinear annotation
 // controls (U+FFF9–U+FFFB). Removed so injected context holds no hidden prompt text.
 const INVISIBLE =
+  // biome-ignore lint/suspicious/noMisleadingCharacterClass: each combining mark and variation selector is listed on purpose, to be removed on its own
   /[\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d\u2060-\u2064\u206a-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb]/gu;
 /** Start of the marker {@link redact} leaves in place of a secret. */
 const REDACTION_OPEN = '[REDACTED ';

@@ -49,8 +49,8 @@ export function ensureRealDir(dir: string, mode: number, label: string): void {
   try {
     mkdirSync(dir, { mode });
   } catch (err) {
-    if (errnoOf(err) === 'EEXIST') return ensureRealDir(dir, mode, label);
-    throw wrapIo(err, `cannot create ${label}`);
+    if (errnoOf(err) !== 'EEXIST') throw wrapIo(err, `cannot create ${label}`);
+    ensureRealDir(dir, mode, label);
   }
 }
 

@@ -136,7 +136,7 @@ export function loadTemplate(kind: string, dir: string = defaultTemplatesDir()):
   if (!read.ok) {
     throw new VaultError('io-error', `cannot read the ${kind} template ${file} (${read.code})`, {
       field: 'template',
-      hint: 'reinstall the package, or restore templates/' + kind + '.md',
+      hint: `reinstall the package, or restore templates/${kind}.md`,
     });
   }
   let text: string;

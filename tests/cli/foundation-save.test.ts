@@ -3,7 +3,7 @@
  * trust/status that no flag can set, and suspected secrets of every built-in shape.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';

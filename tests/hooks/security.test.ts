@@ -53,7 +53,7 @@ function claudeTranscript(cwd: string, turns: Array<{ user: string; assistant: s
     parent = a;
   }
   const file = join(tempDir('vault-transcript-'), `${SESSION}.jsonl`);
-  writeFileSync(file, lines.join('\n') + '\n');
+  writeFileSync(file, `${lines.join('\n')}\n`);
   return file;
 }
 

@@ -88,6 +88,6 @@ export function runRawMcp(cwd: string, env: Record<string, string>, messages: un
       clearTimeout(timer);
       resolve({ code, stdout: Buffer.concat(out), stderr });
     });
-    child.stdin.end(messages.map((m) => (typeof m === 'string' ? m : JSON.stringify(m))).join('\n') + '\n');
+    child.stdin.end(`${messages.map((m) => (typeof m === 'string' ? m : JSON.stringify(m))).join('\n')}\n`);
   });
 }

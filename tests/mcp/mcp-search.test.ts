@@ -86,7 +86,7 @@ describe('vault mcp: memory_search', () => {
 
   it('never returns a credential from a file already in the vault: search, read, doctor and resources', async () => {
     const repo = repoWithFixtures();
-    const secret = 'ghp_' + 'Q'.repeat(36);
+    const secret = `ghp_${'Q'.repeat(36)}`;
     const leaky = readFileSync(join(FIXTURES, `${OLDER}.md`), 'utf8')
       .replace(`id: "${OLDER}"`, 'id: "mem_leaky_note"')
       .replace(/\n\n[\s\S]*$/, `\n\nThe staging deploy token is ${secret} (sessions).\n`);

@@ -174,9 +174,9 @@ describe('memory title list', () => {
     fc.assert(
       fc.property(fc.array(fc.record({ title: fc.string({ minLength: 1, maxLength: 40 }), active: fc.boolean() }), { minLength: 1, maxLength: 6 }), (items) => {
         const files: Record<string, string> = {};
-        items.forEach(
-          (it, i) => (files[`team/decisions/mem_x${i}.md`] = doc(`mem_xxx${i}`, it.title).replace('"active"', it.active ? '"active"' : '"superseded"')),
-        );
+        items.forEach((it, i) => {
+          files[`team/decisions/mem_x${i}.md`] = doc(`mem_xxx${i}`, it.title).replace('"active"', it.active ? '"active"' : '"superseded"');
+        });
         const got = listMemoryPointers(vault(files), ['team'], '', { limit: 10, maxFiles: 400 });
         const want = items
           .map((it, i) => ({ id: `mem_xxx${i}`, title: it.title, active: it.active }))

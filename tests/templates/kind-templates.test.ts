@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { KINDS } from '../../src/document/contract.js';
-import { VaultError } from '../../src/errors.js';
+import type { VaultError } from '../../src/errors.js';
 import { appendRelatedLine } from '../../src/templates/related-links.js';
 import { cleanDraftBody, DRAFT_INSTRUCTIONS, readDraft, renderDraft } from '../../src/templates/editor-draft.js';
 import { fillTemplate, parseSectionValues } from '../../src/templates/fill-template.js';
@@ -31,7 +31,7 @@ function code(fn: () => unknown): string | undefined {
 
 describe('kind templates', () => {
   it('the package ships exactly one template per kind, and the loader finds them', () => {
-    expect(defaultTemplatesDir()).toBe(join(REPO, 'templates') + '/');
+    expect(defaultTemplatesDir()).toBe(`${join(REPO, 'templates')}/`);
     const files = readdirSync(join(REPO, 'templates'))
       .filter((f) => f.endsWith('.md'))
       .sort();

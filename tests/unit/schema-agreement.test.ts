@@ -303,7 +303,7 @@ function validSample(): Frontmatter {
 
 describe('the schema file and its generated validator', () => {
   it('the committed validator equals a fresh generation from schemas/memory.schema.json', async () => {
-    // @ts-ignore -- a plain .mjs script without type declarations
+    // @ts-expect-error -- a plain .mjs script without type declarations
     const { generateValidatorSource } = (await import('../../scripts/gen-schema-validator.mjs')) as { generateValidatorSource: () => string };
     const committed = readFileSync(join(REPO, 'src/schema/memory-validator.generated.ts'), 'utf8');
     expect(committed, 'run: node scripts/gen-schema-validator.mjs').toBe(generateValidatorSource());

@@ -2,7 +2,7 @@
  * The store and the save/init operations in-process, with an injected runtime: create-only
  * writes, symlink refusal, the fail-closed project .gitignore, dry runs, defaults.
  */
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseMemory } from '../../src/document/parse.js';

@@ -35,7 +35,7 @@ export const initCommand = (ctx: CliContext) => ({
         for (const dir of dirs)
           obsidian.push(writeObsidianConfig(dir, { hiddenFolders: ['.index/'], ...(dir === roots.user ? { dirMode: 0o700, fileMode: 0o600 } : {}) }));
       }
-      const rel = (p: string) => (p.startsWith(roots.worktreeRoot + '/') ? p.slice(roots.worktreeRoot.length + 1) : p);
+      const rel = (p: string) => (p.startsWith(`${roots.worktreeRoot}/`) ? p.slice(roots.worktreeRoot.length + 1) : p);
       if (argv.json) {
         printJson(ctx, {
           dryRun,

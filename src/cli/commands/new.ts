@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { KINDS, type Kind } from '../../document/contract.js';
 import { VaultError } from '../../errors.js';
-import { printJson, printText, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs, refreshSearchIndex, printSaved } from '../context.js';
+import { printJson, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs, refreshSearchIndex, printSaved } from '../context.js';
 
 interface NewArgs extends GlobalArgs {
   kind?: string;

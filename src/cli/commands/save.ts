@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { EXIT, VaultError } from '../../errors.js';
-import { printJson, printText, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs, refreshSearchIndex, printSaved } from '../context.js';
+import { printJson, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs, refreshSearchIndex, printSaved } from '../context.js';
 import type { VaultRoots } from '../../store/roots.js';
 
 export interface SaveArgs extends GlobalArgs {
