@@ -39,7 +39,10 @@ function listFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((d) => (d.isDirectory() ? listFiles(join(dir, d.name)).map((f) => `${d.name}/${f}`) : [d.name]));
 }
 
-for (const [folder, minimum] of [['capture', 40]] as const) {
+for (const [folder, minimum] of [
+  ['capture', 40],
+  ['capture-holdout', 10],
+] as const) {
   describe(`capture corpus: tests/fixtures/${folder}`, async () => {
     const root = join(REPO, 'tests', 'fixtures', folder);
     const mod = (await import(join(root, 'build.mjs'))) as { EXCERPTS: Excerpt[]; corpusFiles: () => Record<string, string> };
