@@ -131,7 +131,7 @@ class Run {
 
   /** Reads one transcript line (text) or record (parsed); returns false when the deadline passed. */
   take(item: unknown): boolean {
-    if (this.lines % 32 === 0 && this.options.deadline !== undefined && (this.options.now?.() ?? 0) > this.options.deadline) {
+    if (this.lines % 16 === 0 && this.options.deadline !== undefined && (this.options.now?.() ?? 0) > this.options.deadline) {
       this.stoppedEarly = true;
       return false;
     }
