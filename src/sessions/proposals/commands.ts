@@ -171,6 +171,19 @@ function isLookParsed(p: Parsed): boolean {
  * `npm run db:migrate` → `npm run db:migrate`, `node scripts/seed.js` → `node scripts/seed.js`).
  */
 export function commandFamily(command: string): string {
+  const hit = familyCache.get(command);
+  if (hit !== undefined) return hit;
+  const family = familyOf(command);
+  if (familyCache.size >= 512) familyCache.clear();
+  familyCache.set(command, family);
+  return family;
+}
+
+// Commands repeat (`npm test` a hundred times in a session): their analysis is kept, bounded.
+const familyCache = new Map<string, string>();
+const lookCache = new Map<string, boolean>();
+
+function familyOf(command: string): string {
   const p = mainSegment(command);
   if (!p) return '';
   const program = p.program.toLowerCase();
@@ -187,6 +200,15 @@ export function commandFamily(command: string): string {
 
 /** True when every segment of the command only looks (ls, cat, grep, git status, docker ps, …). */
 export function isLookOnly(command: string): boolean {
+  const hit = lookCache.get(command);
+  if (hit !== undefined) return hit;
+  const look = lookOnly(command);
+  if (lookCache.size >= 512) lookCache.clear();
+  lookCache.set(command, look);
+  return look;
+}
+
+function lookOnly(command: string): boolean {
   const parsed = segments(command)
     .map(parseSegment)
     .filter((p): p is Parsed => p !== undefined);

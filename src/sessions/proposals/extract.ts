@@ -112,6 +112,9 @@ function pushUnique(list: string[], value: string, max: number): void {
 
 const DONE = new Set(['completed', 'complete', 'done', 'cancelled', 'canceled', 'skipped']);
 const SKIP_RAW = /"type":\s*"(?:token_count|agent_reasoning|reasoning|file-history-snapshot|progress|queue-operation|ghost_snapshot)"/;
+/** The call id of a tool result (Claude `tool_use_id`, Codex `call_id`) near the start of a line. */
+const RESULT_ID = /"(?:tool_use_id|call_id)":\s*"([^"\\]{1,128})"/;
+const RESULT_LINE = /"type":\s*"(?:tool_result|function_call_output|custom_tool_call_output)"/;
 
 /** One run over a sequence of lines or parsed records. */
 class Run {
@@ -150,8 +153,8 @@ class Run {
       let start = 0;
       while (start < item.length && (item.charCodeAt(start) === 32 || item.charCodeAt(start) === 9 || item.charCodeAt(start) === 0xfeff)) start++;
       if (start === item.length || (item.length - start === 1 && item.charCodeAt(start) === 13)) return true; // a blank line
-      const head = item.slice(start, start + 400);
-      if (SKIP_RAW.test(head)) {
+      const head = item.slice(start, start + 600);
+      if (SKIP_RAW.test(head) || this.unwantedResult(head)) {
         this.records++;
         return true;
       }
@@ -175,6 +178,17 @@ class Run {
     else claudeEvents(r, line, this.events);
     for (const ev of this.events) this.on(ev);
     return true;
+  }
+
+  /**
+   * True for the line of a tool result nobody waits for (a file read, a search, a plan update):
+   * most of a transcript's bytes, skipped without parsing. The id must appear in the line's first
+   * bytes, where both harnesses write it, with the result type.
+   */
+  unwantedResult(head: string): boolean {
+    if (!RESULT_LINE.test(head)) return false;
+    const id = RESULT_ID.exec(head)?.[1];
+    return id !== undefined && this.s.calls[id] === undefined && !/"type":\s*"text"/.test(head);
   }
 
   on(ev: TranscriptEvent): void {
@@ -224,7 +238,7 @@ class Run {
 
   /** Codex writes a message twice (event_msg and response_item): read it once. */
   seenRecently(role: string, text: string): boolean {
-    const key = `${role}:${text.length}:${normalizeKey(text.slice(0, 200)).slice(0, 120)}`;
+    const key = `${role}:${text.length}:${text.slice(0, 120)}`;
     if (this.s.recent.includes(key)) return true;
     pushBounded(this.s.recent, key, EXTRACTOR_LIMITS.recent);
     return false;
@@ -363,11 +377,12 @@ class Run {
     return e;
   }
 
-  emit(kind: ProposalKind, key: string, p: Omit<Proposal, 'kind' | 'fingerprint'>): string | undefined {
+  /** Proposes what `render` makes, unless this session proposed the same key before (then nothing is rendered). */
+  emit(kind: ProposalKind, key: string, render: () => Omit<Proposal, 'kind' | 'fingerprint'>): string | undefined {
     const fingerprint = fingerprintOf(kind, key);
     if (this.s.seen.includes(fingerprint)) return undefined;
     pushBounded(this.s.seen, fingerprint, EXTRACTOR_LIMITS.seen);
-    this.proposals.push({ kind, fingerprint, ...p });
+    this.proposals.push({ kind, fingerprint, ...render() });
     return fingerprint;
   }
 
@@ -397,7 +412,7 @@ class Run {
           ? `Decided by the agent while working on what the person asked:\n\n${quote(other.text)}`
           : `Stated by the agent in a ${this.harnessName()} session.`;
     const options = optionsIn(statement);
-    return this.emit('decision', normalizeKey(statement), {
+    return this.emit('decision', normalizeKey(statement), () => ({
       title: titleOf(first.statement),
       body: bodyOf([
         ['Context', context],
@@ -407,7 +422,7 @@ class Run {
       ]),
       tags: tagsOf(statement),
       evidence: this.evidence(ev, [...(other ? [other.line] : []), ev.line]),
-    });
+    }));
   }
 
   preference(cues: CueSentence[], all: string[], ev: { line: number; uuid?: string; timestamp?: string }): void {
@@ -418,7 +433,7 @@ class Run {
     const source = s.lastAction
       ? `The person said this in a ${this.harnessName()} session, after the agent ${s.lastAction}.`
       : `The person said this in a ${this.harnessName()} session.`;
-    this.emit('preference', normalizeKey(statement.join(' ')), {
+    this.emit('preference', normalizeKey(statement.join(' ')), () => ({
       title: titleOf(first.statement),
       body: bodyOf([
         ['Preference', statement.length > 1 ? statement.map((x) => `- ${x}`).join('\n') : statement[0]!],
@@ -428,7 +443,7 @@ class Run {
       ]),
       tags: tagsOf(statement.join(' ')),
       evidence: this.evidence(ev, [ev.line]),
-    });
+    }));
   }
 
   resolved(f: OpenFailure, command: string, ev: { line: number; uuid?: string; timestamp?: string }): void {
@@ -453,7 +468,7 @@ class Run {
       const lesson = files.length
         ? `When ${code(f.family)} fails with “${short}”, the fix was in ${fileList}.`
         : `Run ${code(passed)} rather than ${code(f.command)}.`;
-      this.emit('lesson', `${f.family}\n${errorSignature(f.headline)}`, {
+      this.emit('lesson', `${f.family}\n${errorSignature(f.headline)}`, () => ({
         title: titleOf(title),
         body: bodyOf([
           ['What happened', happened],
@@ -463,12 +478,12 @@ class Run {
         ]),
         tags: tagsOf(`${f.headline} ${f.explanation ?? ''}`, [f.family], files),
         evidence: this.evidence(f, lines),
-      });
+      }));
       return;
     }
     if (!f.steps.length) return; // the same command simply passed on a retry: nothing learned
     const steps = [...f.steps.slice(0, 11), passed];
-    this.emit('runbook', `${f.family}\n${errorSignature(f.headline)}\n${f.steps.map(commandFamily).join('\n')}`, {
+    this.emit('runbook', `${f.family}\n${errorSignature(f.headline)}\n${f.steps.map(commandFamily).join('\n')}`, () => ({
       title: titleOf(`${code(f.family)} fails with “${short}”: run ${code(f.steps[0]!)} first`),
       body: bodyOf([
         ['When to use', `When ${code(f.command)} fails with:\n\n${excerpt}`],
@@ -478,7 +493,7 @@ class Run {
       ]),
       tags: tagsOf(f.headline, [f.family, ...f.steps.map(commandFamily)]),
       evidence: this.evidence(f, lines),
-    });
+    }));
   }
 
   /** At a stop or session end: the open todo items as a hand-off, replacing the session's previous one. */

@@ -62,16 +62,30 @@ export function extractProposalsFromBytes(chunk: Uint8Array, state?: ExtractorSt
   for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) ends.push(i);
   const tail = ends.length ? ends[ends.length - 1]! + 1 : 0;
   const withLast = complete && tail < chunk.length;
+  const stop = withLast ? chunk.length : tail;
+  // Decoding the whole chunk at once is about twice as fast as line by line; a chunk that is not
+  // valid UTF-8 somewhere is decoded line by line, so only the bad lines are lost.
+  let whole: string[] | undefined;
+  if (stop > 0 && stop <= 256 * 1024 * 1024) {
+    try {
+      whole = decoder.decode(chunk.subarray(0, stop)).split('\n');
+      if (!withLast) whole.pop(); // the empty string after the last newline
+    } catch {
+      whole = undefined;
+    }
+  }
   let consumed = 0;
   function* lines(): Generator<unknown> {
     let start = 0;
+    let n = 0;
     for (const end of ends) {
-      yield decodeLine(chunk, start, end);
+      yield whole ? oversized(whole[n]!, end - start) : decodeLine(chunk, start, end);
+      n++;
       consumed = end + 1;
       start = end + 1;
     }
     if (withLast) {
-      yield decodeLine(chunk, tail, chunk.length);
+      yield whole ? oversized(whole[n]!, chunk.length - tail) : decodeLine(chunk, tail, chunk.length);
       consumed = chunk.length;
     }
   }
@@ -79,6 +93,10 @@ export function extractProposalsFromBytes(chunk: Uint8Array, state?: ExtractorSt
   // The generator is read lazily: a deadline stops it after the last line the run consumed.
   result.state.byteOffset = (state?.byteOffset ?? 0) + consumed;
   return result;
+}
+
+function oversized(line: string, bytes: number): string | typeof OVERSIZED_LINE {
+  return bytes > EXTRACTOR_LIMITS.lineChars ? OVERSIZED_LINE : line;
 }
 
 /** A line's text; text that is not JSON for a line that is not UTF-8; a marker for a line too long to decode. */
