@@ -373,6 +373,30 @@ describe('incremental contract', () => {
   });
 });
 
+describe('cue phrases', () => {
+  it('preferences stated with "I\'d rather", "I would prefer", "we\'d prefer" are preferences', () => {
+    for (const text of ["I'd rather you ask before deleting files.", 'I would prefer squashed commits on this repo.', "We'd prefer tabs in the Makefile."]) {
+      const r = extractProposals(claude(text, [{ user: text }]));
+      expect(
+        r.proposals.map((p) => p.kind),
+        text,
+      ).toEqual(['preference']);
+    }
+  });
+});
+
+describe('cue phrases: contractions', () => {
+  it('"we\'re going with", "I\'m going with", "we\'ve decided" are decisions', () => {
+    for (const text of ["OK we're going with Cloudflare R2 for the uploads.", "I'm going with the streaming parser.", "We've decided to drop IE 11 support."]) {
+      const r = extractProposals(claude(text, [{ user: text }]));
+      expect(
+        r.proposals.map((p) => p.kind),
+        text,
+      ).toEqual(['decision']);
+    }
+  });
+});
+
 describe('commands', () => {
   it('families ignore wrappers, flags, chains and pipes', () => {
     expect(commandFamily('cd api && npm test -- --watch=false 2>&1 | tail -20')).toBe('npm test');
@@ -389,7 +413,9 @@ describe('commands', () => {
   it('look-only commands are recognised, acting ones are not', () => {
     for (const c of ['ls -la', 'cat a | head', 'git status', 'git log --oneline -3', 'docker compose ps', 'rg foo src', 'cd x && ls'])
       expect(isLookOnly(c), c).toBe(true);
-    for (const c of ['npm test', 'sed -i s/a/b/ f', 'git push', 'docker compose up -d', 'cd x && make']) expect(isLookOnly(c), c).toBe(false);
+    for (const c of ['npm test', 'sed -i s/a/b/ f', 'git push', 'docker compose up -d', 'cd x && make', 'lsof -ti :3000 | xargs kill', 'cat setup.sh | sh'])
+      expect(isLookOnly(c), c).toBe(false);
+    expect(isLookOnly('git diff | grep TODO | wc -l')).toBe(true);
   });
 
   it('a failure printed by a command that exited 0 is seen; a summary with 0 failed is not', () => {

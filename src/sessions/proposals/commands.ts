@@ -209,9 +209,13 @@ export function isLookOnly(command: string): boolean {
 }
 
 function lookOnly(command: string): boolean {
-  const parsed = segments(command)
-    .map(parseSegment)
-    .filter((p): p is Parsed => p !== undefined);
+  // Every program of every pipeline counts here (`lsof -ti :3000 | xargs kill` kills), and
+  // `xargs cmd` is `cmd`.
+  const parsed = firstLine(command)
+    .split(/\s*(?:&&|\|\||;|\|)\s*/)
+    .map((seg) => parseSegment(seg.trim()))
+    .filter((p): p is Parsed => p !== undefined)
+    .map((p) => (p.program === 'xargs' ? (parseSegment(p.args.filter((a) => !a.startsWith('-')).join(' ')) ?? p) : p));
   return parsed.length > 0 && parsed.every((p) => p.program === 'cd' || isLookParsed(p));
 }
 

@@ -50,9 +50,9 @@ function fold(s: string): string {
 // ── decisions ──────────────────────────────────────────────────────────────────────────────
 const DECISION_EN: RegExp[] = [
   /\b(?:let's|let us|we'll|we will|we're going to|we are going to|i'll|i will|so we|then we)\s+(?:go|stick|settle)\s+(?:with|on)\b/,
-  /\b(?:we|i)\s+(?:went|are going|'re going|am going|'m going)\s+with\b/,
+  /\b(?:we|i)(?:\s+went|\s+are going|'re going|\s+am going|'m going)\s+with\b/,
   /^(?:(?:ok(?:ay)?|alright|right|fine|good|great|yes|yeah|yep|agreed|sure|so|then|perfect|cool)[,.!]?\s+)*go\s+with\b/,
-  /\b(?:we|i|the team)\s+(?:have\s+|'ve\s+|had\s+|'d\s+)?(?:decided|agreed|chose|picked|selected|opted|settled)\b/,
+  /\b(?:we|i|the team)(?:\s+have|'ve|\s+had|'d)?\s+(?:decided|agreed|chose|picked|selected|opted|settled)\b/,
   /\b(?:we've|i've)\s+(?:decided|agreed|chosen|picked|selected|opted|settled)\b/,
   /^(?:decision|decided)\s*:/,
   /\b(?:let's|let us|we'll|we will)\s+(?:use|adopt|switch to|move to|migrate to|standardi[sz]e on)\b/,
@@ -71,7 +71,7 @@ const DECISION_ZH_NEGATED = /(?:没|没有|还没|还没有|未|不|无法|难�
 const CLAUSE_START = String.raw`(?:^|[,;:(—–]\s*|\s-\s|\b(?:and|but|also|so|oh|ok|okay|btw|hey|then|and also|again)\s+)`;
 const PREFERENCE_EN_IMPERATIVE = new RegExp(`${CLAUSE_START}(?:please\\s+)?(?:don't|do not|never|always|stop|avoid|no more)\\b`);
 const PREFERENCE_EN: RegExp[] = [
-  /\b(?:i|we)\s+(?:really\s+)?(?:prefer|'d prefer|would prefer|'d rather|would rather|like it when|want you to always|want you to never)\b/,
+  /\b(?:i|we)(?:\s+really)?(?:'d|\s+would)?(?:\s+really)?\s+(?:prefer|rather|like it when|want you to always|want you to never)\b/,
   /\b(?:from now on|going forward|in (?:the )?future|next time|every time you|whenever you|as a rule)\b/,
   /\b(?:make sure (?:to|you) (?:always|never)|you should (?:always|never)|you must (?:always|never)|remember to|keep in mind that|please remember)\b/,
 ];
