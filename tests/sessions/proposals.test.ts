@@ -66,6 +66,14 @@ describe('bad input', () => {
     expect(b.state.byteOffset).toBe(0);
   });
 
+  it('records already parsed are read like their lines', () => {
+    const text = claude('entries', [{ user: "Let's go with Redis for the sessions." }, ...lessonSteps]);
+    const fromLines = extractProposals(text);
+    const fromEntries = extractProposals(text.map((l) => JSON.parse(l) as unknown));
+    expect(fromEntries.proposals).toEqual(fromLines.proposals);
+    expect(fromEntries.proposals.map((p) => p.kind)).toEqual(['decision', 'lesson']);
+  });
+
   it('garbage lines are counted and skipped; line numbers stay those of the file', () => {
     const good = claude('garbage', [{ user: "Let's go with Redis for the sessions." }]);
     const input = ['not json', '42', '"a string"', '[1,2]', '{"silly": "this"}', '', '   ', '\r', '{"type":"user","message":"error"}', ...good];
