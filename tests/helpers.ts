@@ -3,14 +3,23 @@
  * subprocess (bin/vault.js over dist/) with HOME and every root pointed at temp folders.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterEach } from 'vitest';
 
 export const REPO = resolve(__dirname, '..');
 export const BIN = join(REPO, 'bin', 'vault.js');
-export const SHARED = resolve(REPO, '..', 'shared');
+/** In-repo fixtures (tests/fixtures); the default suite needs nothing outside the repository. */
+export const FIXTURES = join(REPO, 'tests', 'fixtures');
+
+/**
+ * The bytes of one of our memory fixtures (tests/fixtures/memories/README.md): `reference/<id>.md`
+ * as the reference tool writes it, `obsidian/<id>.md` as Obsidian's Properties panel leaves it.
+ */
+export function memoryFixture(rel: string): Buffer {
+  return readFileSync(join(FIXTURES, 'memories', rel));
+}
 
 const made: string[] = [];
 afterEach(() => {

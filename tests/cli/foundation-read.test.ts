@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import matter from 'gray-matter';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, gitRepo, runCli, SHARED, tempDir } from '../helpers.js';
+import { cliEnv, gitRepo, memoryFixture, runCli, tempDir } from '../helpers.js';
 
 const VALID = (id: string, scope = 'team', kind = 'note') =>
   `---\nschema: "ecc.memory.v1"\nid: "${id}"\ntitle: "ok"\nkind: "${kind}"\nscope: "${scope}"\ntrust: "unreviewed"\nstatus: "active"\nsource_harness: "claude"\ntarget_harnesses: ["all"]\ntags: []\nlinks: []\ncreated_at: "2026-07-25T09:30:00.000Z"\nupdated_at: "2026-07-25T09:30:00.000Z"\n---\n\nbody\n`;
@@ -56,53 +56,53 @@ describe('frontmatter code never runs', () => {
 describe('reading documents written by other tools', () => {
   it('reads both reference documents with the same values, and leaves the files byte-identical', async () => {
     const repo = gitRepo();
-    const older = readFileSync(join(SHARED, 'fixtures/ecc/mem_20260725_01kolder.md'));
-    const handoff = readFileSync(join(SHARED, 'fixtures/ecc/mem_20260726_01k123example.md'));
+    const decision = memoryFixture('reference/mem_20260903_a41c7e9b2d05f3816c4e.md');
+    const handoff = memoryFixture('reference/mem_20260904_5be28d1f0a7c93e4b6d1.md');
     const proj = join(repo, '.ecc/memory/project');
     mkdirSync(join(proj, 'decisions'), { recursive: true });
     mkdirSync(join(proj, 'handoffs'), { recursive: true });
     writeFileSync(join(proj, '.gitignore'), '*\n!.gitignore\n');
-    writeFileSync(join(proj, 'decisions/mem_20260725_01kolder.md'), older);
-    writeFileSync(join(proj, 'handoffs/mem_20260726_01k123example.md'), handoff);
+    writeFileSync(join(proj, 'decisions/mem_20260903_a41c7e9b2d05f3816c4e.md'), decision);
+    writeFileSync(join(proj, 'handoffs/mem_20260904_5be28d1f0a7c93e4b6d1.md'), handoff);
     const env = cliEnv();
     const [a, b, human] = await Promise.all([
-      runCli(['read', 'mem_20260725_01kolder', '--json'], { cwd: repo, env }),
-      runCli(['read', 'mem_20260726_01k123example', '--json'], { cwd: repo, env }),
-      runCli(['read', 'mem_20260726_01k123example'], { cwd: repo, env }),
+      runCli(['read', 'mem_20260903_a41c7e9b2d05f3816c4e', '--json'], { cwd: repo, env }),
+      runCli(['read', 'mem_20260904_5be28d1f0a7c93e4b6d1', '--json'], { cwd: repo, env }),
+      runCli(['read', 'mem_20260904_5be28d1f0a7c93e4b6d1'], { cwd: repo, env }),
     ]);
     expect(a.code, a.stderr).toBe(0);
     expect(b.code, b.stderr).toBe(0);
     expect(JSON.parse(a.stdout)).toMatchObject({
       schema: 'ecc.memory.v1',
-      id: 'mem_20260725_01kolder',
-      title: 'Drop stateless JWT for server sessions',
+      id: 'mem_20260903_a41c7e9b2d05f3816c4e',
+      title: 'Queue retries use a fixed 30 s delay',
       kind: 'decision',
       scope: 'project',
       trust: 'unreviewed',
       status: 'active',
       sourceHarness: 'claude',
       targetHarnesses: ['all'],
-      tags: ['auth'],
+      tags: ['queue'],
       links: [],
-      createdAt: '2026-07-25T09:30:00.000Z',
-      updatedAt: '2026-07-25T09:30:00.000Z',
-      body: 'We replace stateless JWT with server-side sessions stored in Redis.\nKey format: `sess:<user-id>:<session-id>`, TTL 14 days.',
-      path: 'project/decisions/mem_20260725_01kolder.md',
+      createdAt: '2026-09-03T11:42:17.305Z',
+      updatedAt: '2026-09-03T11:42:17.305Z',
+      body: 'Failed jobs are retried every 30 seconds, at most five times.\nExponential backoff was tried and dropped: the upstream rate limit resets every minute, so longer waits only delayed work.',
+      path: 'project/decisions/mem_20260903_a41c7e9b2d05f3816c4e.md',
       canonical: true,
     });
     expect(JSON.parse(b.stdout)).toMatchObject({
-      id: 'mem_20260726_01k123example',
+      id: 'mem_20260904_5be28d1f0a7c93e4b6d1',
       kind: 'handoff',
       sourceHarness: 'codex',
       targetHarnesses: ['claude'],
-      tags: ['auth', 'migration'],
-      links: ['mem_20260725_01kolder'],
+      tags: ['queue', 'reliability'],
+      links: ['mem_20260903_a41c7e9b2d05f3816c4e'],
       canonical: true,
     });
     expect(human.code).toBe(0);
-    expect(human.stdout).toMatch(/^Authentication migration handoff\nmem_20260726_01k123example · handoff · project · active · unreviewed\n/);
-    expect(readFileSync(join(proj, 'decisions/mem_20260725_01kolder.md')).equals(older)).toBe(true);
-    expect(readFileSync(join(proj, 'handoffs/mem_20260726_01k123example.md')).equals(handoff)).toBe(true);
+    expect(human.stdout).toMatch(/^Dead-letter queue hand-off\nmem_20260904_5be28d1f0a7c93e4b6d1 · handoff · project · active · unreviewed\n/);
+    expect(readFileSync(join(proj, 'decisions/mem_20260903_a41c7e9b2d05f3816c4e.md')).equals(decision)).toBe(true);
+    expect(readFileSync(join(proj, 'handoffs/mem_20260904_5be28d1f0a7c93e4b6d1.md')).equals(handoff)).toBe(true);
   });
 
   it('reads an Obsidian-edited (block-style) memory as non-canonical, and refuses a "Date & time" one with the cause', async () => {
@@ -112,23 +112,23 @@ describe('reading documents written by other tools', () => {
     mkdirSync(join(team, 'decisions'), { recursive: true });
     mkdirSync(join(team, '.obsidian'), { recursive: true });
     writeFileSync(join(team, '.obsidian/app.json'), '{}');
-    writeFileSync(join(team, 'handoffs/mem_20260726_01k123example.md'), readFileSync(join(SHARED, 'fixtures/obsidian/mem_20260726_01k123example.md')));
+    writeFileSync(join(team, 'handoffs/mem_20260904_5be28d1f0a7c93e4b6d1.md'), memoryFixture('obsidian/mem_20260904_5be28d1f0a7c93e4b6d1.md'));
     writeFileSync(
-      join(team, 'decisions/mem_20260725_01kolder.md'),
-      readFileSync(join(SHARED, 'fixtures/ecc/mem_20260725_01kolder.md'), 'utf8').replace('"project"', '"team"'),
+      join(team, 'decisions/mem_20260903_a41c7e9b2d05f3816c4e.md'),
+      memoryFixture('reference/mem_20260903_a41c7e9b2d05f3816c4e.md').toString('utf8').replace('"project"', '"team"'),
     );
     const env = cliEnv();
-    const r = await runCli(['read', 'mem_20260726_01k123example', '--json'], { cwd: repo, env });
+    const r = await runCli(['read', 'mem_20260904_5be28d1f0a7c93e4b6d1', '--json'], { cwd: repo, env });
     expect(r.code, r.stderr).toBe(0);
-    expect(JSON.parse(r.stdout)).toMatchObject({ scope: 'team', status: 'superseded', canonical: false, tags: ['auth', 'migration'] });
-    const older = await runCli(['read', 'mem_20260725_01kolder', '--json'], { cwd: repo, env });
-    expect(JSON.parse(older.stdout).backlinks.map((x: { id: string }) => x.id)).toEqual(['mem_20260726_01k123example']);
+    expect(JSON.parse(r.stdout)).toMatchObject({ scope: 'team', status: 'superseded', canonical: false, tags: ['queue', 'reliability'] });
+    const older = await runCli(['read', 'mem_20260903_a41c7e9b2d05f3816c4e', '--json'], { cwd: repo, env });
+    expect(JSON.parse(older.stdout).backlinks.map((x: { id: string }) => x.id)).toEqual(['mem_20260904_5be28d1f0a7c93e4b6d1']);
 
     mkdirSync(join(team, 'facts'), { recursive: true });
-    writeFileSync(join(team, 'facts/mem_20260801_datetime.md'), readFileSync(join(SHARED, 'fixtures/obsidian/mem_20260801_datetime.md')));
-    const inc = await runCli(['read', 'mem_20260726_01k123example'], { cwd: repo, env });
+    writeFileSync(join(team, 'facts/mem_20260911_replaytime.md'), memoryFixture('obsidian/mem_20260911_replaytime.md'));
+    const inc = await runCli(['read', 'mem_20260904_5be28d1f0a7c93e4b6d1'], { cwd: repo, env });
     expect(inc.code).toBe(6);
-    expect(inc.stderr).toMatch(/incomplete.*mem_20260801_datetime\.md/);
+    expect(inc.stderr).toMatch(/incomplete.*mem_20260911_replaytime\.md/);
   });
 
   it('reads BOM and CRLF documents (not canonical) and refuses invalid UTF-8 fail-closed', async () => {

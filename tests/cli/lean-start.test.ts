@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseLeanArgs } from '../../src/cli/lean-main.js';
-import { cliEnv, git, REPO, runCli, SHARED, type RunResult } from '../helpers.js';
+import { cliEnv, git, memoryFixture, REPO, runCli, type RunResult } from '../helpers.js';
 
 interface Mem {
   id: string;
@@ -71,7 +71,7 @@ const TEAM: Mem[] = [
     scope: 'team',
     tags: ['auth', 'redis'],
     updated: '2026-08-01',
-    body: 'We keep user sessions in Redis with a 14 day TTL. See [[mem_20260725_01kolder]].',
+    body: 'We keep user sessions in Redis with a 14 day TTL. See [[mem_20260903_a41c7e9b2d05f3816c4e]].',
   },
   {
     id: 'mem_20260802_deploy01',
@@ -156,12 +156,11 @@ let bad = '';
 let userRoot = '';
 
 beforeAll(async () => {
-  const fx = join(SHARED, 'fixtures', 'ecc');
   repo = folder({
     ...Object.fromEntries(Object.entries(files(TEAM)).map(([p, t]) => [`.ecc/memory/${p}`, t])),
     '.ecc/memory/project/.gitignore': '*\n!.gitignore\n',
-    '.ecc/memory/project/handoffs/mem_20260726_01k123example.md': readFileSync(join(fx, 'mem_20260726_01k123example.md')),
-    '.ecc/memory/project/decisions/mem_20260725_01kolder.md': readFileSync(join(fx, 'mem_20260725_01kolder.md')),
+    '.ecc/memory/project/handoffs/mem_20260904_5be28d1f0a7c93e4b6d1.md': memoryFixture('reference/mem_20260904_5be28d1f0a7c93e4b6d1.md'),
+    '.ecc/memory/project/decisions/mem_20260903_a41c7e9b2d05f3816c4e.md': memoryFixture('reference/mem_20260903_a41c7e9b2d05f3816c4e.md'),
   });
   git(repo, 'init', '-q', '-b', 'main');
   git(repo, 'add', '.ecc/memory/team');
@@ -225,7 +224,7 @@ const CASES: Array<[Path, () => string[]]> = [
   ['lean', () => ['search', 'tabs', '--scope', 'user', '--user-root', 'relative/path', '--json']],
   // read: text and JSON, scopes, missing ids, invalid ids, roots, an invalid file in the vault
   ['lean', () => ['read', 'mem_20260801_redis01']],
-  ['lean', () => ['read', 'mem_20260725_01kolder', '--json']],
+  ['lean', () => ['read', 'mem_20260903_a41c7e9b2d05f3816c4e', '--json']],
   ['lean', () => ['read', '--json', 'mem_20260805_esc01']],
   ['lean', () => ['read', 'mem_20260801_redis01', '--scope', 'project']],
   ['lean', () => ['read', 'mem_20260801_redis01', '--scope', 'team', '--scope', 'team']],

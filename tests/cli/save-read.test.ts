@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, gitRepo, runCli, SHARED, tempDir } from '../helpers.js';
+import { cliEnv, gitRepo, memoryFixture, runCli, tempDir } from '../helpers.js';
 
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -121,18 +121,18 @@ describe('vault save / read through the CLI', () => {
   it('reads the reference fixtures and reports not-found, incomplete and ambiguous distinctly', async () => {
     const repo = gitRepo();
     const env = cliEnv();
-    const older = readFileSync(join(SHARED, 'fixtures/ecc/mem_20260725_01kolder.md'));
-    const handoff = readFileSync(join(SHARED, 'fixtures/ecc/mem_20260726_01k123example.md'));
+    const older = memoryFixture('reference/mem_20260903_a41c7e9b2d05f3816c4e.md');
+    const handoff = memoryFixture('reference/mem_20260904_5be28d1f0a7c93e4b6d1.md');
     mkdirSync(join(repo, '.ecc/memory/project/decisions'), { recursive: true });
     mkdirSync(join(repo, '.ecc/memory/project/handoffs'), { recursive: true });
     writeFileSync(join(repo, '.ecc/memory/project/.gitignore'), '*\n!.gitignore\n');
-    writeFileSync(join(repo, '.ecc/memory/project/decisions/mem_20260725_01kolder.md'), older);
-    writeFileSync(join(repo, '.ecc/memory/project/handoffs/mem_20260726_01k123example.md'), handoff);
-    const r = await runCli(['read', 'mem_20260725_01kolder', '--json'], { cwd: repo, env });
+    writeFileSync(join(repo, '.ecc/memory/project/decisions/mem_20260903_a41c7e9b2d05f3816c4e.md'), older);
+    writeFileSync(join(repo, '.ecc/memory/project/handoffs/mem_20260904_5be28d1f0a7c93e4b6d1.md'), handoff);
+    const r = await runCli(['read', 'mem_20260903_a41c7e9b2d05f3816c4e', '--json'], { cwd: repo, env });
     expect(r.code, r.stderr).toBe(0);
     const m = JSON.parse(r.stdout);
-    expect(m.title).toBe('Drop stateless JWT for server sessions');
-    expect(m.backlinks.map((b: { id: string }) => b.id)).toEqual(['mem_20260726_01k123example']);
+    expect(m.title).toBe('Queue retries use a fixed 30 s delay');
+    expect(m.backlinks.map((b: { id: string }) => b.id)).toEqual(['mem_20260904_5be28d1f0a7c93e4b6d1']);
     expect((await runCli(['read', 'mem_missing_one'], { cwd: repo, env })).code).toBe(4);
     writeFileSync(join(repo, '.ecc/memory/project/notes-broken.md'), 'not a memory');
     mkdirSync(join(repo, '.ecc/memory/project/notes'), { recursive: true });

@@ -2,7 +2,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, readFileSync, readdirSync,
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseMemory } from '../../src/document/parse.js';
-import { cliEnv, gitRepo, runCli, SHARED, tempDir } from '../helpers.js';
+import { cliEnv, gitRepo, memoryFixture, runCli, tempDir } from '../helpers.js';
 import { memoryText } from './corpus-vault.js';
 
 function put(repo: string, vaultPath: string, text: string | Buffer): string {
@@ -12,7 +12,7 @@ function put(repo: string, vaultPath: string, text: string | Buffer): string {
   return file;
 }
 
-const OBSIDIAN = readFileSync(join(SHARED, 'fixtures/obsidian/mem_20260726_01k123example.md'));
+const OBSIDIAN = memoryFixture('obsidian/mem_20260904_5be28d1f0a7c93e4b6d1.md');
 
 describe('vault fmt', () => {
   it('treats both list spellings as canonical and never rewrites one into the other; saves write the reference form', async () => {
@@ -47,13 +47,17 @@ describe('vault fmt', () => {
     const repo = gitRepo();
     const env = cliEnv();
     const files = {
-      obsidian: put(repo, 'team/handoffs/mem_20260726_01k123example.md', OBSIDIAN),
+      obsidian: put(repo, 'team/handoffs/mem_20260904_5be28d1f0a7c93e4b6d1.md', OBSIDIAN),
       crlf: put(repo, 'team/notes/mem_fmt_crlf.md', memoryText({ id: 'mem_fmt_crlf', tags: ['a', 'b'] }, 'Line one.\nLine two.').replace(/\n/g, '\r\n')),
       bom: put(repo, 'team/notes/mem_fmt_bom.md', `\uFEFF${memoryText({ id: 'mem_fmt_bom' }, 'BOM.')}`),
       canonical: put(repo, 'team/notes/mem_fmt_ok.md', memoryText({ id: 'mem_fmt_ok' }, 'Fine.')),
     };
-    put(repo, 'team/handoffs/mem_20260725_01kolder.md', memoryText({ id: 'mem_20260725_01kolder', kind: 'handoff' }, 'So the link resolves.'));
-    put(repo, 'team/notes/mem_20260801_followup.md', memoryText({ id: 'mem_20260801_followup' }, 'So the wikilink resolves.'));
+    put(
+      repo,
+      'team/handoffs/mem_20260903_a41c7e9b2d05f3816c4e.md',
+      memoryText({ id: 'mem_20260903_a41c7e9b2d05f3816c4e', kind: 'handoff' }, 'So the link resolves.'),
+    );
+    put(repo, 'team/notes/mem_20260910_dlqalert.md', memoryText({ id: 'mem_20260910_dlqalert' }, 'So the wikilink resolves.'));
     chmodSync(files.crlf, 0o600);
     const before = Object.fromEntries(
       Object.entries(files).map(([k, f]) => [
@@ -80,7 +84,7 @@ describe('vault fmt', () => {
     }
     expect(readFileSync(files.canonical).equals(before.canonical!.bytes)).toBe(true);
     expect(statSync(files.canonical).mtimeMs).toBe(before.canonical!.mtime); // untouched
-    expect(readFileSync(files.obsidian, 'utf8')).toContain('target_harnesses: ["claude"]\ntags: ["auth","migration"]\n');
+    expect(readFileSync(files.obsidian, 'utf8')).toContain('target_harnesses: ["claude"]\ntags: ["queue","reliability"]\n');
     expect(statSync(files.crlf).mode & 0o777).toBe(before.crlf!.mode); // permissions kept
     // no temp files left behind
     expect(readdirSync(dirname(files.crlf)).filter((n) => n.startsWith('.'))).toEqual([]);

@@ -4,14 +4,22 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { runCli, SHARED, type RunResult } from '../helpers.js';
+import { FIXTURES, runCli, type RunResult } from '../helpers.js';
 
-export const T = join(SHARED, 'fixtures', 'transcripts');
-export const CLAUDE_REAL = join(T, 'claude/projects/-path-to-Demo/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl');
-export const CLAUDE_DAG = join(T, 'claude/projects/-tmp/dag_compact_after_rewind.jsonl');
-export const CLAUDE_EDGE = join(T, 'claude/projects/-tmp/edge_cases.jsonl');
-export const CODEX_REAL = join(T, 'codex/sessions/2025/11/17/rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl');
-export const CODEX_SYNTH = join(T, 'codex/sessions/2026/01/02/rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl');
+/** Our synthetic transcripts in the harnesses' formats (what each holds: tests/fixtures/transcripts/README.md). */
+export const T = join(FIXTURES, 'transcripts');
+/** Claude Code 1.x: Japanese slash-command goal, inline sidechain subagent, 3 tool errors; snapshot 2025-10-14-8e1a4b37 */
+export const CLAUDE_SESSION = join(T, 'claude/projects/-work-shop/7d3f9a2e-4b1c-4e8a-9f60-2c5d8e1a4b37.jsonl');
+/** Claude Code 2.1: a rewind, then a compaction; session id k2; snapshot 2025-08-12-compact */
+export const CLAUDE_DAG = join(T, 'claude/projects/-work-queue/fork-and-compact.jsonl');
+/** Claude Code: records a reader must survive */
+export const CLAUDE_ODD = join(T, 'claude/projects/-tmp/odd-records.jsonl');
+/** Claude Code 2.1: subagents in <sessionId>/subagents/agent-*.jsonl */
+export const CLAUDE_SUBAGENTS = join(T, 'claude/projects/-work-atlas/3e8b1c20-5a4d-4c71-8e2f-90b6d4a7c115.jsonl');
+/** Codex 0.58 shapes, ends mid-task; snapshot 2025-10-03-2b6d9f01 */
+export const CODEX_OLD = join(T, 'codex/sessions/2025/10/03/rollout-2025-10-03T09-12-44-0199a1c2-7b3e-7d10-a4f5-3c8e2b6d9f01.jsonl');
+/** Codex current shapes; snapshot 2026-02-11-00001111 */
+export const CODEX_CURRENT = join(T, 'codex/sessions/2026/02/11/rollout-2026-02-11T16-20-00-aaaabbbb-cccc-4ddd-8eee-ffff00001111.jsonl');
 
 /** Runs one hook with `payload` (an object is JSON-encoded; a string or Buffer is sent as is). */
 export function hook(

@@ -3,10 +3,10 @@ import { mkdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, wri
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';
-import { CLAUDE_DAG, CLAUDE_REAL, CODEX_REAL, CODEX_SYNTH, contextOf, filesUnder, hook, sessionsDirOf, snapshotNames } from './hook-helpers.js';
+import { CLAUDE_DAG, CLAUDE_SESSION, CODEX_OLD, CODEX_CURRENT, contextOf, filesUnder, hook, sessionsDirOf, snapshotNames } from './hook-helpers.js';
 
-const stopPayload = (repo: string, transcript: unknown = CLAUDE_REAL, extra: Record<string, unknown> = {}) => ({
-  session_id: '5c0375b4-57a5-4f26-b12d-d022ee4e51b7',
+const stopPayload = (repo: string, transcript: unknown = CLAUDE_SESSION, extra: Record<string, unknown> = {}) => ({
+  session_id: '7d3f9a2e-4b1c-4e8a-9f60-2c5d8e1a4b37',
   transcript_path: transcript,
   cwd: repo,
   permission_mode: 'default',
@@ -34,8 +34,8 @@ describe('vault hook stop / session-end / pre-compact (subprocess, real transcri
     const env = cliEnv();
     const r = await hook('stop', stopPayload(repo), { cwd: repo, env });
     expect(r).toMatchObject({ code: 0, stdout: '' });
-    expect(snapshotNames(env)).toEqual(['2025-09-07-ee4e51b7-session.tmp']);
-    const file = join(sessionsDirOf(env), '2025-09-07-ee4e51b7-session.tmp');
+    expect(snapshotNames(env)).toEqual(['2025-10-14-8e1a4b37-session.tmp']);
+    const file = join(sessionsDirOf(env), '2025-10-14-8e1a4b37-session.tmp');
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(sessionsDirOf(env)).mode & 0o777).toBe(0o700);
     const text = readFileSync(file, 'utf8');
@@ -43,21 +43,21 @@ describe('vault hook stop / session-end / pre-compact (subprocess, real transcri
       `**Worktree:** ${repo}`,
       `**Repo:** ${join(repo, '.git')}`,
       '**Branch:** main',
-      '**Session:** 5c0375b4-57a5-4f26-b12d-d022ee4e51b7',
+      '**Session:** 7d3f9a2e-4b1c-4e8a-9f60-2c5d8e1a4b37',
       `**Project:** ${repo.split('/').pop()}`,
-      '**Started:** 2025-09-07T09:52:03.071Z',
+      '**Started:** 2025-10-14T08:15:03.014Z',
       '**Last Event:** stop',
       '## Goal',
-      '/orchestrator @CLAUDE.md を最新の状態にアップデートしてください',
+      '/release-notes CHANGELOG.md を v2.3 に合わせて更新してください',
       '## Files touched',
-      '- /path/to/Demo/CLAUDE.md',
+      '- /work/shop/CHANGELOG.md',
       '## Commands',
-      '- ls -la /path/to/Demo',
+      '- ls -la /work/shop',
       '## Open items',
       '## Recent problems',
       '- Edit: File has not been read yet. Read it first before writing to it.',
       '## Last state',
-      '> CLAUDE.mdファイルを最新の状態にアップデートしました。主な更新内容：',
+      '> CHANGELOG.md を v2.3 の内容に更新しました。主な変更点：',
     ]) {
       expect(text.split('\n')).toContain(line);
     }
@@ -67,7 +67,7 @@ describe('vault hook stop / session-end / pre-compact (subprocess, real transcri
     // a second stop updates the same file (atomic replace), keeping the start time
     const again = await hook('session-end', { ...stopPayload(repo), hook_event_name: 'SessionEnd', reason: 'prompt_input_exit' }, { cwd: repo, env });
     expect(again).toMatchObject({ code: 0, stdout: '' });
-    expect(snapshotNames(env)).toEqual(['2025-09-07-ee4e51b7-session.tmp']);
+    expect(snapshotNames(env)).toEqual(['2025-10-14-8e1a4b37-session.tmp']);
     const text2 = readFileSync(file, 'utf8');
     expect(text2).toContain('**Updates:** 2');
     expect(text2).toContain('**Last Event:** session-end');
@@ -80,9 +80,9 @@ describe('vault hook stop / session-end / pre-compact (subprocess, real transcri
     const r = await hook(
       'stop',
       {
-        session_id: '019a93b9-f380-7600-98ff-940e6b99603c',
+        session_id: '0199a1c2-7b3e-7d10-a4f5-3c8e2b6d9f01',
         turn_id: 't1',
-        transcript_path: CODEX_REAL,
+        transcript_path: CODEX_OLD,
         cwd: repo,
         hook_event_name: 'Stop',
         model: 'gpt-5.1-codex',
@@ -93,12 +93,12 @@ describe('vault hook stop / session-end / pre-compact (subprocess, real transcri
     );
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({});
-    expect(snapshotNames(env)).toEqual(['2025-11-17-6b99603c-session.tmp']);
+    expect(snapshotNames(env)).toEqual(['2025-10-03-2b6d9f01-session.tmp']);
     const text = readFileSync(join(sessionsDirOf(env), snapshotNames(env)[0]!), 'utf8');
     expect(text).toContain('**Harness:** codex');
-    expect(text).toContain('- components/chat/chat-helpers/index.ts');
-    expect(text).toMatch(/- \[in_progress\] Implement necessary code updates/);
-    expect(text).toContain("- shell (exit 2): ls: cannot access 'lib/ai': No such file or directory");
+    expect(text).toContain('- src/export/index.ts');
+    expect(text).toMatch(/- \[in_progress\] Implement the CSV writer hook-up/);
+    expect(text).toContain("- shell (exit 2): ls: cannot access 'src/legacy': No such file or directory");
     expect(text).toMatch(/## Last state\n\n_unknown_/);
     expectNoVaultFiles(repo, env);
   });
@@ -110,7 +110,7 @@ describe('vault hook stop / session-end / pre-compact (subprocess, real transcri
     const t = join(dir, 'rollout-2026-01-02T03-04-05-22222222-2222-4222-8222-222222222222.jsonl');
     writeFileSync(
       t,
-      `${readFileSync(CODEX_SYNTH, 'utf8')}{"type":"another_future_type","payload":{}}\nnot json\n[1,2]\n{"timestamp":"2026-01-02T03:05:00.000Z","type":"event_msg","payload":{"type":"agent_message","message":"Still here"}}\n{"type":"resp`,
+      `${readFileSync(CODEX_CURRENT, 'utf8')}{"type":"another_future_type","payload":{}}\nnot json\n[1,2]\n{"timestamp":"2026-01-02T03:05:00.000Z","type":"event_msg","payload":{"type":"agent_message","message":"Still here"}}\n{"type":"resp`,
     );
     const r = await hook(
       'stop',
@@ -121,7 +121,7 @@ describe('vault hook stop / session-end / pre-compact (subprocess, real transcri
     expect(r.stdout).toBe('{}\n');
     const text = readFileSync(join(sessionsDirOf(env), snapshotNames(env)[0]!), 'utf8');
     expect(text).toContain('> Still here');
-    expect(text).toContain('- gamma.txt');
+    expect(text).toContain('- config/README.md');
     expect(text).toContain('**Read:** 2 invalid lines skipped');
   });
 
@@ -166,8 +166,8 @@ describe('vault hook stop / session-end / pre-compact (subprocess, real transcri
     const repo = gitRepo();
     const env = cliEnv();
     const dir = tempDir();
-    symlinkSync(CLAUDE_REAL, join(dir, '5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'));
-    writeFileSync(join(dir, 'transcript.txt'), readFileSync(CLAUDE_REAL));
+    symlinkSync(CLAUDE_SESSION, join(dir, '7d3f9a2e-4b1c-4e8a-9f60-2c5d8e1a4b37.jsonl'));
+    writeFileSync(join(dir, 'transcript.txt'), readFileSync(CLAUDE_SESSION));
     mkdirSync(join(dir, 'folder.jsonl'));
     writeFileSync(join(dir, 'empty.jsonl'), '');
     const cases: Array<[string, unknown]> = [
@@ -177,10 +177,10 @@ describe('vault hook stop / session-end / pre-compact (subprocess, real transcri
       ['empty stdin', ''],
       ['missing transcript', stopPayload(repo, join(dir, 'missing.jsonl'))],
       ['no transcript_path', { ...stopPayload(repo), transcript_path: undefined }],
-      ['transcript_path not a string', stopPayload(repo, { path: CLAUDE_REAL })],
+      ['transcript_path not a string', stopPayload(repo, { path: CLAUDE_SESSION })],
       ['traversal path', stopPayload(repo, `${dir}/../${dir.split('/').pop()}/x/../../etc/passwd.jsonl`)],
       ['relative path', stopPayload(repo, 'projects/x.jsonl')],
-      ['symlinked transcript', stopPayload(repo, join(dir, '5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl'))],
+      ['symlinked transcript', stopPayload(repo, join(dir, '7d3f9a2e-4b1c-4e8a-9f60-2c5d8e1a4b37.jsonl'))],
       ['not .jsonl', stopPayload(repo, join(dir, 'transcript.txt'))],
       ['a folder named .jsonl', stopPayload(repo, join(dir, 'folder.jsonl'))],
       ['empty transcript', stopPayload(repo, join(dir, 'empty.jsonl'))],
@@ -217,7 +217,7 @@ describe('vault hook stop / session-end / pre-compact (subprocess, real transcri
     const env = cliEnv();
     expect(await hook('subagent-stop', stopPayload(repo), { cwd: repo, env })).toMatchObject({ code: 0, stdout: '' });
     expect(await hook('stop', stopPayload(repo), { cwd: repo, env, harness: 'cursor' })).toMatchObject({ code: 0, stdout: '' });
-    expect(await hook('stop', stopPayload(repo, CLAUDE_REAL, { stop_hook_active: true }), { cwd: repo, env })).toMatchObject({ code: 0, stdout: '' });
+    expect(await hook('stop', stopPayload(repo, CLAUDE_SESSION, { stop_hook_active: true }), { cwd: repo, env })).toMatchObject({ code: 0, stdout: '' });
     expect(snapshotNames(env)).toEqual([]);
     const r = await hook('Stop', stopPayload(repo), { cwd: repo, env }); // the harness's own event name works too
     expect(r).toMatchObject({ code: 0, stdout: '' });
@@ -292,7 +292,7 @@ describe('vault hook stop / session-end / pre-compact (subprocess, real transcri
     const env = cliEnv();
     const none = await hook(
       'pre-compact',
-      { session_id: '5c0375b4-57a5-4f26-b12d-d022ee4e51b7', cwd: repo, hook_event_name: 'PreCompact', trigger: 'auto' },
+      { session_id: '7d3f9a2e-4b1c-4e8a-9f60-2c5d8e1a4b37', cwd: repo, hook_event_name: 'PreCompact', trigger: 'auto' },
       { cwd: repo, env },
     );
     expect(none).toMatchObject({ code: 0, stdout: '' });
@@ -300,7 +300,7 @@ describe('vault hook stop / session-end / pre-compact (subprocess, real transcri
     await hook('stop', stopPayload(repo), { cwd: repo, env });
     const r = await hook(
       'pre-compact',
-      { session_id: '5c0375b4-57a5-4f26-b12d-d022ee4e51b7', cwd: repo, hook_event_name: 'PreCompact', trigger: 'manual', custom_instructions: '' },
+      { session_id: '7d3f9a2e-4b1c-4e8a-9f60-2c5d8e1a4b37', cwd: repo, hook_event_name: 'PreCompact', trigger: 'manual', custom_instructions: '' },
       { cwd: repo, env },
     );
     expect(r).toMatchObject({ code: 0, stdout: '' });
@@ -345,7 +345,7 @@ describe('vault hook session-start (subprocess)', () => {
     expect(ctx).toMatch(/check the current state with git/);
     expect(ctx).toContain('--- BEGIN PRIOR-SESSION SUMMARY ---');
     expect(ctx).toContain('--- END PRIOR-SESSION SUMMARY ---');
-    expect(ctx).toContain('Goal: /orchestrator @CLAUDE.md を最新の状態にアップデートしてください');
+    expect(ctx).toContain('Goal: /release-notes CHANGELOG.md を v2.3 に合わせて更新してください');
     expect(ctx).not.toMatch(/\u001b/);
     for (const source of ['resume', 'clear', 'compact']) {
       expect(await hook('session-start', startPayload(repo, source), { cwd: repo, env })).toMatchObject({ code: 0, stdout: '' });
@@ -353,15 +353,15 @@ describe('vault hook session-start (subprocess)', () => {
     // a corrupt snapshot index (a cache) or a corrupt search index never matter; the worktree's
     // start record (another cache, tested in start-record.test.ts) is removed to reach the index
     rmSync(join(sessionsDirOf(env), '.start'), { recursive: true });
-    writeFileSync(join(sessionsDirOf(env), '.snapshot-index.json'), '{"v":1,"names":{"2025-09-07-ee4e51b7-session.tmp":{"w":"/elsewhere"}}');
+    writeFileSync(join(sessionsDirOf(env), '.snapshot-index.json'), '{"v":1,"names":{"2025-10-14-8e1a4b37-session.tmp":{"w":"/elsewhere"}}');
     mkdirSync(join(repo, '.ecc', 'memory', '.index'), { recursive: true });
     writeFileSync(join(repo, '.ecc', 'memory', '.index', 'index.json'), '\u0000garbage');
-    expect(contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout)).toContain('Goal: /orchestrator');
-    writeFileSync(join(sessionsDirOf(env), '.snapshot-index.json'), '{"v":1,"names":{"2025-09-07-ee4e51b7-session.tmp":{"w":"/elsewhere"}}}');
+    expect(contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout)).toContain('Goal: /release-notes');
+    writeFileSync(join(sessionsDirOf(env), '.snapshot-index.json'), '{"v":1,"names":{"2025-10-14-8e1a4b37-session.tmp":{"w":"/elsewhere"}}}');
     const stale = await hook('session-start', startPayload(repo), { cwd: repo, env });
     expect(stale.stdout).toBe(''); // a wrong cache entry hides a snapshot at worst; it never shows a foreign one
     writeFileSync(join(sessionsDirOf(env), '.snapshot-index.json'), 'not json');
-    expect(contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout)).toContain('Goal: /orchestrator');
+    expect(contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout)).toContain('Goal: /release-notes');
     rmSync(join(repo, '.ecc'), { recursive: true });
     const codex = await hook('session-start', { ...startPayload(repo), model: 'gpt-5', permission_mode: 'default' }, { cwd: repo, env, harness: 'codex' });
     expect(contextOf(codex.stdout)).toContain('--- BEGIN PRIOR-SESSION SUMMARY ---');
@@ -379,7 +379,7 @@ describe('vault hook session-start (subprocess)', () => {
         '--kind',
         'decision',
         '--title',
-        'CLAUDE.md is updated by the orchestrator',
+        'CHANGELOG.md is updated by release-notes',
         '--body',
         'SECRET-BODY-TEXT stays out of the context',
         '--json',
@@ -391,7 +391,7 @@ describe('vault hook session-start (subprocess)', () => {
     const before = filesUnder(join(repo, '.ecc'));
     await hook('stop', stopPayload(repo), { cwd: repo, env });
     const ctx = contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout);
-    expect(ctx).toContain(`${id} [team/decision] CLAUDE.md is updated by the orchestrator`);
+    expect(ctx).toContain(`${id} [team/decision] CHANGELOG.md is updated by release-notes`);
     expect(ctx).not.toContain('SECRET-BODY-TEXT');
     expect(filesUnder(join(repo, '.ecc'))).toEqual(before);
     const off = contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env: { ...env, ECC_SESSION_START_MEMORIES: 'off' } })).stdout);
@@ -406,7 +406,7 @@ describe('vault hook session-start (subprocess)', () => {
       expect(r.code, r.stderr).toBe(0);
       return JSON.parse(r.stdout) as { id: string; path: string };
     };
-    const { id, path } = await saved('CLAUDE.md is updated by the orchestrator');
+    const { id, path } = await saved('CHANGELOG.md is updated by release-notes');
     const file = join(repo, '.ecc', 'memory', path);
     const folder = dirname(file);
     // everything outside the racy window, so the folder is trusted and the title cached
@@ -414,7 +414,7 @@ describe('vault hook session-start (subprocess)', () => {
     for (const p of [file, folder, dirname(folder)]) age(p, 60_000);
     await hook('stop', stopPayload(repo), { cwd: repo, env });
     expect(contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout)).toContain(
-      `${id} [team/decision] CLAUDE.md is updated by the orchestrator`,
+      `${id} [team/decision] CHANGELOG.md is updated by release-notes`,
     );
     const cachePath = join(sessionsDirOf(env), '.start', 'memory-titles.json');
     const cache = JSON.parse(readFileSync(cachePath, 'utf8')) as { v: number; dirs: Record<string, { m: number; files: unknown[][] }> };
@@ -422,11 +422,11 @@ describe('vault hook session-start (subprocess)', () => {
     expect(cache.dirs[folder]?.m).toBeGreaterThan(0); // trusted: not listed again while its mtime holds
     expect(cache.dirs[folder]?.files.map((f) => f[0])).toEqual([basename(file)]);
     // edited in place by hand (same folder, folder mtime unchanged, new title), old mtime again
-    writeFileSync(file, readFileSync(file, 'utf8').replace('CLAUDE.md is updated by the orchestrator', 'CLAUDE.md is now updated by hand'));
+    writeFileSync(file, readFileSync(file, 'utf8').replace('CHANGELOG.md is updated by release-notes', 'CHANGELOG.md is now updated by hand'));
     age(file, 30_000); // the folder's mtime is untouched by an in-place write
     let ctx = contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout);
-    expect(ctx).toContain(`${id} [team/decision] CLAUDE.md is now updated by hand`);
-    expect(ctx).not.toContain('by the orchestrator');
+    expect(ctx).toContain(`${id} [team/decision] CHANGELOG.md is now updated by hand`);
+    expect(ctx).not.toContain('by release-notes');
     // a new memory in the trusted folder changes its mtime: listed
     const second = await saved('Orchestrator retries are capped');
     ctx = contextOf((await hook('session-start', startPayload(repo), { cwd: repo, env })).stdout);
@@ -488,10 +488,10 @@ describe('vault hook session-start (subprocess)', () => {
     const repo = gitRepo();
     const env = cliEnv();
     await hook('stop', stopPayload(repo), { cwd: repo, env });
-    await hook('stop', { session_id: 's1', transcript_path: CLAUDE_DAG, cwd: repo }, { cwd: repo, env });
+    await hook('stop', { session_id: 'k2', transcript_path: CLAUDE_DAG, cwd: repo }, { cwd: repo, env });
     expect(snapshotNames(env)).toHaveLength(2);
     const dir = sessionsDirOf(env);
-    const old = join(dir, '2025-09-07-ee4e51b7-session.tmp');
+    const old = join(dir, '2025-10-14-8e1a4b37-session.tmp');
     const past = new Date(Date.now() - 40 * 86_400_000);
     utimesSync(old, past, past);
     /** Makes the hourly prune due: the last one two hours ago. */
@@ -503,20 +503,20 @@ describe('vault hook session-start (subprocess)', () => {
     due();
     const never = { ...env, ECC_SESSION_RETENTION_DAYS: 'never' };
     await hook('session-start', startPayload(repo), { cwd: repo, env: never });
-    await hook('stop', { session_id: 's1', transcript_path: CLAUDE_DAG, cwd: repo }, { cwd: repo, env: never });
+    await hook('stop', { session_id: 'k2', transcript_path: CLAUDE_DAG, cwd: repo }, { cwd: repo, env: never });
     expect(snapshotNames(env)).toHaveLength(2);
-    await hook('stop', { session_id: 's1', transcript_path: CLAUDE_DAG, cwd: repo }, { cwd: repo, env });
-    expect(snapshotNames(env)).toEqual(['2025-07-01-r_rewind-session.tmp']);
+    await hook('stop', { session_id: 'k2', transcript_path: CLAUDE_DAG, cwd: repo }, { cwd: repo, env });
+    expect(snapshotNames(env)).toEqual(['2025-08-12-compact-session.tmp']);
     const r = await hook('session-start', startPayload(repo), { cwd: repo, env });
     expect(r.code).toBe(0);
-    expect(contextOf(r.stdout)).toContain('Goal: Start');
+    expect(contextOf(r.stdout)).toContain('Goal: Plan the retry queue');
     // a full session start prunes too (no start record: the worktree's last snapshot is older)
     await hook('stop', stopPayload(repo), { cwd: repo, env });
     utimesSync(old, past, past);
     rmSync(join(dir, '.start'), { recursive: true });
     due();
     await hook('session-start', startPayload(repo), { cwd: repo, env });
-    expect(snapshotNames(env)).toEqual(['2025-07-01-r_rewind-session.tmp']);
+    expect(snapshotNames(env)).toEqual(['2025-08-12-compact-session.tmp']);
   });
 
   it('works with TERM=dumb, CI=1, no vault and a HOME that does not exist yet', async () => {

@@ -7,9 +7,9 @@ import { lstatSync, readdirSync, readFileSync, realpathSync, rmSync, utimesSync,
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, gitRepo, runCli } from '../helpers.js';
-import { CLAUDE_DAG, CLAUDE_REAL, contextOf, hook, sessionsDirOf, snapshotNames } from './hook-helpers.js';
+import { CLAUDE_DAG, CLAUDE_SESSION, contextOf, hook, sessionsDirOf, snapshotNames } from './hook-helpers.js';
 
-const stop = (cwd: string, transcript = CLAUDE_REAL, session = '5c0375b4-57a5-4f26-b12d-d022ee4e51b7') => ({
+const stop = (cwd: string, transcript = CLAUDE_SESSION, session = '7d3f9a2e-4b1c-4e8a-9f60-2c5d8e1a4b37') => ({
   session_id: session,
   transcript_path: transcript,
   cwd,
@@ -43,15 +43,15 @@ describe('session start from the start record', () => {
   it('reuses the record while nothing changed, with the same answer as the full path', async () => {
     const repo = gitRepo();
     const env = cliEnv();
-    const id = await savedDecision(repo, env, 'CLAUDE.md is updated by the orchestrator');
+    const id = await savedDecision(repo, env, 'CHANGELOG.md is updated by release-notes');
     expect(await hook('stop', stop(repo), { cwd: repo, env })).toMatchObject({ code: 0, stdout: '' });
     expect(recordsIn(sessionsDirOf(env))).toHaveLength(1);
     expect(lstatSync(join(sessionsDirOf(env), '.start')).mode & 0o777).toBe(0o700);
 
     const fast = await hook('session-start', start(repo), { cwd: repo, env: debug(env) });
     expect(lastInjection(env)).toMatch(/start record: snapshot and memory list/);
-    expect(contextOf(fast.stdout)).toContain(`${id} [team/decision] CLAUDE.md is updated by the orchestrator`);
-    expect(contextOf(fast.stdout)).toContain('/orchestrator @CLAUDE.md');
+    expect(contextOf(fast.stdout)).toContain(`${id} [team/decision] CHANGELOG.md is updated by release-notes`);
+    expect(contextOf(fast.stdout)).toContain('/release-notes CHANGELOG.md');
 
     rmSync(join(sessionsDirOf(env), '.start'), { recursive: true });
     const full = await hook('session-start', start(repo), { cwd: repo, env: debug(env) });
@@ -63,19 +63,19 @@ describe('session start from the start record', () => {
     const repo = gitRepo();
     const other = gitRepo();
     const env = cliEnv();
-    const id = await savedDecision(repo, env, 'CLAUDE.md is updated by the orchestrator');
+    const id = await savedDecision(repo, env, 'CHANGELOG.md is updated by release-notes');
     await hook('stop', stop(repo), { cwd: repo, env });
     await hook('stop', stop(other, CLAUDE_DAG, 's-other'), { cwd: other, env });
     const r = await hook('session-start', start(repo), { cwd: repo, env: debug(env) });
     expect(lastInjection(env)).toMatch(/\(start record: memory list\)$/);
-    expect(contextOf(r.stdout)).toContain(`${id} [team/decision] CLAUDE.md is updated by the orchestrator`);
-    expect(contextOf(r.stdout)).toContain('/orchestrator @CLAUDE.md');
+    expect(contextOf(r.stdout)).toContain(`${id} [team/decision] CHANGELOG.md is updated by release-notes`);
+    expect(contextOf(r.stdout)).toContain('/release-notes CHANGELOG.md');
   });
 
   it('takes the full path after any change: a newer snapshot of this worktree, a new memory', async () => {
     const repo = gitRepo();
     const env = cliEnv();
-    await savedDecision(repo, env, 'CLAUDE.md is updated by the orchestrator');
+    await savedDecision(repo, env, 'CHANGELOG.md is updated by release-notes');
     await hook('stop', stop(repo), { cwd: repo, env });
     // a newer snapshot of the same worktree that no hook recorded (copied in by hand)
     const dir = sessionsDirOf(env);
@@ -85,7 +85,7 @@ describe('session start from the start record', () => {
       planted,
       readFileSync(join(dir, only!), 'utf8')
         .replace(/(\*\*Session:\*\* )\S+/, '$1planted-session')
-        .replace('/orchestrator @CLAUDE.md', '/planted goal'),
+        .replace('/release-notes CHANGELOG.md', '/planted goal'),
       { mode: 0o600 },
     );
     const newer = new Date(Date.now() + 5_000);
@@ -96,9 +96,9 @@ describe('session start from the start record', () => {
     // a memory saved after the record was written shows at once
     rmSync(planted);
     await hook('stop', stop(repo), { cwd: repo, env });
-    const id = await savedDecision(repo, env, 'Orchestrator hand-off rules for CLAUDE.md');
+    const id = await savedDecision(repo, env, 'Release-notes hand-off rules for CHANGELOG.md');
     const after = contextOf((await hook('session-start', start(repo), { cwd: repo, env })).stdout);
-    expect(after).toContain(`${id} [team/decision] Orchestrator hand-off rules for CLAUDE.md`);
+    expect(after).toContain(`${id} [team/decision] Release-notes hand-off rules for CHANGELOG.md`);
   });
 
   it('a forged or foreign record never shows another worktree’s snapshot', async () => {
@@ -118,18 +118,18 @@ describe('session start from the start record', () => {
     // B's record made to name A's snapshot (the sessions folder itself unchanged)
     writeFileSync(join(sub, nameB), JSON.stringify({ ...recordOf(nameB), snapshot: snapA, sessionsMtime: lstatSync(dir).mtimeMs }));
     let inB = contextOf((await hook('session-start', start(b), { cwd: b, env })).stdout);
-    expect(inB).toContain('Goal: Start');
-    expect(inB).not.toContain('/orchestrator');
+    expect(inB).toContain('Goal: Plan the retry queue');
+    expect(inB).not.toContain('/release-notes');
     // A's whole record put under B's name
     writeFileSync(join(sub, nameB), JSON.stringify({ ...recordOf(nameA), sessionsMtime: lstatSync(dir).mtimeMs }));
     inB = contextOf((await hook('session-start', start(b), { cwd: b, env })).stdout);
-    expect(inB).not.toContain('/orchestrator');
+    expect(inB).not.toContain('/release-notes');
     // garbage
     for (const junk of ['', 'not json', '{"v":1}', JSON.stringify({ ...recordOf(nameA), snapshot: '../../etc/passwd' })]) {
       writeFileSync(join(sub, nameB), junk);
       const r = await hook('session-start', start(b), { cwd: b, env });
       expect(r.code).toBe(0);
-      expect(contextOf(r.stdout)).toContain('Goal: Start');
+      expect(contextOf(r.stdout)).toContain('Goal: Plan the retry queue');
     }
   });
 

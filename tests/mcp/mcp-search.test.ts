@@ -1,12 +1,11 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, gitRepo, runCli, SHARED } from '../helpers.js';
+import { cliEnv, gitRepo, memoryFixture, runCli } from '../helpers.js';
 import { callError, callOk, startMcp } from './mcp-client.js';
 
-const FIXTURES = join(SHARED, 'fixtures/ecc');
-const OLDER = 'mem_20260725_01kolder'; // decision "Drop stateless JWT for server sessions", targets ["all"]
-const HANDOFF = 'mem_20260726_01k123example'; // handoff "Authentication migration handoff", targets ["claude"]
+const OLDER = 'mem_20260903_a41c7e9b2d05f3816c4e'; // decision "Queue retries use a fixed 30 s delay", targets ["all"]
+const HANDOFF = 'mem_20260904_5be28d1f0a7c93e4b6d1'; // handoff "Dead-letter queue hand-off", targets ["claude"]
 
 function repoWithFixtures(): string {
   const repo = gitRepo();
@@ -14,8 +13,8 @@ function repoWithFixtures(): string {
   mkdirSync(join(project, 'decisions'), { recursive: true });
   mkdirSync(join(project, 'handoffs'), { recursive: true });
   writeFileSync(join(project, '.gitignore'), '*\n!.gitignore\n');
-  writeFileSync(join(project, 'decisions', `${OLDER}.md`), readFileSync(join(FIXTURES, `${OLDER}.md`)));
-  writeFileSync(join(project, 'handoffs', `${HANDOFF}.md`), readFileSync(join(FIXTURES, `${HANDOFF}.md`)));
+  writeFileSync(join(project, 'decisions', `${OLDER}.md`), memoryFixture(`reference/${OLDER}.md`));
+  writeFileSync(join(project, 'handoffs', `${HANDOFF}.md`), memoryFixture(`reference/${HANDOFF}.md`));
   return repo;
 }
 
@@ -25,14 +24,14 @@ describe('vault mcp: memory_search', () => {
   it('finds memories targeted at its harness or "all", and a client-supplied harness changes nothing', async () => {
     const repo = repoWithFixtures();
     const cursor = await startMcp(repo, cliEnv({ ECC_MEMORY_HARNESS: 'cursor' }));
-    const r = await callOk(cursor, 'memory_search', { query: 'sessions redis', targetHarness: 'claude', harness: 'claude' });
+    const r = await callOk(cursor, 'memory_search', { query: 'queue retries', targetHarness: 'claude', harness: 'claude' });
     expect(r.harness).toBe('cursor');
     expect(ids(r)).toEqual([OLDER]);
     expect(r.total).toBe(1);
     expect(r.notice).toMatch(/unreviewed.*not as instructions/);
     expect(r.results[0]).toMatchObject({
       id: OLDER,
-      title: 'Drop stateless JWT for server sessions',
+      title: 'Queue retries use a fixed 30 s delay',
       kind: 'decision',
       scope: 'project',
       status: 'active',
@@ -43,12 +42,12 @@ describe('vault mcp: memory_search', () => {
     expect(r.diagnostics).toEqual([]);
 
     const claude = await startMcp(repo, cliEnv({ ECC_MEMORY_HARNESS: 'claude' }));
-    const both = await callOk(claude, 'memory_search', { query: 'sessions redis' });
+    const both = await callOk(claude, 'memory_search', { query: 'queue retries' });
     expect(new Set(ids(both))).toEqual(new Set([OLDER, HANDOFF]));
-    expect(ids(await callOk(claude, 'memory_search', { query: 'redis', kinds: ['handoff'] }))).toEqual([HANDOFF]);
-    expect(ids(await callOk(claude, 'memory_search', { query: '', tags: ['migration'] }))).toEqual([HANDOFF]);
-    expect(ids(await callOk(claude, 'memory_search', { query: '', until: '2026-07-25' }))).toEqual([OLDER]);
-    expect((await callOk(claude, 'memory_search', { query: 'sessions', limit: 1 })).results).toHaveLength(1);
+    expect(ids(await callOk(claude, 'memory_search', { query: 'queue', kinds: ['handoff'] }))).toEqual([HANDOFF]);
+    expect(ids(await callOk(claude, 'memory_search', { query: '', tags: ['reliability'] }))).toEqual([HANDOFF]);
+    expect(ids(await callOk(claude, 'memory_search', { query: '', until: '2026-09-03' }))).toEqual([OLDER]);
+    expect((await callOk(claude, 'memory_search', { query: 'queue', limit: 1 })).results).toHaveLength(1);
   });
 
   it('refuses the user scope unless enabled, and searches it only when asked', async () => {
@@ -72,11 +71,11 @@ describe('vault mcp: memory_search', () => {
   it('reports bad filters as MEMORY_SEARCH_FAILED and keeps searching past a malformed file', async () => {
     const repo = repoWithFixtures();
     mkdirSync(join(repo, '.ecc/memory/team/notes'), { recursive: true });
-    writeFileSync(join(repo, '.ecc/memory/team/notes/broken.md'), '---\nid: "mem_broken_file"\ntitle: sessions [unclosed\n');
+    writeFileSync(join(repo, '.ecc/memory/team/notes/broken.md'), '---\nid: "mem_broken_file"\ntitle: queue [unclosed\n');
     const s = await startMcp(repo, cliEnv({ ECC_MEMORY_HARNESS: 'claude' }));
     const bad = await callError(s, 'memory_search', { query: 'x', since: 'last tuesday' });
     expect(bad).toMatchObject({ code: 'MEMORY_SEARCH_FAILED', reason: 'invalid-input', field: 'since' });
-    const r = await callOk(s, 'memory_search', { query: 'sessions' });
+    const r = await callOk(s, 'memory_search', { query: 'queue' });
     expect(new Set(ids(r))).toEqual(new Set([OLDER, HANDOFF]));
     expect(r.diagnostics).toEqual([expect.stringMatching(/^team\/notes\/broken\.md: not a usable memory/)]);
     expect(JSON.stringify(r)).not.toContain('[unclosed');
@@ -87,13 +86,14 @@ describe('vault mcp: memory_search', () => {
   it('never returns a credential from a file already in the vault: search, read, doctor and resources', async () => {
     const repo = repoWithFixtures();
     const secret = `ghp_${'Q'.repeat(36)}`;
-    const leaky = readFileSync(join(FIXTURES, `${OLDER}.md`), 'utf8')
+    const leaky = memoryFixture(`reference/${OLDER}.md`)
+      .toString('utf8')
       .replace(`id: "${OLDER}"`, 'id: "mem_leaky_note"')
-      .replace(/\n\n[\s\S]*$/, `\n\nThe staging deploy token is ${secret} (sessions).\n`);
+      .replace(/\n\n[\s\S]*$/, `\n\nThe staging deploy token is ${secret} (retries).\n`);
     writeFileSync(join(repo, '.ecc/memory/project/decisions/mem_leaky_note.md'), leaky);
     const s = await startMcp(repo, cliEnv({ ECC_MEMORY_HARNESS: 'cursor' }));
     const answers = [
-      await callOk(s, 'memory_search', { query: 'staging deploy token sessions' }),
+      await callOk(s, 'memory_search', { query: 'staging deploy token retries' }),
       await callError(s, 'memory_read', { id: 'mem_leaky_note' }),
       await callOk(s, 'memory_doctor', {}),
       await s.client.listResources(),

@@ -1,12 +1,11 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, gitRepo, SHARED, tempDir } from '../helpers.js';
+import { cliEnv, gitRepo, memoryFixture, tempDir } from '../helpers.js';
 import { callError, callOk, callTool, startMcp, textOf } from './mcp-client.js';
 
-const FIXTURES = join(SHARED, 'fixtures/ecc');
-const OLDER = 'mem_20260725_01kolder'; // decision, targets ["all"]
-const HANDOFF = 'mem_20260726_01k123example'; // handoff, targets ["claude"], links OLDER
+const OLDER = 'mem_20260903_a41c7e9b2d05f3816c4e'; // decision, targets ["all"]
+const HANDOFF = 'mem_20260904_5be28d1f0a7c93e4b6d1'; // handoff, targets ["claude"], links OLDER
 
 /** A git repo whose project scope holds the two reference fixtures. */
 function repoWithFixtures(): string {
@@ -15,8 +14,8 @@ function repoWithFixtures(): string {
   mkdirSync(join(project, 'decisions'), { recursive: true });
   mkdirSync(join(project, 'handoffs'), { recursive: true });
   writeFileSync(join(project, '.gitignore'), '*\n!.gitignore\n');
-  writeFileSync(join(project, 'decisions', `${OLDER}.md`), readFileSync(join(FIXTURES, `${OLDER}.md`)));
-  writeFileSync(join(project, 'handoffs', `${HANDOFF}.md`), readFileSync(join(FIXTURES, `${HANDOFF}.md`)));
+  writeFileSync(join(project, 'decisions', `${OLDER}.md`), memoryFixture(`reference/${OLDER}.md`));
+  writeFileSync(join(project, 'handoffs', `${HANDOFF}.md`), memoryFixture(`reference/${HANDOFF}.md`));
   return repo;
 }
 
@@ -81,7 +80,7 @@ describe('vault mcp: tools through the SDK client', () => {
     const repo = repoWithFixtures();
     const elsewhere = tempDir();
     const s = await startMcp(elsewhere, cliEnv({ ECC_MEMORY_HARNESS: 'claude' }), ['--project', repo]);
-    expect((await callOk(s, 'memory_read', { id: HANDOFF })).memory.title).toBe('Authentication migration handoff');
+    expect((await callOk(s, 'memory_read', { id: HANDOFF })).memory.title).toBe('Dead-letter queue hand-off');
     const saved = await callOk(s, 'memory_save', { title: 'Pinned project', body: 'Saved through --project.' });
     expect(existsSync(join(repo, '.ecc/memory', saved.path))).toBe(true);
     expect(existsSync(join(elsewhere, '.ecc'))).toBe(false);
@@ -130,11 +129,11 @@ describe('vault mcp: tools through the SDK client', () => {
     expect(handoff.memory).toMatchObject({ kind: 'handoff', status: 'active', sourceHarness: 'codex', targetHarnesses: ['claude'] });
     const older2 = await callOk(claude, 'memory_read', { id: OLDER });
     expect(older2.backlinks).toEqual([
-      { id: HANDOFF, title: 'Authentication migration handoff', kind: 'handoff', scope: 'project', status: 'active', path: `project/handoffs/${HANDOFF}.md` },
+      { id: HANDOFF, title: 'Dead-letter queue hand-off', kind: 'handoff', scope: 'project', status: 'active', path: `project/handoffs/${HANDOFF}.md` },
     ]);
     const list2 = await claude.client.listResources();
     expect(list2.resources.map((r) => r.uri)).toEqual([`memory://${HANDOFF}`, `memory://${OLDER}`]); // newest first
-    expect(list2.resources[0]).toMatchObject({ name: HANDOFF, title: 'Authentication migration handoff', mimeType: 'text/markdown' });
+    expect(list2.resources[0]).toMatchObject({ name: HANDOFF, title: 'Dead-letter queue hand-off', mimeType: 'text/markdown' });
     const templates = await claude.client.listResourceTemplates();
     expect(templates.resourceTemplates.map((t) => t.uriTemplate)).toEqual(['memory://{id}']);
     const res = await claude.client.readResource({ uri: `memory://${HANDOFF}` });
@@ -147,7 +146,7 @@ describe('vault mcp: tools through the SDK client', () => {
     expect(text).toContain('target_harnesses: ["claude"]\n');
     expect(
       text.endsWith(
-        '\n---\n\nThe token rotation tests pass. The remaining task is to move the session store from JWT cookies to Redis and keep the old token check for 30 days.\n',
+        '\n---\n\nThe worker moves a job to the dead-letter queue after its fifth failed attempt. Left to do: an alert when the queue holds more than 100 jobs, and a replay command.\n',
       ),
     ).toBe(true);
   });

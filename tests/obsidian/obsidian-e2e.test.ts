@@ -6,7 +6,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, runCli, SHARED } from '../helpers.js';
+import { cliEnv, memoryFixture, runCli } from '../helpers.js';
 import { obsidianRepo } from './obsidian-helpers.js';
 
 interface Hit {
@@ -100,12 +100,12 @@ describe('an Obsidian-edited vault, end to end', () => {
 
   it('an Obsidian "Date & time" property is an error whose hint names the cause', async () => {
     const { repo, vault } = obsidianRepo();
-    writeFileSync(join(vault, 'team/facts/mem_20260801_datetime.md'), readFileSync(join(SHARED, 'fixtures/obsidian/mem_20260801_datetime.md')));
+    writeFileSync(join(vault, 'team/facts/mem_20260911_replaytime.md'), memoryFixture('obsidian/mem_20260911_replaytime.md'));
     const d = await runCli(['doctor', '--json'], { cwd: repo, env: cliEnv() });
     expect(d.code).toBe(1);
     const errors = (JSON.parse(d.stdout).problems as Problem[]).filter((p) => p.severity === 'error');
     expect(errors).toHaveLength(1);
-    expect(errors[0]!.path).toBe('team/facts/mem_20260801_datetime.md');
+    expect(errors[0]!.path).toBe('team/facts/mem_20260911_replaytime.md');
     expect(`${errors[0]!.message} ${errors[0]!.hint}`).toMatch(/Date & time/);
   });
 });

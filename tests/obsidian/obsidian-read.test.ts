@@ -1,16 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, gitRepo, runCli, SHARED } from '../helpers.js';
-import { obsidianRepo, OBSIDIAN_VAULT } from './obsidian-helpers.js';
+import { cliEnv, gitRepo, memoryFixture, runCli } from '../helpers.js';
+import { obsidianRepo } from './obsidian-helpers.js';
 
 describe('a vault edited in Obsidian', () => {
-  it('the fixture holds the shared Obsidian sample byte for byte', () => {
-    expect(readFileSync(join(OBSIDIAN_VAULT, 'team/handoffs/mem_20260726_01k123example.md'), 'utf8')).toBe(
-      readFileSync(join(SHARED, 'fixtures/obsidian/mem_20260726_01k123example.md'), 'utf8'),
-    );
-  });
-
   it('reads a memory whose frontmatter Obsidian rewrote (block lists, unquoted strings) with the same values', async () => {
     const { repo } = obsidianRepo();
     const r = await runCli(['read', 'mem_20260726_01k123example', '--json'], { cwd: repo, env: cliEnv() });
@@ -56,8 +50,8 @@ describe('a vault edited in Obsidian', () => {
   });
 
   it('an Obsidian "Date & time" property makes the file invalid: lookups answer incomplete, never not-found', async () => {
-    const repo = gitRepo({ '.ecc/memory/team/facts/mem_20260801_datetime.md': readFileSync(join(SHARED, 'fixtures/obsidian/mem_20260801_datetime.md')) });
-    const r = await runCli(['read', 'mem_20260801_datetime'], { cwd: repo, env: cliEnv() });
+    const repo = gitRepo({ '.ecc/memory/team/facts/mem_20260911_replaytime.md': memoryFixture('obsidian/mem_20260911_replaytime.md') });
+    const r = await runCli(['read', 'mem_20260911_replaytime'], { cwd: repo, env: cliEnv() });
     expect(r.code).toBe(6);
   });
 });

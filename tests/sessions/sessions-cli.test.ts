@@ -2,7 +2,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';
-import { CLAUDE_REAL, CODEX_REAL, hook } from '../hooks/hook-helpers.js';
+import { CLAUDE_SESSION, CODEX_OLD, hook } from '../hooks/hook-helpers.js';
 
 describe('vault sessions / vault handoff', () => {
   it('lists and shows snapshots; unknown short ids are a clear not-found', async () => {
@@ -11,21 +11,21 @@ describe('vault sessions / vault handoff', () => {
     const empty = await runCli(['sessions', 'list'], { cwd: repo, env });
     expect(empty.code).toBe(0);
     expect(empty.stdout).toMatch(/^No session snapshots in /);
-    await hook('stop', { session_id: '5c0375b4-57a5-4f26-b12d-d022ee4e51b7', transcript_path: CLAUDE_REAL, cwd: repo }, { cwd: repo, env });
-    await hook('stop', { session_id: '019a93b9-f380-7600-98ff-940e6b99603c', transcript_path: CODEX_REAL, cwd: repo }, { cwd: repo, env, harness: 'codex' });
+    await hook('stop', { session_id: '7d3f9a2e-4b1c-4e8a-9f60-2c5d8e1a4b37', transcript_path: CLAUDE_SESSION, cwd: repo }, { cwd: repo, env });
+    await hook('stop', { session_id: '0199a1c2-7b3e-7d10-a4f5-3c8e2b6d9f01', transcript_path: CODEX_OLD, cwd: repo }, { cwd: repo, env, harness: 'codex' });
     const list = await runCli(['sessions', 'list', '--json'], { cwd: repo, env });
     expect(list.code, list.stderr).toBe(0);
     const rows = (JSON.parse(list.stdout) as { sessions: Array<Record<string, unknown>> }).sessions;
-    expect(rows.map((r) => r.shortId).sort()).toEqual(['6b99603c', 'ee4e51b7']);
-    expect(rows.find((r) => r.shortId === '6b99603c')).toMatchObject({ harness: 'codex', branch: 'main', complete: true, worktree: repo });
+    expect(rows.map((r) => r.shortId).sort()).toEqual(['2b6d9f01', '8e1a4b37']);
+    expect(rows.find((r) => r.shortId === '2b6d9f01')).toMatchObject({ harness: 'codex', branch: 'main', complete: true, worktree: repo });
     const text = await runCli(['sessions', 'list'], { cwd: repo, env });
-    expect(text.stdout).toMatch(/ee4e51b7 .*\/orchestrator/);
-    const show = await runCli(['sessions', 'show', 'ee4e51b7'], { cwd: repo, env });
+    expect(text.stdout).toMatch(/8e1a4b37 .*\/release-notes/);
+    const show = await runCli(['sessions', 'show', '8e1a4b37'], { cwd: repo, env });
     expect(show.code).toBe(0);
     expect(show.stdout).toContain('# Session snapshot:');
     expect(show.stdout).toContain('## Files touched');
     // the full session id, the transcript's file name and the snapshot's file name work too
-    for (const ref of ['5c0375b4-57a5-4f26-b12d-d022ee4e51b7', '5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl', '2025-09-07-ee4e51b7-session.tmp', 'EE4E51B7']) {
+    for (const ref of ['7d3f9a2e-4b1c-4e8a-9f60-2c5d8e1a4b37', '7d3f9a2e-4b1c-4e8a-9f60-2c5d8e1a4b37.jsonl', '2025-10-14-8e1a4b37-session.tmp', '8E1A4B37']) {
       const byRef = await runCli(['sessions', 'show', ref], { cwd: repo, env });
       expect(byRef.code, ref).toBe(0);
       expect(byRef.stdout).toBe(show.stdout);
@@ -34,7 +34,7 @@ describe('vault sessions / vault handoff', () => {
     expect(missing.code).toBe(4);
     expect(missing.stderr).toMatch(/no session snapshot with short id, session id or file name "deadbeef"/);
     // a path is only ever compared with the listing: nothing outside the folder is read
-    for (const ref of ['../../etc', '/etc/passwd', '../sessions/2025-09-07-ee4e51b7-session.tmp', 'aaaaaaaa-bbbb-cccc-dddd-d022ee4e51b7']) {
+    for (const ref of ['../../etc', '/etc/passwd', '../sessions/2025-10-14-8e1a4b37-session.tmp', 'aaaaaaaa-bbbb-cccc-dddd-d0228e1a4b37']) {
       const bad = await runCli(['sessions', 'show', ref], { cwd: repo, env });
       expect(bad.code, ref).toBe(4);
     }
@@ -43,9 +43,9 @@ describe('vault sessions / vault handoff', () => {
   it('handoff --from-session turns a snapshot into an unreviewed handoff memory, create-only', async () => {
     const repo = gitRepo();
     const env = cliEnv();
-    await hook('stop', { session_id: '019a93b9-f380-7600-98ff-940e6b99603c', transcript_path: CODEX_REAL, cwd: repo }, { cwd: repo, env, harness: 'codex' });
+    await hook('stop', { session_id: '0199a1c2-7b3e-7d10-a4f5-3c8e2b6d9f01', transcript_path: CODEX_OLD, cwd: repo }, { cwd: repo, env, harness: 'codex' });
     const r = await runCli(
-      ['handoff', '--from-session', '6b99603c', '--title', 'LM Studio wiring: where it stands', '--target-harness', 'claude-code', '--json'],
+      ['handoff', '--from-session', '2b6d9f01', '--title', 'CSV export wiring: where it stands', '--target-harness', 'claude-code', '--json'],
       { cwd: repo, env },
     );
     expect(r.code, r.stderr).toBe(0);
@@ -55,28 +55,28 @@ describe('vault sessions / vault handoff', () => {
     expect(doc).toContain('trust: "unreviewed"');
     expect(doc).toContain('kind: "handoff"');
     expect(doc).toContain('## Next steps');
-    expect(doc).toMatch(/- \[in_progress\] Implement necessary code updates/);
-    expect(doc).toContain('- File: components/chat/chat-helpers/index.ts');
+    expect(doc).toMatch(/- \[in_progress\] Implement the CSV writer hook-up/);
+    expect(doc).toContain('- File: src/export/index.ts');
     const read = await runCli(['read', out.id, '--json'], { cwd: repo, env });
     expect(read.code, read.stderr).toBe(0);
     // create-only: the same explicit id twice is a conflict
-    const again = await runCli(['handoff', '--from-session', '6b99603c', '--title', 'x', '--id', out.id], { cwd: repo, env });
+    const again = await runCli(['handoff', '--from-session', '2b6d9f01', '--title', 'x', '--id', out.id], { cwd: repo, env });
     expect(again.code).toBe(5);
     const missing = await runCli(['handoff', '--from-session', 'nothere1', '--title', 'x'], { cwd: repo, env });
     expect(missing.code).toBe(4);
     // the same session handed off twice: warned like save, refused with --unique
-    const twice = await runCli(['handoff', '--from-session', '6b99603c', '--title', 'LM Studio wiring: where it stands', '--target-harness', 'claude-code'], {
+    const twice = await runCli(['handoff', '--from-session', '2b6d9f01', '--title', 'CSV export wiring: where it stands', '--target-harness', 'claude-code'], {
       cwd: repo,
       env,
     });
     expect(twice.code, twice.stderr).toBe(0);
     expect(twice.stderr).toContain(`warning: similar memories already exist: ${out.id}`);
-    const unique = await runCli(['handoff', '--from-session', '6b99603c', '--title', 'LM Studio wiring: where it stands', '--unique'], { cwd: repo, env });
+    const unique = await runCli(['handoff', '--from-session', '2b6d9f01', '--title', 'CSV export wiring: where it stands', '--unique'], { cwd: repo, env });
     expect(unique.code).toBe(5);
     expect(unique.stderr).toContain('a similar memory already exists');
     // a session of another worktree is handed off into this vault, with a warning
     const other = gitRepo();
-    const cross = await runCli(['handoff', '--from-session', '6b99603c', '--title', 'Elsewhere'], { cwd: other, env });
+    const cross = await runCli(['handoff', '--from-session', '2b6d9f01', '--title', 'Elsewhere'], { cwd: other, env });
     expect(cross.code, cross.stderr).toBe(0);
     expect(cross.stderr).toMatch(/warning: that session ran in .*, not in this worktree/);
   });

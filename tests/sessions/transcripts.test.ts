@@ -3,37 +3,34 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkTranscriptPath, readTranscript } from '../../src/sessions/read-transcript.js';
 import { emptySummary, noteToolError } from '../../src/sessions/transcript-summary.js';
-import { SHARED, tempDir } from '../helpers.js';
-
-const T = join(SHARED, 'fixtures', 'transcripts');
-const CLAUDE_REAL = join(T, 'claude/projects/-path-to-Demo/5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl');
-const CLAUDE_DAG = join(T, 'claude/projects/-tmp/dag_compact_after_rewind.jsonl');
-const CLAUDE_EDGE = join(T, 'claude/projects/-tmp/edge_cases.jsonl');
-const CLAUDE_SUBAGENTS = join(T, 'claude/projects/-workspace-example-app/55550000-0000-4000-8000-000000000001.jsonl');
-const CODEX_REAL = join(T, 'codex/sessions/2025/11/17/rollout-2025-11-17T15-30-28-019a93b9-f380-7600-98ff-940e6b99603c.jsonl');
-const CODEX_SYNTH = join(T, 'codex/sessions/2026/01/02/rollout-2026-01-02T03-04-05-11111111-1111-4111-8111-111111111111.jsonl');
+import { CLAUDE_DAG, CLAUDE_ODD, CLAUDE_SESSION, CLAUDE_SUBAGENTS, CODEX_CURRENT, CODEX_OLD } from '../hooks/hook-helpers.js';
+import { tempDir } from '../helpers.js';
 
 describe('Claude Code transcripts', () => {
-  it('real 1.x session: goal from the slash command, edits, shell commands, 3 tool errors, Japanese last message, subagent prompts excluded', () => {
-    const s = readTranscript(CLAUDE_REAL, { harness: 'claude-code' });
-    expect(s.sessionId).toBe('5c0375b4-57a5-4f26-b12d-d022ee4e51b7');
-    expect(s.cwd).toBe('/path/to/Demo');
+  it('1.x session: goal from the slash command, edits, shell commands, 3 tool errors, Japanese last message split over two lines, subagent prompts excluded', () => {
+    const s = readTranscript(CLAUDE_SESSION, { harness: 'claude-code' });
+    expect(s.sessionId).toBe('7d3f9a2e-4b1c-4e8a-9f60-2c5d8e1a4b37');
+    expect(s.cwd).toBe('/work/shop');
     expect(s.gitBranch).toBe('main');
-    expect(s.startedAt).toBe('2025-09-07T09:52:03.071Z');
-    expect(s.goal).toBe('/orchestrator @CLAUDE.md を最新の状態にアップデートしてください');
-    // 25 user lines, but tool results, the isMeta expansion and the sidechain Task prompts are not prompts
+    expect(s.startedAt).toBe('2025-10-14T08:15:03.014Z');
+    expect(s.goal).toBe('/release-notes CHANGELOG.md を v2.3 に合わせて更新してください');
+    // 18 user lines, but tool results, the isMeta expansion and the sidechain Task prompt are not prompts
     expect(s.prompts).toEqual([s.goal]);
-    expect(s.files).toEqual(['/path/to/Demo/CLAUDE.md']);
-    expect(s.commands).toContain('ls -la /path/to/Demo');
+    expect(s.files).toEqual(['/work/shop/CHANGELOG.md']);
+    expect(s.commands).toContain('ls -la /work/shop');
+    expect(s.commands).toContain('git log --merges --format=%s v2.2..HEAD'); // run by the inline subagent
     expect(s.commands).toHaveLength(5);
     expect(s.toolErrors).toHaveLength(3);
     expect(s.toolErrors.map((e) => e.split(':')[0])).toEqual(['Task', 'Bash', 'Edit']);
     // a heading line ("…the following issue:") keeps the line that says what the issue was
     expect(s.toolErrors[0]).toBe('Task: InputValidationError: Task failed due to the following issue: | The required parameter `prompt` is missing');
-    expect(s.toolErrors[1]).toBe('Bash: lsd: 3: No such file or directory (os error 2).');
-    expect(s.lastAssistant).toMatch(/^CLAUDE\.mdファイルを最新の状態にアップデートしました/);
+    // a bare exit-code line is passed over for the line that says what went wrong
+    expect(s.toolErrors[1]).toBe('Bash: /bin/bash: line 1: lsx: command not found');
+    expect(s.lastAssistant).toMatch(/^CHANGELOG\.md を v2\.3 の内容に更新しました。主な変更点：/);
+    expect(s.lastAssistant).toContain('請求書の日付'); // the second line of the same message.id
+    expect(s.lastAssistant).not.toContain('まず計画を立てます'); // an earlier response
     expect(s.openItems).toEqual([]); // every TodoWrite item ended completed
-    expect(s).toMatchObject({ records: 53, invalidLines: 0, unknownRecords: 0, truncated: false, skippedBytes: 0 });
+    expect(s).toMatchObject({ records: 33, invalidLines: 0, unknownRecords: 0, truncated: false, skippedBytes: 0 });
   });
 
   it('a tool error keeps the line that says what went wrong, past a bare exit code', () => {
@@ -46,63 +43,69 @@ describe('Claude Code transcripts', () => {
 
   it('compaction and rewind: the abandoned branch is dropped, the compaction marker and summary become notes', () => {
     const s = readTranscript(CLAUDE_DAG, { harness: 'claude-code' });
-    expect(s.sessionId).toBe('s1');
-    expect(s.prompts).toEqual(['Start', 'Second attempt', 'Keep going', 'After compaction']);
-    expect(s.compactions[0]).toBe('Context compacted (auto, 150000 tokens before) at 2025-07-01T10:30:00.000Z');
+    expect(s.sessionId).toBe('k2'); // neither the file name nor a uuid
+    expect(s.prompts).toEqual(['Plan the retry queue', 'Use a fixed delay instead', 'Keep going with the fixed delay', 'Add the dead-letter queue']);
+    expect(s.compactions[0]).toBe('Context compacted (auto, 152000 tokens before) at 2025-08-12T14:30:00.000Z');
     expect(s.compactions[1]).toMatch(/^Compaction summary: This session is being continued/);
-    expect(s.lastAssistant).toBe('Final answer');
+    expect(s.compactions).toHaveLength(2);
+    expect(s.lastAssistant).toBe('Dead-letter queue added.');
   });
 
   it('edge cases: non-record JSON, typo keys, string message, mixed todos, failing tool, summary title, unicode', () => {
-    const s = readTranscript(CLAUDE_EDGE, { harness: 'claude-code' });
-    expect(s.unknownRecords).toBe(4); // "massive error", {"silly"}, 42, [1]
+    const s = readTranscript(CLAUDE_ODD, { harness: 'claude-code' });
+    expect(s.unknownRecords).toBe(4); // "a bare JSON string", 7, ["not","a","record"], {"unrelated"}
     expect(s.invalidLines).toBe(0);
-    expect(s.title).toMatch(/^Tested various edge cases/);
+    expect(s.records).toBe(18);
+    expect(s.title).toMatch(/^Checked how the parser copes with odd records/);
     expect(s.toolErrors).toEqual(['FailingTool: Error: Tool execution failed with error: Command not found']);
-    expect(s.prompts).toContain('/test-command --verbose --output /tmp/test.log');
+    expect(s.prompts).toContain('/lint-all --fix --report /tmp/lint.log');
     expect(s.prompts.some((p) => p.includes('中文') && p.includes('🎉'))).toBe(true);
-    expect(s.prompts.some((p) => p.startsWith('Caveat:') || p.includes('local-command-stdout'))).toBe(false);
-    expect(s.openItems).toEqual([
-      '[in_progress] Implement core functionality',
-      '[pending] Add comprehensive tests',
-      '[pending] Write user documentation',
-      '[pending] Perform code review',
-    ]);
-    expect(s.files).toEqual(['/tmp/complex_example.py']);
+    expect(s.prompts.some((p) => p.startsWith('A bare string block first,'))).toBe(true); // a bare string in a content array
+    expect(s.prompts.some((p) => p.startsWith('Caveat:') || p.includes('local-command-stdout') || p.includes('typo'))).toBe(false);
+    expect(s.openItems).toEqual(['[in_progress] Handle typo keys', '[pending] Document the tolerant reader', '[pending] Ask for a review']);
+    expect(s.files).toEqual(['/tmp/odd_example.py']);
+    expect(s.lastAssistant).toBe('Odd records checked ✅');
   });
 
   it('2.x subagent layout: subagent files are read for files and commands, never for prompts', () => {
+    const s = readTranscript(CLAUDE_SUBAGENTS, { harness: 'claude-code' });
+    const goal = 'Walk me through the repository layout, then compare the api and worker packages side by side.';
+    expect(s.goal).toBe(goal);
+    expect(s.prompts).toEqual([goal]); // the subagents' first prompts are not the person's
+    expect(s.commands).toEqual(['ls packages/worker/src']);
+    expect(s.files).toEqual(['/work/atlas/packages/worker/NOTES.md']);
+    expect(s.lastAssistant).toMatch(/^Both packages are mapped/);
+    expect(s).toMatchObject({ records: 10, invalidLines: 0, unknownRecords: 0 }); // the main file's records
+    const plain = readTranscript(CLAUDE_SUBAGENTS, { harness: 'claude-code', subagents: false });
+    expect(plain).toMatchObject({ goal, commands: [], files: [] });
+    // a copy without the subagents folder has only the main file's content; a later subagent line counts
     const dir = tempDir();
-    const src = CLAUDE_SUBAGENTS.slice(0, -'.jsonl'.length);
-    const main = join(dir, '55550000-0000-4000-8000-000000000001.jsonl');
+    const main = join(dir, '3e8b1c20-5a4d-4c71-8e2f-90b6d4a7c115.jsonl');
     copyFileSync(CLAUDE_SUBAGENTS, main);
-    mkdirSync(join(dir, '55550000-0000-4000-8000-000000000001', 'subagents'), { recursive: true });
-    for (const f of ['agent-showcol1.jsonl', 'agent-showcol2.jsonl'])
-      copyFileSync(join(src, 'subagents', f), join(dir, '55550000-0000-4000-8000-000000000001', 'subagents', f));
+    expect(readTranscript(main, { harness: 'claude-code' })).toMatchObject({ commands: [], files: [] });
+    const sub = join(dir, '3e8b1c20-5a4d-4c71-8e2f-90b6d4a7c115', 'subagents');
+    mkdirSync(sub, { recursive: true });
+    copyFileSync(join(CLAUDE_SUBAGENTS.slice(0, -'.jsonl'.length), 'subagents', 'agent-atlas01.jsonl'), join(sub, 'agent-atlas01.jsonl'));
     appendFileSync(
-      join(dir, '55550000-0000-4000-8000-000000000001', 'subagents', 'agent-showcol2.jsonl'),
+      join(sub, 'agent-atlas01.jsonl'),
       `${JSON.stringify({
         type: 'assistant',
         isSidechain: true,
-        sessionId: '55550000-0000-4000-8000-000000000001',
+        sessionId: '3e8b1c20-5a4d-4c71-8e2f-90b6d4a7c115',
         message: {
           id: 'x',
           role: 'assistant',
           content: [
-            { type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'ls src/jobs' } },
-            { type: 'tool_use', id: 't2', name: 'Write', input: { file_path: '/workspace/example-app/src/jobs/NOTES.md' } },
+            { type: 'tool_use', id: 't1', name: 'Bash', input: { command: 'ls packages/api/test' } },
+            { type: 'tool_use', id: 't2', name: 'Write', input: { file_path: '/work/atlas/packages/api/NOTES.md' } },
           ],
         },
       })}\n`,
     );
-    const plain = readTranscript(CLAUDE_SUBAGENTS, { harness: 'claude-code' });
-    expect(plain.goal).toBe('Give me a tour of the repository: its structure, then compare the web and jobs modules side by side.');
-    expect(plain.prompts).toEqual([plain.goal]);
-    const s = readTranscript(main, { harness: 'claude-code' });
-    expect(s.commands).toEqual(['ls src/jobs']);
-    expect(s.files).toEqual(['/workspace/example-app/src/jobs/NOTES.md']);
-    expect(s.prompts).toEqual([plain.goal]);
-    expect(s.lastAssistant).toMatch(/^Both modules are surveyed/);
+    const copied = readTranscript(main, { harness: 'claude-code' });
+    expect(copied.commands).toEqual(['ls packages/api/test']);
+    expect(copied.files).toEqual(['/work/atlas/packages/api/NOTES.md']);
+    expect(copied.prompts).toEqual([goal]);
   });
 
   it('tolerates a half-written last line, invalid lines, blank and CRLF lines', () => {
@@ -112,7 +115,7 @@ describe('Claude Code transcripts', () => {
     writeFileSync(f, `not json at all\n\n${good}{"type":"user","message":{"role":"user","content":"half`);
     const s = readTranscript(f, { harness: 'claude-code' });
     expect(s.invalidLines).toBe(2);
-    expect(s.lastAssistant).toBe('Final answer');
+    expect(s.lastAssistant).toBe('Dead-letter queue added.');
     expect(s.records).toBe(12);
   });
 
@@ -136,36 +139,37 @@ describe('Claude Code transcripts', () => {
 
   it('stops at the deadline and says so', () => {
     let t = 0;
-    const s = readTranscript(CLAUDE_REAL, { harness: 'claude-code', deadline: 5, now: () => (t += 10) });
+    const s = readTranscript(CLAUDE_SESSION, { harness: 'claude-code', deadline: 5, now: () => (t += 10) });
     expect(s.truncated).toBe(true);
     expect(s.skippedBytes).toBeGreaterThan(0);
   });
 });
 
 describe('Codex rollouts', () => {
-  it('real 0.58 session that never finished: prompt, shell commands, apply_patch edits, plan, failed commands, no last message', () => {
-    const s = readTranscript(CODEX_REAL, { harness: 'codex' });
-    expect(s.sessionId).toBe('019a93b9-f380-7600-98ff-940e6b99603c');
-    expect(s.cwd).toBe('/home/user/projects/temp/chatbot-ui');
+  it('0.58 shapes, a session that never finished: prompt, shell commands, apply_patch edits, plan, failed commands, no last message', () => {
+    const s = readTranscript(CODEX_OLD, { harness: 'codex' });
+    expect(s.sessionId).toBe('0199a1c2-7b3e-7d10-a4f5-3c8e2b6d9f01');
+    expect(s.cwd).toBe('/home/dev/projects/ledger');
     expect(s.gitBranch).toBe('main');
     expect(s.prompts).toHaveLength(1); // the <environment_context> message is not a prompt
-    expect(s.goal).toMatch(/^finish up the users work by rigging up the chatbot-ui to use lmstudio/);
-    expect(s.files).toEqual(['components/chat/chat-helpers/index.ts']);
+    expect(s.goal).toMatch(/^wire the ledger export to the new CSV writer/);
+    expect(s.files).toEqual(['src/export/index.ts']); // from the apply_patch heredoc inside a shell call
     expect(s.commands).toContain('cat package.json');
-    expect(s.toolErrors.some((e) => e.includes("ls: cannot access 'lib/ai'"))).toBe(true);
+    expect(s.toolErrors).toEqual(["shell (exit 2): ls: cannot access 'src/legacy': No such file or directory"]);
     expect(s.openItems).toHaveLength(2);
-    expect(s.openItems![0]).toMatch(/^\[in_progress\] Implement necessary code updates/);
+    expect(s.openItems![0]).toMatch(/^\[in_progress\] Implement the CSV writer hook-up/);
     expect(s.lastAssistant).toBeUndefined();
-    expect(s).toMatchObject({ records: 279, invalidLines: 0, unknownRecords: 0 });
+    expect(JSON.stringify(s)).not.toContain('SYNTHETIC_CIPHERTEXT');
+    expect(s).toMatchObject({ records: 28, invalidLines: 0, unknownRecords: 0 });
   });
 
-  it('synthetic current shapes: exec_command, custom apply_patch, agent message, unknown record skipped', () => {
-    const s = readTranscript(CODEX_SYNTH, { harness: 'codex' });
-    expect(s.sessionId).toBe('11111111-1111-4111-8111-111111111111');
-    expect(s.prompts).toEqual(['List the synthetic files.']);
-    expect(s.commands).toEqual(['find . -maxdepth 1 -type f']);
-    expect(s.files).toEqual(['gamma.txt']);
-    expect(s.lastAssistant).toBe('The synthetic files are alpha.txt and beta.txt.');
+  it('current shapes: exec_command, custom apply_patch, agent message, unknown record skipped', () => {
+    const s = readTranscript(CODEX_CURRENT, { harness: 'codex' });
+    expect(s.sessionId).toBe('aaaabbbb-cccc-4ddd-8eee-ffff00001111');
+    expect(s.prompts).toEqual(['Which config files does the app read?']);
+    expect(s.commands).toEqual(['ls config']);
+    expect(s.files).toEqual(['config/README.md']);
+    expect(s.lastAssistant).toBe('The app reads config/app.toml and config/logging.toml.');
     expect(s.unknownRecords).toBe(1);
     expect(JSON.stringify(s)).not.toContain('SYNTHETIC_ENCRYPTED_CONTENT');
   });

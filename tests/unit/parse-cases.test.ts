@@ -1,14 +1,12 @@
 /**
  * One table of parse cases: each input, and the VaultError code (with field and line where they
- * apply) or the non-canonical reasons it must produce. Fixtures come from /work/shared/fixtures.
+ * apply) or the non-canonical reasons it must produce. Fixtures: tests/fixtures/memories.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseMemory, type NonCanonicalReason } from '../../src/document/parse.js';
 import { serializeMemory } from '../../src/document/serialize.js';
 import { isVaultError } from '../../src/errors.js';
-import { SHARED } from '../helpers.js';
+import { memoryFixture } from '../helpers.js';
 
 const FIELDS: Record<string, string> = {
   schema: '"ecc.memory.v1"',
@@ -35,7 +33,9 @@ function doc(patch: Record<string, string | null> = {}, body = 'We use server se
 }
 
 const VALID = doc();
-const fixture = (rel: string) => readFileSync(join(SHARED, 'fixtures', rel));
+const fixture = memoryFixture;
+const DECISION = 'mem_20260903_a41c7e9b2d05f3816c4e';
+const HANDOFF = 'mem_20260904_5be28d1f0a7c93e4b6d1';
 
 interface Case {
   name: string;
@@ -202,25 +202,25 @@ const cases: Case[] = [
   { name: 'lists spelled [ "a" ] are not', input: doc({ tags: '[ "auth" ]' }), nonCanonical: ['frontmatter-style'] },
   { name: 'compact lists and a missing blank line', input: doc({ tags: '["auth","x"]' }).replace('---\n\nWe', '---\nWe'), nonCanonical: ['body-spacing'] },
   // reference fixtures
-  { name: 'ecc fixture: older decision', input: fixture('ecc/mem_20260725_01kolder.md'), nonCanonical: [] },
-  { name: 'ecc fixture: handoff', input: fixture('ecc/mem_20260726_01k123example.md'), nonCanonical: [] },
+  { name: 'reference fixture: decision', input: fixture(`reference/${DECISION}.md`), nonCanonical: [] },
+  { name: 'reference fixture: handoff', input: fixture(`reference/${HANDOFF}.md`), nonCanonical: [] },
   {
     name: 'obsidian fixture: block-style properties',
-    input: fixture('obsidian/mem_20260726_01k123example.md'),
+    input: fixture(`obsidian/${HANDOFF}.md`),
     nonCanonical: ['frontmatter-style'],
     check: (p) =>
       expect(p.memory).toMatchObject({
         scope: 'team',
         status: 'superseded',
         targetHarnesses: ['claude'],
-        tags: ['auth', 'migration'],
-        links: ['mem_20260725_01kolder'],
+        tags: ['queue', 'reliability'],
+        links: [DECISION],
       }),
   },
   {
     name: 'obsidian fixture: "Date & time" property',
-    input: fixture('obsidian/mem_20260801_datetime.md'),
-    error: { code: 'invalid-field', field: 'created_at', line: 14, message: /"2026-08-01T10:15"/, hint: /Date & time/ },
+    input: fixture('obsidian/mem_20260911_replaytime.md'),
+    error: { code: 'invalid-field', field: 'created_at', line: 14, message: /"2026-09-11T09:40"/, hint: /Date & time/ },
   },
 ];
 
@@ -288,37 +288,41 @@ describe('parse cases', () => {
   });
 
   it('the reference fixtures parse to the same values and re-serialize byte-identical', () => {
-    for (const name of ['mem_20260725_01kolder.md', 'mem_20260726_01k123example.md']) {
-      const bytes = fixture(`ecc/${name}`);
+    for (const id of [DECISION, HANDOFF]) {
+      const bytes = fixture(`reference/${id}.md`);
       const p = parseMemory(bytes);
       expect(p.canonical).toBe(true);
       expect(Buffer.from(serializeMemory(p.memory), 'utf8').equals(bytes)).toBe(true);
     }
-    const handoff = parseMemory(fixture('ecc/mem_20260726_01k123example.md')).memory;
+    // the reference's own spelling of lists: JSON.stringify, no space after the comma
+    expect(fixture(`reference/${HANDOFF}.md`).toString('utf8')).toContain('\ntags: ["queue","reliability"]\n');
+    const handoff = parseMemory(fixture(`reference/${HANDOFF}.md`)).memory;
     expect(handoff).toEqual({
       schema: 'ecc.memory.v1',
-      id: 'mem_20260726_01k123example',
-      title: 'Authentication migration handoff',
+      id: HANDOFF,
+      title: 'Dead-letter queue hand-off',
       kind: 'handoff',
       scope: 'project',
       trust: 'unreviewed',
       status: 'active',
       sourceHarness: 'codex',
       targetHarnesses: ['claude'],
-      tags: ['auth', 'migration'],
-      links: ['mem_20260725_01kolder'],
-      createdAt: '2026-07-26T20:00:00.000Z',
-      updatedAt: '2026-07-26T20:00:00.000Z',
-      body: 'The token rotation tests pass. The remaining task is to move the session store from JWT cookies to Redis and keep the old token check for 30 days.',
+      tags: ['queue', 'reliability'],
+      links: [DECISION],
+      createdAt: '2026-09-04T16:05:09.871Z',
+      updatedAt: '2026-09-04T16:05:09.871Z',
+      body: 'The worker moves a job to the dead-letter queue after its fifth failed attempt. Left to do: an alert when the queue holds more than 100 jobs, and a replay command.',
     });
-    const older = parseMemory(fixture('ecc/mem_20260725_01kolder.md')).memory;
-    expect(older).toMatchObject({ id: 'mem_20260725_01kolder', kind: 'decision', sourceHarness: 'claude', tags: ['auth'], links: [] });
-    expect(older.body).toBe('We replace stateless JWT with server-side sessions stored in Redis.\nKey format: `sess:<user-id>:<session-id>`, TTL 14 days.');
+    const decision = parseMemory(fixture(`reference/${DECISION}.md`)).memory;
+    expect(decision).toMatchObject({ id: DECISION, kind: 'decision', sourceHarness: 'claude', tags: ['queue'], links: [] });
+    expect(decision.body).toBe(
+      'Failed jobs are retried every 30 seconds, at most five times.\nExponential backoff was tried and dropped: the upstream rate limit resets every minute, so longer waits only delayed work.',
+    );
   });
 
   it('the Obsidian block-style fixture has the same values as the reference handoff, except what the person changed', () => {
-    const ref = parseMemory(fixture('ecc/mem_20260726_01k123example.md')).memory;
-    const obs = parseMemory(fixture('obsidian/mem_20260726_01k123example.md')).memory;
+    const ref = parseMemory(fixture(`reference/${HANDOFF}.md`)).memory;
+    const obs = parseMemory(fixture(`obsidian/${HANDOFF}.md`)).memory;
     expect({ ...obs, scope: ref.scope, status: ref.status, body: ref.body }).toEqual(ref);
   });
 });
