@@ -1,0 +1,64 @@
+/**
+ * The default suite runs in a plain clone: no test reads `../shared` (the folder beside our own
+ * checkouts) except tests/third-party-fixtures.test.ts, which skips itself when it is absent.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { REPO } from '../helpers.js';
+
+const ALLOWED = 'tests/third-party-fixtures.test.ts';
+/** Ways a test could name the shared folder: the old constant, a `../shared` path, a `'shared'` path segment, the CI copy's absolute path. */
+const SHARED_USE = [/\bSHARED\b/, /\.\.[\\/]+shared\b/, /(['"`])shared\1/, /\/work\/shared\b/];
+
+function testSources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
+    const p = join(dir, d.name);
+    if (d.isDirectory()) return d.name === 'fixtures' ? [] : testSources(p);
+    return /\.(m?[jt]s)$/.test(d.name) ? [p] : [];
+  });
+}
+
+describe('self-contained tests', () => {
+  it(`no test file outside ${ALLOWED} reads ../shared`, () => {
+    const offenders: string[] = [];
+    const files = testSources(join(REPO, 'tests'));
+    expect(files.length).toBeGreaterThan(40);
+    for (const file of files) {
+      const rel = relative(REPO, file);
+      if (rel === ALLOWED || rel === 'tests/unit/self-contained.test.ts') continue;
+      readFileSync(file, 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          if (SHARED_USE.some((re) => re.test(line))) offenders.push(`${rel}:${i + 1}: ${line.trim()}`);
+        });
+    }
+    expect(offenders).toEqual([]);
+    // vitest.config.ts and its setup files must not point there either
+    for (const f of ['vitest.config.ts', ...readdirSync(join(REPO, 'tests')).filter((n) => n.endsWith('.ts') && !n.endsWith('.test.ts'))]) {
+      const p = f === 'vitest.config.ts' ? join(REPO, f) : join(REPO, 'tests', f);
+      expect(
+        SHARED_USE.some((re) => re.test(readFileSync(p, 'utf8'))),
+        f,
+      ).toBe(false);
+    }
+  });
+
+  it('the guard recognises each way of naming the folder', () => {
+    for (const line of [
+      "import { SHARED } from '../helpers.js';",
+      "readFileSync('../shared/fixtures/ecc/x.md')",
+      "join(REPO, '..', 'shared')",
+      "'/work/shared/fixtures'",
+    ])
+      expect(
+        SHARED_USE.some((re) => re.test(line)),
+        line,
+      ).toBe(true);
+    for (const line of ["memoryText({ id: 'mem_sec_shared' })", '// ranks by shared words', "'packages/shared'"])
+      expect(
+        SHARED_USE.some((re) => re.test(line)),
+        line,
+      ).toBe(false);
+  });
+});
