@@ -47,8 +47,9 @@ describe('CLI hardening found by hostile-input testing', () => {
   });
 
   it('search never writes or reads its index through a symlinked index folder, and still answers', async () => {
-    const dir = tempDir(); // no .git: the index lives in <vault>/.index
-    const env = cliEnv();
+    // no .git: the index lives in <vault>/.index; an explicit root, so a stray .ecc in a parent folder is never the vault
+    const dir = tempDir();
+    const env = cliEnv({ ECC_MEMORY_PROJECT_ROOT: join(dir, '.ecc/memory') });
     expect((await runCli(['save', '--scope', 'team', '--title', 'redis sessions', '--body', 'we use redis'], { cwd: dir, env })).code).toBe(0);
     const outside = tempDir();
     rmSync(join(dir, '.ecc/memory/.index'), { recursive: true, force: true });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readdirSync } from 'node:fs';
-import { cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';
+import { cliEnv, gitRepo, runCli } from '../helpers.js';
 import { memory, putFile, putMemories } from './search-helpers.js';
 
 async function search(repo: string, env: Record<string, string>, ...args: string[]) {
@@ -126,16 +126,17 @@ describe('vault search through the CLI', () => {
     expect(kind.code).toBe(2);
   });
 
-  it('in a folder without a vault: no results, a hint, and nothing written there', async () => {
-    const dir = tempDir();
+  it('in a repository without a vault: no results, a hint, and nothing written there', async () => {
+    // a git repo, so vault discovery stops at its work tree (a stray .ecc in a parent folder is not this repo's vault)
+    const dir = gitRepo();
     const r = await runCli(['search', 'redis'], { cwd: dir, env: cliEnv() });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe('no memories match "redis"\n');
     expect(r.stderr).toMatch(/hint: there is no vault here .*vault init/);
-    expect(readdirSync(dir)).toEqual([]);
+    expect(readdirSync(dir)).toEqual(['.git']);
     const json = await runCli(['search', 'redis', '--json'], { cwd: dir, env: cliEnv() });
     expect(JSON.parse(json.stdout)).toMatchObject({ results: [], total: 0 });
-    expect(readdirSync(dir)).toEqual([]);
+    expect(readdirSync(dir)).toEqual(['.git']);
   });
 
   it('does not echo a credential pasted as a query', async () => {

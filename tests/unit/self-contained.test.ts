@@ -1,11 +1,13 @@
 /**
  * The default suite runs in a plain clone: no test reads `../shared` (the folder beside our own
- * checkouts) except tests/third-party-fixtures.test.ts, which skips itself when it is absent.
+ * checkouts) except tests/third-party-fixtures.test.ts, which skips itself when it is absent; and
+ * the run's temp folders sit in a TMPDIR of its own (tests/global-setup.ts).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { tmpdir } from 'node:os';
+import { join, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO } from '../helpers.js';
+import { cliEnv, REPO, tempDir } from '../helpers.js';
 
 const ALLOWED = 'tests/third-party-fixtures.test.ts';
 /** Ways a test could name the shared folder: the old constant, a `../shared` path, a `'shared'` path segment, the CI copy's absolute path. */
@@ -60,5 +62,16 @@ describe('self-contained tests', () => {
         SHARED_USE.some((re) => re.test(line)),
         line,
       ).toBe(false);
+  });
+});
+
+describe('hermetic temp folders', () => {
+  it('every temp folder of the run sits in the fresh TMPDIR made for it, and CLI subprocesses get it too', () => {
+    const runDir = process.env.VAULT_TEST_TMPDIR;
+    expect(runDir).toMatch(/[\\/]vault-tests-[^\\/]+$/);
+    expect(tmpdir()).toBe(runDir);
+    expect(tempDir().startsWith(`${runDir}${sep}`)).toBe(true);
+    expect(cliEnv().TMPDIR).toBe(runDir);
+    expect(cliEnv().HOME!.startsWith(`${runDir}${sep}`)).toBe(true);
   });
 });
