@@ -1,12 +1,17 @@
 /**
- * Test helpers: temp trees from object literals, git repos, and the CLI run as a real
- * subprocess (bin/vault.js over dist/) with HOME and every root pointed at temp folders.
+ * Test helpers: temp trees from object literals, git repos, and the CLI run in-process
+ * ({@link runCli}) or as the real binary ({@link runBin}, bin/vault.js over dist/), with HOME and
+ * every root pointed at temp folders. The only imports of src/ for running the CLI are here.
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterEach } from 'vitest';
+import type { CliIo } from '../src/cli/context.js';
+import { main } from '../src/cli/main.js';
+import { type PayloadRead, runHook } from '../src/hooks/run-hook.js';
+import { nodeRuntime } from '../src/io/runtime.js';
 
 export const REPO = resolve(__dirname, '..');
 export const BIN = join(REPO, 'bin', 'vault.js');
@@ -69,7 +74,7 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Environment for a CLI subprocess: HOME and roots in temp folders, no inherited vault variables. */
+/** Environment for a CLI run: HOME and roots in temp folders, no inherited vault variables. */
 export function cliEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   const home = tempDir('vault-home-');
   const env: Record<string, string> = {};
@@ -86,8 +91,67 @@ export function cliEnv(extra: Record<string, string | undefined> = {}): Record<s
   return env;
 }
 
-/** Runs `vault <args>` as a subprocess in `cwd`. */
-export function runCli(args: string[], opts: { cwd: string; env?: Record<string, string>; input?: string | Buffer; timeoutMs?: number }): Promise<RunResult> {
+/** Options of {@link runCli} and {@link runBin}. */
+export interface RunOptions {
+  cwd: string;
+  /** the whole environment of the run (default: a fresh {@link cliEnv}) */
+  env?: Record<string, string>;
+  /** standard input (default: empty, closed) */
+  input?: string | Buffer;
+  /** subprocess only: SIGKILL after this many ms (default 30 s) */
+  timeoutMs?: number;
+  /** in-process only: tell the CLI that stdout is a terminal (colour, progress) */
+  tty?: boolean;
+}
+
+/**
+ * Runs `vault <args>` in-process through the CLI's `main(argv, io)`, with its own cwd,
+ * environment and stdin, capturing stdout, stderr and the exit code. Nothing process-wide is
+ * changed (no chdir, no process.env), so runs may overlap. `vault hook ...` goes to the hook
+ * runner as bin/vault.js sends it (without yargs), with the payload given as stdin. The real
+ * binary (start-up, the lean and hook bundles, signals, races between processes) is what
+ * {@link runBin} runs.
+ */
+export async function runCli(args: string[], opts: RunOptions): Promise<RunResult> {
+  const env = opts.env ?? cliEnv();
+  const input = opts.input === undefined ? Buffer.alloc(0) : Buffer.from(opts.input);
+  const runtime = nodeRuntime({ cwd: opts.cwd, env, home: env.HOME ?? env.USERPROFILE ?? homedir() });
+  let stdout = '';
+  let stderr = '';
+  if (args[0] === 'hook' && !args.includes('--help') && !args.includes('-h')) {
+    // bin/vault.js → runHookProcess: `hook <event> [--harness H]`, always exit 0, never stderr
+    let event: string | undefined;
+    let harness: string | undefined;
+    for (let i = 1; i < args.length; i++) {
+      const a = args[i]!;
+      if (a === '--harness') harness = args[++i];
+      else if (a.startsWith('--harness=')) harness = a.slice('--harness='.length);
+      else if (!a.startsWith('-') && event === undefined) event = a;
+    }
+    const readPayload = async (maxBytes: number): Promise<PayloadRead> =>
+      input.length > maxBytes
+        ? { bytes: Buffer.alloc(0), tooLarge: true, timedOut: false, tty: false }
+        : { bytes: input, tooLarge: false, timedOut: false, tty: false };
+    try {
+      await runHook(event ?? '', harness, { readPayload, stdout: (t) => (stdout += t), runtime });
+    } catch {
+      /* never fails the agent, as in the binary */
+    }
+    return { code: 0, stdout, stderr };
+  }
+  const io: CliIo = {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    readStdin: async (maxBytes) => input.subarray(0, maxBytes),
+    stdoutIsTTY: opts.tty ?? false,
+    runtime,
+  };
+  const code = await main(args, io);
+  return { code, stdout, stderr };
+}
+
+/** Runs `vault <args>` as a real subprocess (bin/vault.js over dist/) in `cwd`. */
+export function runBin(args: string[], opts: RunOptions): Promise<RunResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd, env: opts.env ?? cliEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';

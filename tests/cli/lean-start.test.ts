@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseLeanArgs } from '../../src/cli/lean-main.js';
-import { cliEnv, git, memoryFixture, REPO, runCli, type RunResult } from '../helpers.js';
+import { cliEnv, git, memoryFixture, REPO, runBin, type RunResult } from '../helpers.js';
 
 interface Mem {
   id: string;
@@ -182,7 +182,7 @@ beforeAll(async () => {
     ['search', '--scope', 'user', '--user-root', 'relative/path'],
   ];
   for (const args of warmUp) {
-    const r = await runCli(args, { cwd: repo, env: { ...env, ECC_VAULT_CLI: 'full' } });
+    const r = await runBin(args, { cwd: repo, env: { ...env, ECC_VAULT_CLI: 'full' } });
     expect(r.code, r.stderr).toBe(0);
   }
 }, 60_000);
@@ -275,8 +275,8 @@ describe('lean start-up path of vault search / vault read', () => {
   it.each(CASES.map(([path, args], i) => [i, path, args] as const))('case %i (%s): same stdout, stderr and exit code as yargs', async (_i, _path, makeArgs) => {
     const args = makeArgs();
     const [full, lean]: RunResult[] = await Promise.all([
-      runCli(args, { cwd: repo, env: { ...env, ECC_VAULT_CLI: 'full' } }),
-      runCli(args, { cwd: repo, env }),
+      runBin(args, { cwd: repo, env: { ...env, ECC_VAULT_CLI: 'full' } }),
+      runBin(args, { cwd: repo, env }),
     ]);
     expect(lean, `vault ${args.join(' ')}`).toEqual(full);
     expect(full.stderr).not.toMatch(/internal error|\n\s+at /);
@@ -291,7 +291,7 @@ describe('lean start-up path of vault search / vault read', () => {
       ['search', '--kind', 'nope'],
       ['read', 'not an id'],
     ]) {
-      codes.add((await runCli(args, { cwd: repo, env })).code);
+      codes.add((await runBin(args, { cwd: repo, env })).code);
     }
     expect([...codes].sort()).toEqual([0, 2, 3, 4, 6].filter((c) => codes.has(c)));
     expect(codes.size).toBeGreaterThanOrEqual(4);

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, gitRepo, memoryFixture, runCli, tempDir } from '../helpers.js';
+import { cliEnv, gitRepo, memoryFixture, runBin, runCli, tempDir } from '../helpers.js';
 
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];
@@ -93,7 +93,7 @@ describe('vault save / read through the CLI', () => {
     const id = 'mem_race_condition_test';
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
-        runCli(['save', '--scope', 'team', '--id', id, '--title', `writer ${i}`, '--body', `body ${i}`], { cwd: repo, env }),
+        runBin(['save', '--scope', 'team', '--id', id, '--title', `writer ${i}`, '--body', `body ${i}`], { cwd: repo, env }),
       ),
     );
     expect(results.filter((r) => r.code === 0)).toHaveLength(1);

@@ -1,10 +1,11 @@
 /**
- * Helpers for hook tests: run `vault hook <event>` as a subprocess with a JSON payload, and look
- * at the sessions folder and the vault afterwards.
+ * Helpers for hook tests: run `vault hook <event>` with a JSON payload (in-process through the
+ * hook runner, or with `bin: true` as the real binary and its hook bundle), and look at the
+ * sessions folder and the vault afterwards.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { FIXTURES, runCli, type RunResult } from '../helpers.js';
+import { FIXTURES, runBin, runCli, type RunResult } from '../helpers.js';
 
 /** Our synthetic transcripts in the harnesses' formats (what each holds: tests/fixtures/transcripts/README.md). */
 export const T = join(FIXTURES, 'transcripts');
@@ -25,10 +26,10 @@ export const CODEX_CURRENT = join(T, 'codex/sessions/2026/02/11/rollout-2026-02-
 export function hook(
   event: string,
   payload: unknown,
-  opts: { cwd: string; env: Record<string, string>; harness?: string; timeoutMs?: number },
+  opts: { cwd: string; env: Record<string, string>; harness?: string; timeoutMs?: number; bin?: boolean },
 ): Promise<RunResult> {
   const input = typeof payload === 'string' || Buffer.isBuffer(payload) ? payload : JSON.stringify(payload);
-  return runCli(['hook', event, ...(opts.harness ? ['--harness', opts.harness] : [])], {
+  return (opts.bin ? runBin : runCli)(['hook', event, ...(opts.harness ? ['--harness', opts.harness] : [])], {
     cwd: opts.cwd,
     env: opts.env,
     input,

@@ -315,7 +315,10 @@ describe('vault hook stop / session-end / pre-compact (subprocess, real transcri
     await hook('stop', stopPayload(repo), { cwd: repo, env });
     const n = 6;
     const results = await Promise.all(
-      Array.from({ length: n }, (_, i) => hook('pre-compact', { ...stopPayload(repo), hook_event_name: 'PreCompact', trigger: `t${i}` }, { cwd: repo, env })),
+      // separate processes of the real binary: the race is between processes
+      Array.from({ length: n }, (_, i) =>
+        hook('pre-compact', { ...stopPayload(repo), hook_event_name: 'PreCompact', trigger: `t${i}` }, { cwd: repo, env, bin: true }),
+      ),
     );
     for (const r of results) expect(r).toMatchObject({ code: 0, stdout: '' });
     const text = readFileSync(join(sessionsDirOf(env), snapshotNames(env)[0]!), 'utf8');

@@ -2,7 +2,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, rmSync, truncateSync
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serializeMemory } from '../../src/document/serialize.js';
-import { cliEnv, gitRepo, runCli } from '../helpers.js';
+import { cliEnv, gitRepo, runBin, runCli } from '../helpers.js';
 import { memory, memoryPath, putMemories } from './search-helpers.js';
 
 type Json = {
@@ -12,7 +12,15 @@ type Json = {
 };
 
 async function search(repo: string, env: Record<string, string>, ...args: string[]): Promise<Json> {
-  const r = await runCli(['search', ...args, '--scope', 'team', '--json'], { cwd: repo, env });
+  return searchWith(runCli, repo, env, ...args);
+}
+
+/**
+ * `run`: runCli (in-process) or runBin (a new process each time: a process keeps the index
+ * generations it loaded, as they are immutable, so only a new one meets damage planted on disk).
+ */
+async function searchWith(run: typeof runCli, repo: string, env: Record<string, string>, ...args: string[]): Promise<Json> {
+  const r = await run(['search', ...args, '--scope', 'team', '--json'], { cwd: repo, env });
   expect(r.code, r.stderr + r.stdout).toBe(0);
   return JSON.parse(r.stdout) as Json;
 }
@@ -104,7 +112,7 @@ describe('index freshness (through the CLI)', () => {
     const ms = Array.from({ length: 30 }, (_, i) => memory({ title: `Topic ${i}`, body: `shared keyword plus unique${i}` }));
     putMemories(repo, ...ms);
     const expectAll = async (why: RegExp) => {
-      const r = await search(repo, env, 'keyword', '--limit', '100');
+      const r = await searchWith(runBin, repo, env, 'keyword', '--limit', '100');
       expect(r.total).toBe(30);
       expect(r.diagnostics.index[0]!.action).toBe('rebuilt');
       expect(r.diagnostics.index[0]!.reason).toMatch(why);
@@ -126,7 +134,7 @@ describe('index freshness (through the CLI)', () => {
     // a term bucket cut in half: found when the query needs it, then rebuilt from the files
     const gen = generationDir(repo);
     for (const f of readdirSync(gen).filter((n) => /^b\d+\.bin$/.test(n))) truncateSync(join(gen, f), Math.floor(statSync(join(gen, f)).size / 2));
-    const r = await search(repo, env, 'keyword', '--limit', '100');
+    const r = await searchWith(runBin, repo, env, 'keyword', '--limit', '100');
     expect(r.total).toBe(30);
     expect(r.diagnostics.index[0]!.action).toBe('rebuilt');
 
@@ -148,10 +156,11 @@ describe('index freshness (through the CLI)', () => {
     await search(repo, env, 'concurrency');
     for (let round = 0; round < 3; round++) {
       putMemories(repo, memory({ title: `Round ${round}`, body: 'concurrency added later' }));
+      // separate processes: the race is between processes
       const runs = await Promise.all([
-        runCli(['search', 'concurrency', '--scope', 'team', '--json', '--limit', '100'], { cwd: repo, env }),
-        runCli(['search', 'concurrency', '--scope', 'team', '--json', '--limit', '100'], { cwd: repo, env }),
-        runCli(['index', '--scope', 'team', ...(round === 1 ? ['--rebuild'] : []), '--json'], { cwd: repo, env }),
+        runBin(['search', 'concurrency', '--scope', 'team', '--json', '--limit', '100'], { cwd: repo, env }),
+        runBin(['search', 'concurrency', '--scope', 'team', '--json', '--limit', '100'], { cwd: repo, env }),
+        runBin(['index', '--scope', 'team', ...(round === 1 ? ['--rebuild'] : []), '--json'], { cwd: repo, env }),
       ]);
       for (const r of runs) expect(r.code, r.stderr).toBe(0);
       for (const r of runs.slice(0, 2)) expect(JSON.parse(r.stdout).total).toBe(41 + round);

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { serializeMemory } from '../../src/document/serialize.js';
 import { bucketFileName, bucketOf, IndexUnusable } from '../../src/search/index-format.js';
 import { BucketReader, encodeBucket } from '../../src/search/postings.js';
-import { cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';
+import { cliEnv, gitRepo, runBin, tempDir } from '../helpers.js';
 import { memory, memoryPath, putMemories } from './search-helpers.js';
 
 type Json = { results: Array<{ id: string; title: string; path: string }>; diagnostics: { index: Array<{ action: string; reason?: string }> } };
@@ -47,8 +47,10 @@ describe('a planted or damaged index', () => {
     const env = cliEnv();
     const ms = [memory({ title: 'Widget alpha', body: 'widget rollout' }), memory({ title: 'Widget beta', body: 'widget rollback' })];
     putMemories(repo, ...ms);
+    // each search a new process of the binary: a process keeps the index generations it loaded
+    // (they are immutable), so damage planted under a running one is what a later process meets
     const search = async () => {
-      const r = await runCli(['search', 'widget', '--scope', 'team', '--json'], { cwd: repo, env, timeoutMs: 15_000 });
+      const r = await runBin(['search', 'widget', '--scope', 'team', '--json'], { cwd: repo, env, timeoutMs: 15_000 });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toBe('');
       const j = JSON.parse(r.stdout) as Json;

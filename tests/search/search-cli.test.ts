@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readdirSync } from 'node:fs';
-import { cliEnv, gitRepo, runCli } from '../helpers.js';
+import { cliEnv, gitRepo, runBin, runCli } from '../helpers.js';
 import { memory, putFile, putMemories } from './search-helpers.js';
 
 async function search(repo: string, env: Record<string, string>, ...args: string[]) {
@@ -142,8 +142,10 @@ describe('vault search through the CLI', () => {
   it('does not echo a credential pasted as a query', async () => {
     const repo = gitRepo();
     const env = cliEnv();
+    // the lean start-up path (the binary) and the full CLI (in-process)
     for (const extra of [[], ['ECC_VAULT_CLI', 'full']]) {
-      const r = await runCli(['search', 'AKIAIOSFODNN7EXAMPLE'], { cwd: repo, env: { ...env, ...Object.fromEntries(extra.length ? [extra] : []) } });
+      const run = extra.length ? runCli : runBin;
+      const r = await run(['search', 'AKIAIOSFODNN7EXAMPLE'], { cwd: repo, env: { ...env, ...Object.fromEntries(extra.length ? [extra] : []) } });
       expect(r.code).toBe(0);
       expect(r.stdout + r.stderr).not.toContain('AKIAIOSFODNN7EXAMPLE');
       expect(r.stdout).toContain('no memories match "[REDACTED');
@@ -156,7 +158,7 @@ describe('vault search through the CLI', () => {
         ['--status', token],
         ['--scope', token],
       ]) {
-        const bad = await runCli(['search', 'x', ...args], { cwd: repo, env: env2 });
+        const bad = await run(['search', 'x', ...args], { cwd: repo, env: env2 });
         expect([2, 3], args.join(' ')).toContain(bad.code);
         expect(bad.stdout + bad.stderr, args.join(' ')).not.toContain(token);
       }

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { serializeMemory } from '../../src/document/serialize.js';
-import { BIN, cliEnv, gitRepo, runCli } from '../helpers.js';
+import { BIN, cliEnv, gitRepo, runBin } from '../helpers.js';
 import { memory, memoryPath, putMemories } from './search-helpers.js';
 import { indexStatus } from '../../src/search/index-status.js';
 import { resolveRoots } from '../../src/store/roots.js';
@@ -37,7 +37,7 @@ describe('vault watch', () => {
       // the watcher refreshed the index: nothing is stale (read-only check), and search agrees
       const status = indexStatus(resolveRoots(nodeRuntime({ cwd: repo, env })), ['team']);
       expect(status).toMatchObject({ exists: true, stale: false, documents: 1 });
-      const r = JSON.parse((await runCli(['search', 'edited', '--scope', 'team', '--json'], { cwd: repo, env })).stdout);
+      const r = JSON.parse((await runBin(['search', 'edited', '--scope', 'team', '--json'], { cwd: repo, env })).stdout);
       expect(r.results.map((h: { id: string }) => h.id)).toEqual([a.id]);
       expect(
         out
