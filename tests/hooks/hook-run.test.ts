@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -328,6 +328,37 @@ describe('vault hook stop / session-end / pre-compact (subprocess, real transcri
     expect(
       filesUnder(sessionsDirOf(env)).filter((f) => !f.endsWith('-session.tmp') && f !== '.gitignore' && f !== 'hooks.log' && f !== '.snapshot-index.json'),
     ).toEqual([expect.stringMatching(/^\.start\/[0-9a-f]{8}\.json$/)]);
+  });
+});
+
+describe('vault hook through the real binary (the hook bundle reading stdin)', () => {
+  it('stop writes the snapshot and session-start injects it; a payload over 1 MiB, garbage and an empty stdin are ignored quietly', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    expect(await hook('stop', stopPayload(repo), { cwd: repo, env, bin: true })).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(snapshotNames(env)).toEqual(['2025-10-14-8e1a4b37-session.tmp']);
+    const start = await hook('session-start', startPayload(repo), { cwd: repo, env, bin: true });
+    expect(start.code).toBe(0);
+    expect(contextOf(start.stdout)).toContain('Goal: /release-notes CHANGELOG.md');
+    const codex = await hook('stop', { ...stopPayload(repo), transcript_path: CODEX_CURRENT }, { cwd: repo, env, harness: 'codex', bin: true });
+    expect(codex).toEqual({ code: 0, stdout: '{}\n', stderr: '' });
+    for (const payload of [JSON.stringify({ ...stopPayload(repo), pad: 'z'.repeat(1_200_000) }), 'this is { not json', '', Buffer.from([0xff, 0xfe, 0x00])]) {
+      expect(await hook('pre-compact', payload, { cwd: repo, env, bin: true })).toEqual({ code: 0, stdout: '', stderr: '' });
+    }
+    const log = readFileSync(join(sessionsDirOf(env), 'hooks.log'), 'utf8');
+    expect(log).toContain('payload larger than 1048576 bytes ignored');
+    expect(log).toContain('payload is not a JSON object');
+    expect(log).not.toContain('zzzz');
+  });
+
+  it('reads a payload given as a file on stdin (`vault hook stop < payload.json`)', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const file = join(tempDir(), 'payload.json');
+    writeFileSync(file, JSON.stringify(stopPayload(repo)));
+    const r = spawnSync('sh', ['-c', `"${process.execPath}" "${BIN}" hook stop < "${file}"`], { cwd: repo, env, encoding: 'utf8' });
+    expect({ code: r.status, stdout: r.stdout, stderr: r.stderr }).toEqual({ code: 0, stdout: '', stderr: '' });
+    expect(snapshotNames(env)).toEqual(['2025-10-14-8e1a4b37-session.tmp']);
   });
 });
 
