@@ -1,7 +1,7 @@
 /**
  * `vault read` on documents the vault did not write: frontmatter in other languages whose code
- * would run under gray-matter's defaults, the published reference documents, and Obsidian-edited
- * files.
+ * would run under gray-matter's defaults, the reference-format documents, and Obsidian-edited
+ * files. BOM, CRLF and invalid UTF-8 documents are cases of tests/cli/cases.test.ts.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -129,22 +129,5 @@ describe('reading documents written by other tools', () => {
     const inc = await runCli(['read', 'mem_20260904_5be28d1f0a7c93e4b6d1'], { cwd: repo, env });
     expect(inc.code).toBe(6);
     expect(inc.stderr).toMatch(/incomplete.*mem_20260911_replaytime\.md/);
-  });
-
-  it('reads BOM and CRLF documents (not canonical) and refuses invalid UTF-8 fail-closed', async () => {
-    const repo = gitRepo();
-    const notes = join(repo, '.ecc/memory/team/notes');
-    mkdirSync(notes, { recursive: true });
-    writeFileSync(join(notes, 'mem_with_bom.md'), `\ufeff${VALID('mem_with_bom')}`);
-    writeFileSync(join(notes, 'mem_with_crlf.md'), VALID('mem_with_crlf').replace(/\n/g, '\r\n'));
-    const env = cliEnv();
-    for (const id of ['mem_with_bom', 'mem_with_crlf']) {
-      const r = await runCli(['read', id, '--json'], { cwd: repo, env });
-      expect(r.code, r.stderr).toBe(0);
-      expect(JSON.parse(r.stdout)).toMatchObject({ id, canonical: false, body: 'body' });
-    }
-    writeFileSync(join(notes, 'mem_bad_utf8.md'), Buffer.concat([Buffer.from(VALID('mem_bad_utf8')), Buffer.from([0xff])]));
-    const r = await runCli(['read', 'mem_with_bom'], { cwd: repo, env });
-    expect(r.code).toBe(6);
   });
 });

@@ -59,32 +59,12 @@ describe('vault save / read through the CLI', () => {
     expect(readFileSync(file, 'utf8')).toContain('source_harness: "codex"');
   });
 
-  it('refuses a wrong project .gitignore before writing anything', async () => {
-    const repo = gitRepo({ '.ecc/memory/project/.gitignore': '*.md\n' });
-    const r = await runCli(['save', '--title', 't', '--body', 'b'], { cwd: repo, env: cliEnv() });
-    expect(r.code).toBe(7);
-    expect(r.stderr).toMatch(/fail-closed/);
-    expect(existsSync(join(repo, '.ecc/memory/project/notes'))).toBe(false);
-  });
-
-  it('refuses a secret without echoing it, and writes nothing', async () => {
-    const repo = gitRepo();
-    const secret = 'ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
-    const r = await runCli(['save', '--scope', 'team', '--title', 'creds', '--body', `token is ${secret}`], { cwd: repo, env: cliEnv() });
-    expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(/GitHub token in body/);
-    expect(r.stdout + r.stderr).not.toContain(secret);
-    expect(filesUnder(join(repo, '.ecc/memory/team')).filter((f) => f.endsWith('.md'))).toEqual([]);
-  });
-
-  it('accepts a 64 KiB body and refuses 64 KiB + 1', async () => {
+  it('accepts a 64 KiB body', async () => {
     const repo = gitRepo();
     const env = cliEnv();
     const ok = await runCli(['save', '--title', 'big', '--stdin', '--json'], { cwd: repo, env, input: 'x'.repeat(65536) });
     expect(ok.code, ok.stderr).toBe(0);
-    const bad = await runCli(['save', '--title', 'big', '--stdin'], { cwd: repo, env, input: 'x'.repeat(65537) });
-    expect(bad.code).toBe(3);
-    expect(bad.stderr).toMatch(/body: is too large \(65537 bytes, maximum 65536/);
+    // 64 KiB + 1 is refused (exit 3): tests/cli/cases.test.ts
   });
 
   it('20 processes saving the same --id: exactly one file, 19 clear errors', async () => {

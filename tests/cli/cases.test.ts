@@ -1,0 +1,301 @@
+/**
+ * The CLI's plain behaviour cases (save, read, roots) as one table: each case is one `vault` invocation in a fresh git
+ * repo made from `files`, with its stdin and environment, and the exit code and stdout/stderr it
+ * must give. Every case runs in-process through `main(argv, io)`; the cases marked `bin` run
+ * through the real binary too and must give the same answer there. Flows of several commands
+ * (save, then read; worktrees; races) stay in the topic files beside this one.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cliEnv, gitRepo, type RunOptions, type RunResult, runBin, runCli } from '../helpers.js';
+
+interface CliCase {
+  name: string;
+  args: string[];
+  /** files of the temp git repo the command runs in (relative path → content) */
+  files?: Record<string, string | Buffer>;
+  /** what `files` cannot say: links, FIFOs, folders */
+  setup?: (repo: string) => void;
+  stdin?: string | Buffer;
+  /** added to (undefined: removed from) the test environment of {@link cliEnv} */
+  env?: Record<string, string | undefined>;
+  exit: number;
+  /** exact text, or a pattern; for exit 2 the default is '' */
+  stdout?: string | RegExp;
+  stderr?: string | RegExp;
+  /** text that must appear in neither stream (a secret, a pasted value) */
+  never?: string[];
+  /** repo-relative paths that must not exist afterwards (a failed command also adds no memory file) */
+  absent?: string[];
+  /** repo-relative paths that must exist afterwards */
+  present?: string[];
+  /** repo-relative working directory (made if missing; default: the repo) */
+  cwd?: string;
+  /** run through the real binary as well */
+  bin?: boolean;
+}
+
+/** A canonical memory document (id, scope folder and kind as given). */
+const doc = (id: string, scope = 'team', kind = 'note') =>
+  `---\nschema: "ecc.memory.v1"\nid: "${id}"\ntitle: "ok"\nkind: "${kind}"\nscope: "${scope}"\ntrust: "unreviewed"\nstatus: "active"\nsource_harness: "claude"\ntarget_harnesses: ["all"]\ntags: []\nlinks: []\ncreated_at: "2026-07-25T09:30:00.000Z"\nupdated_at: "2026-07-25T09:30:00.000Z"\n---\n\nbody\n`;
+const notes = (name: string) => `.ecc/memory/team/notes/${name}`;
+
+const ghToken = `ghp_${'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8'}`;
+const save = (...args: string[]) => ['save', '--title', 't', '--body', 'b', ...args];
+
+const CASES: CliCase[] = [
+  // usage errors: exit 2, one clear line (at most a hint after it), nothing written
+  { name: 'save without a title', args: ['save', '--body', 'b'], exit: 2, stderr: /title/, bin: true },
+  { name: 'save without a body source', args: ['save', '--title', 't'], exit: 2, stderr: /exactly one body source/ },
+  { name: 'save with --body and --stdin', args: save('--stdin'), exit: 2, stderr: /exactly one body source/ },
+  { name: 'save with --body and --body-file', args: save('--body-file', 'x'), exit: 2, stderr: /exactly one body source/ },
+  { name: 'save --trust reviewed', args: save('--trust', 'reviewed'), exit: 2, stderr: /Unknown argument: trust/ },
+  { name: 'save --status superseded', args: save('--status', 'superseded'), exit: 2, stderr: /Unknown argument: status/ },
+  { name: 'save --trust=reviewed', args: save('--trust=reviewed'), exit: 2, stderr: /Unknown argument: trust/ },
+  { name: 'save --status=rejected', args: save('--status=rejected'), exit: 2, stderr: /Unknown argument: status/ },
+  { name: 'save --trust (no value)', args: save('--trust'), exit: 2, stderr: /Unknown argument: trust/ },
+  { name: 'save --no-trust', args: save('--no-trust'), exit: 2, stderr: /Unknown argument/ },
+  { name: 'save --kind twice', args: save('--kind', 'note', '--kind', 'fact'), exit: 2, stderr: /--kind may be given only once/ },
+  { name: 'save --title twice', args: ['save', '--title', 't', '--title', 'u', '--body', 'b'], exit: 2, stderr: /--title may be given only once/ },
+  { name: 'save with a stray argument', args: save('stray'), exit: 2, stderr: /Unknown argument: stray/ },
+  { name: 'an unknown command', args: ['frobnicate'], exit: 2, stderr: /Unknown argument: frobnicate/, bin: true },
+  { name: 'read without an id', args: ['read'], exit: 2, stderr: /arguments/ },
+  { name: 'save --kind nope names the flag', args: save('--kind', 'nope'), exit: 2, stderr: /Argument: kind, Given: "nope"/ },
+  { name: 'save --scope global names the flag', args: save('--scope', 'global'), exit: 2, stderr: /Argument: scope, Given: "global"/ },
+
+  // invalid input: exit 3, nothing written
+  ...['BAD', 'mem_../../etc/passwd', 'mem_a', 'mem_has space', `mem_${'a'.repeat(129)}`, 'note_123'].map(
+    (id): CliCase => ({ name: `save --id ${id.slice(0, 24)}`, args: save('--id', id), exit: 3, stderr: /^error: id: memory id must match/ }),
+  ),
+  {
+    name: 'save --stdin with non-UTF-8 bytes',
+    args: ['save', '--title', 't', '--stdin'],
+    stdin: Buffer.from([0xff, 0xfe, 0x41]),
+    exit: 3,
+    stderr: /UTF-8/,
+    bin: true,
+  },
+  { name: 'save --stdin with only whitespace', args: ['save', '--title', 't', '--stdin'], stdin: '  \n', exit: 3, stderr: /body: must contain non-whitespace/ },
+  {
+    name: 'save --stdin over 64 KiB',
+    args: ['save', '--title', 'big', '--stdin'],
+    stdin: 'x'.repeat(65537),
+    exit: 3,
+    stderr: /body: is too large \(65537 bytes, maximum 65536/,
+    bin: true,
+  },
+  {
+    name: 'save --body-file through a symbolic link',
+    args: ['save', '--title', 't', '--body-file', 'link.md'],
+    files: { 'real.md': 'secret plans' },
+    setup: (repo) => symlinkSync(join(repo, 'real.md'), join(repo, 'link.md')),
+    exit: 3,
+    stderr: /^error: .*symbolic link/,
+    never: ['secret plans'],
+  },
+  { name: 'save --body-file missing', args: ['save', '--title', 't', '--body-file', 'missing.md'], exit: 3, stderr: /^error: .*does not exist/ },
+  {
+    name: 'save --body-file naming a folder',
+    args: ['save', '--title', 't', '--body-file', 'folder'],
+    setup: (repo) => mkdirSync(join(repo, 'folder')),
+    exit: 3,
+    stderr: /^error: .*not a regular file/,
+  },
+  {
+    name: 'save --body-file naming a FIFO (never opened, so never blocks)',
+    args: ['save', '--title', 't', '--body-file', 'fifo'],
+    setup: (repo) => expect(spawnSync('mkfifo', [join(repo, 'fifo')]).status).toBe(0),
+    exit: 3,
+    stderr: /^error: .*not a regular file/,
+  },
+  {
+    name: 'save --body-file in Latin-1',
+    args: ['save', '--title', 't', '--body-file', 'latin1.txt'],
+    files: { 'latin1.txt': Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]) },
+    exit: 3,
+    stderr: /^error: .*UTF-8/,
+  },
+  {
+    name: 'save refuses a GitHub token without echoing it',
+    args: ['save', '--scope', 'team', '--title', 'creds', '--body', `token is ${ghToken}`],
+    exit: 3,
+    stderr: /GitHub token in body/,
+    never: [ghToken],
+    bin: true,
+  },
+  { name: 'a dry run still applies every rule', args: ['save', '--title', ' ', '--body', 'b', '--dry-run'], exit: 3, absent: ['.ecc'] },
+
+  // file system: exit 7
+  {
+    name: 'save refuses a project .gitignore that is not fail-closed',
+    args: save(),
+    files: { '.ecc/memory/project/.gitignore': '*.md\n' },
+    exit: 7,
+    stderr: /fail-closed/,
+    absent: ['.ecc/memory/project/notes'],
+    bin: true,
+  },
+
+  // read: documents other tools wrote, and fail-closed lookups
+  {
+    name: 'read a document with a BOM (readable, not canonical)',
+    args: ['read', 'mem_with_bom', '--json'],
+    files: { [notes('mem_with_bom.md')]: `\ufeff${doc('mem_with_bom')}` },
+    exit: 0,
+    stdout: /"id": "mem_with_bom",[\s\S]*"body": "body",[\s\S]*"canonical": false/,
+  },
+  {
+    name: 'read a document with CRLF line endings (readable, not canonical)',
+    args: ['read', 'mem_with_crlf', '--json'],
+    files: { [notes('mem_with_crlf.md')]: doc('mem_with_crlf').replace(/\n/g, '\r\n') },
+    exit: 0,
+    stdout: /"id": "mem_with_crlf",[\s\S]*"body": "body",[\s\S]*"canonical": false/,
+    bin: true,
+  },
+  {
+    name: 'read fails closed while a file that may be the memory is not valid UTF-8',
+    args: ['read', 'mem_with_bom'],
+    files: {
+      [notes('mem_with_bom.md')]: `\ufeff${doc('mem_with_bom')}`,
+      [notes('mem_bad_utf8.md')]: Buffer.concat([Buffer.from(doc('mem_bad_utf8')), Buffer.from([0xff])]),
+    },
+    exit: 6,
+    stderr: /^error: memory lookup is incomplete/,
+    bin: true,
+  },
+  {
+    name: 'read an id that is not there',
+    args: ['read', 'mem_20260101_missing01'],
+    files: { [notes('mem_other.md')]: doc('mem_other') },
+    exit: 4,
+    stderr: /was not found/,
+    bin: true,
+  },
+  { name: 'read an invalid id', args: ['read', 'not an id'], exit: 3, stderr: /^error: id: memory id must match/ },
+  {
+    name: 'read --scope user does not look at the team scope',
+    args: ['read', 'mem_team_only', '--scope', 'user'],
+    files: { [notes('mem_team_only.md')]: doc('mem_team_only') },
+    exit: 4,
+  },
+
+  // roots: environment, flags, subfolders
+  {
+    name: 'ECC_MEMORY_PROJECT_ROOT (relative to the working directory) holds team and project',
+    args: save('--scope', 'team', '--id', 'mem_roots_env1'),
+    env: { ECC_MEMORY_PROJECT_ROOT: 'elsewhere/vault' },
+    exit: 0,
+    present: ['elsewhere/vault/team/notes/mem_roots_env1.md'],
+    absent: ['.ecc'],
+  },
+  {
+    name: 'ECC_MEMORY_USER_ROOT (relative) holds the user scope, without a scope folder',
+    args: save('--scope', 'user', '--id', 'mem_roots_user1'),
+    env: { ECC_MEMORY_USER_ROOT: 'elsewhere/me' },
+    exit: 0,
+    stdout: /\n {2}path: user\/notes\/mem_roots_user1\.md\n {2}file: .*\/elsewhere\/me\/notes\/mem_roots_user1\.md\n/,
+    present: ['elsewhere/me/notes/mem_roots_user1.md'],
+    absent: ['.ecc'],
+  },
+  {
+    name: '--root wins over ECC_MEMORY_PROJECT_ROOT',
+    args: save('--scope', 'team', '--id', 'mem_roots_flag1', '--root', 'flag-vault'),
+    env: { ECC_MEMORY_PROJECT_ROOT: 'env-vault' },
+    exit: 0,
+    present: ['flag-vault/team/notes/mem_roots_flag1.md'],
+    absent: ['env-vault', '.ecc'],
+  },
+  {
+    name: 'a save from a subfolder goes to the repository root vault',
+    args: save('--scope', 'team', '--kind', 'decision', '--id', 'mem_roots_deep1'),
+    cwd: 'src/deep/er',
+    exit: 0,
+    stdout:
+      /^Saved unreviewed decision mem_roots_deep1\n {2}path: team\/decisions\/mem_roots_deep1\.md\n {2}commit it: git add \.ecc\/memory\/team\/decisions\/mem_roots_deep1\.md\n$/,
+    present: ['.ecc/memory/team/decisions/mem_roots_deep1.md'],
+    absent: ['src/deep/er/.ecc'],
+    bin: true,
+  },
+  { name: '--root given twice', args: save('--root', 'a', '--root', 'b'), exit: 2, stderr: /--root may be given only once/, absent: ['a', 'b'] },
+  {
+    name: '--user-root given twice',
+    args: save('--scope', 'user', '--user-root', 'a', '--user-root', 'b'),
+    exit: 2,
+    stderr: /--user-root may be given only once/,
+    absent: ['a', 'b'],
+  },
+
+  // successes that must write nothing, or write what they say
+  {
+    name: 'save --dry-run --json writes nothing, not even folders',
+    args: ['save', '--scope', 'team', '--title', 't', '--body', 'b', '--dry-run', '--json'],
+    exit: 0,
+    stdout: /"scope": "team",[\s\S]*"written": false/,
+    absent: ['.ecc'],
+  },
+  {
+    name: 'ECC_DRY_RUN=1 is a dry run',
+    args: save(),
+    env: { ECC_DRY_RUN: '1' },
+    exit: 0,
+    stdout: /^Dry run: would save unreviewed note mem_/,
+    absent: ['.ecc'],
+    bin: true,
+  },
+  {
+    name: 'look-alikes of credentials are not refused',
+    args: ['save', '--title', 'Where the keys live', '--stdin'],
+    stdin: 'task-aaaaaaaaaaaaaaaaaaaaaaaa is a task id. sk-short. The API key is in 1Password (Deploy/API); rotate with `make rotate-keys`.',
+    exit: 0,
+    stdout: /^Saved unreviewed note mem_/,
+  },
+];
+
+function memoryFiles(repo: string): string[] {
+  const dir = join(repo, '.ecc');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.md'));
+}
+
+function expectText(actual: string, expected: string | RegExp | undefined, stream: string): void {
+  if (expected === undefined) return;
+  if (typeof expected === 'string') expect(actual, stream).toBe(expected);
+  else expect(actual, stream).toMatch(expected);
+}
+
+async function check(c: CliCase, run: (args: string[], opts: RunOptions) => Promise<RunResult>): Promise<void> {
+  const repo = gitRepo(c.files ?? {});
+  c.setup?.(repo);
+  const before = memoryFiles(repo);
+  const cwd = join(repo, c.cwd ?? '');
+  mkdirSync(cwd, { recursive: true });
+  const r = await run(c.args, { cwd, env: cliEnv(c.env ?? {}), ...(c.stdin !== undefined ? { input: c.stdin } : {}) });
+  expect(r.code, `${r.stdout}${r.stderr}`).toBe(c.exit);
+  expectText(r.stdout, c.stdout ?? (c.exit === 2 ? '' : undefined), 'stdout');
+  if (c.exit !== 0) {
+    // an error is one line, `error: ...` (what `stderr` describes), and at most a hint; never a stack trace
+    const lines = r.stderr.trimEnd().split('\n');
+    expectText(lines[0]!, c.stderr, 'stderr');
+    expect(lines[0]).toMatch(/^error: \S/);
+    expect(lines.length, r.stderr).toBeLessThanOrEqual(2);
+    if (lines[1] !== undefined) expect(lines[1]).toMatch(/^hint: /);
+    expect(memoryFiles(repo)).toEqual(before); // nothing written
+  } else expectText(r.stderr, c.stderr, 'stderr');
+  for (const text of c.never ?? []) expect(r.stdout + r.stderr).not.toContain(text);
+  for (const p of c.absent ?? []) expect(existsSync(join(repo, p)), p).toBe(false);
+  for (const p of c.present ?? []) expect(existsSync(join(repo, p)), p).toBe(true);
+}
+
+describe('CLI behaviour cases (in-process)', () => {
+  it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => check(c, runCli));
+});
+
+describe('CLI behaviour cases through the real binary', () => {
+  const marked = CASES.filter((c) => c.bin);
+  it('covers every exit code of the table', () => {
+    expect(new Set(marked.map((c) => c.exit))).toEqual(new Set(CASES.map((c) => c.exit)));
+  });
+  it.each(marked.map((c) => [c.name, c] as const))('%s', async (_name, c) => check(c, runBin));
+});
