@@ -28,8 +28,8 @@ function expectNoVaultFiles(repo: string, env: Record<string, string>): void {
   expect(filesUnder(join(env.HOME!, '.ecc', 'memory'))).toEqual([]);
 }
 
-describe('vault hook stop / session-end / pre-compact (subprocess, real transcripts)', () => {
-  it('stop with the real Claude Code transcript writes one complete snapshot, prints nothing, touches no vault', async () => {
+describe('vault hook stop / session-end / pre-compact (transcripts in the harnesses’ formats)', () => {
+  it('stop with a Claude Code transcript writes one complete snapshot, prints nothing, touches no vault', async () => {
     const repo = gitRepo();
     const env = cliEnv();
     const r = await hook('stop', stopPayload(repo), { cwd: repo, env });
@@ -74,7 +74,7 @@ describe('vault hook stop / session-end / pre-compact (subprocess, real transcri
     expect(filesUnder(sessionsDirOf(env)).filter((f) => f.startsWith('.wip') || f.startsWith('.lock'))).toEqual([]);
   });
 
-  it('codex stop with the real unfinished rollout prints {} and records plan items and apply_patch edits', async () => {
+  it('codex stop with an unfinished rollout prints {} and records plan items and apply_patch edits', async () => {
     const repo = gitRepo();
     const env = cliEnv();
     const r = await hook(
@@ -362,7 +362,7 @@ describe('vault hook through the real binary (the hook bundle reading stdin)', (
   });
 });
 
-describe('vault hook session-start (subprocess)', () => {
+describe('vault hook session-start', () => {
   it('injects the latest snapshot of this worktree as historical reference in the harness JSON; not on resume', async () => {
     const repo = gitRepo();
     const env = cliEnv();
