@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, REPO, tempDir } from '../helpers.js';
+import { cliEnv, git, REPO, tempDir } from '../helpers.js';
 
 const ALLOWED = 'tests/third-party-fixtures.test.ts';
 /** Ways a test could name the shared folder: the old constant, a `../shared` path, a `'shared'` path segment, the CI copy's absolute path. */
@@ -73,5 +73,12 @@ describe('hermetic temp folders', () => {
     expect(tempDir().startsWith(`${runDir}${sep}`)).toBe(true);
     expect(cliEnv().TMPDIR).toBe(runDir);
     expect(cliEnv().HOME!.startsWith(`${runDir}${sep}`)).toBe(true);
+  });
+
+  it("git sees none of the machine's own configuration", () => {
+    expect(process.env.GIT_CONFIG_GLOBAL).toBe('/dev/null');
+    expect(process.env.GIT_CONFIG_NOSYSTEM).toBe('1');
+    expect(cliEnv()).toMatchObject({ GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' });
+    expect(git(tempDir(), 'config', '--list', '--show-origin').trim()).toBe('');
   });
 });
