@@ -9,8 +9,7 @@ import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterEach } from 'vitest';
 import type { CliIo } from '../src/cli/context.js';
-import { main } from '../src/cli/main.js';
-import { type PayloadRead, runHook } from '../src/hooks/run-hook.js';
+import type { PayloadRead } from '../src/hooks/run-hook.js';
 import { nodeRuntime } from '../src/io/runtime.js';
 
 export const REPO = resolve(__dirname, '..');
@@ -132,6 +131,8 @@ export async function runCli(args: string[], opts: RunOptions): Promise<RunResul
       input.length > maxBytes
         ? { bytes: Buffer.alloc(0), tooLarge: true, timedOut: false, tty: false }
         : { bytes: input, tooLarge: false, timedOut: false, tty: false };
+    // loaded on first use, as the bin loads it: a test file that never runs a hook does not pay for it
+    const { runHook } = await import('../src/hooks/run-hook.js');
     try {
       await runHook(event ?? '', harness, { readPayload, stdout: (t) => (stdout += t), runtime });
     } catch {
@@ -146,6 +147,7 @@ export async function runCli(args: string[], opts: RunOptions): Promise<RunResul
     stdoutIsTTY: opts.tty ?? false,
     runtime,
   };
+  const { main } = await import('../src/cli/main.js');
   const code = await main(args, io);
   return { code, stdout, stderr };
 }
