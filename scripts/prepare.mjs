@@ -3,12 +3,13 @@
 // `npm ci` / `npm install` in a clone, `npm pack`, and `npm install <git url>` (npm clones the
 // repository, installs its dependencies and devDependencies, runs `prepare`, then packs it).
 //
-// One case needs help. `npm install -g <git url>` passes its global flag on to the install it runs
-// inside the clone (npm_config_global=true in the environment; npm/cli#8440), so the
-// devDependencies are never installed there and esbuild is missing. Then, and only when npm says
-// the install is global, the locked dependencies are installed into the clone first, with
-// `npm ci --ignore-scripts` (esbuild needs no install script: its binary comes from the locked
-// optional platform package).
+// Two cases need help, both where npm runs `prepare` without having installed the
+// devDependencies: `npm install -g <git url>` passes its global flag on to the install it runs
+// inside its clone (npm_config_global=true in the environment; npm/cli#8440), and `npm pack` in a
+// fresh clone installs nothing first. Then, and only then, the locked dependencies are installed
+// into the package folder first, with `npm ci --ignore-scripts` (esbuild needs no install script:
+// its binary comes from the locked optional platform package). Anywhere else a missing esbuild is
+// an error that says what to run.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -29,12 +30,12 @@ function hasEsbuild() {
 
 if (!hasEsbuild()) {
   const npmCli = process.env.npm_execpath;
-  const global = process.env.npm_config_global === 'true';
-  if (!global || !npmCli || !existsSync(join(root, 'package-lock.json'))) {
+  const selfInstall = process.env.npm_config_global === 'true' || process.env.npm_command === 'pack';
+  if (!selfInstall || !npmCli || !existsSync(join(root, 'package-lock.json'))) {
     console.error('prepare: esbuild (a devDependency) is not installed, so dist/ cannot be built. Run `npm ci` (without --omit=dev) first.');
     process.exit(1);
   }
-  console.error('prepare: installing the locked devDependencies to build dist/ (npm does not for a global install from git)');
+  console.error('prepare: installing the locked devDependencies to build dist/ (npm did not install them before prepare)');
   const env = { ...process.env, npm_config_global: 'false' };
   // the clone's own install, never the global prefix's; and no nested `prepare` (--ignore-scripts)
   for (const k of ['npm_config_prefix', 'npm_config_install_links', 'npm_config_omit', 'npm_config_include']) delete env[k];

@@ -2,10 +2,10 @@
  * The package installs the way its users install it, and the installed program works. Nothing is
  * stubbed: real npm, a real tarball, a real git repository, into temp folders (`--prefix`).
  *
- * - `npm pack` in a copy of this working tree (its tracked and untracked, not ignored files; no
- *   dist/, so `prepare` must build it), then a global install of the tarball and a project install
- *   of it (a project's own package.json above the hoisted dependencies must not change
- *   `vault --version`).
+ * - `npm pack` in a copy of this working tree (its tracked and untracked, not ignored files: no
+ *   dist/ and no node_modules/, like a fresh clone, so `prepare` installs the devDependencies and
+ *   builds dist/), then a global install of the tarball and a project install of it (a project's
+ *   own package.json above the hoisted dependencies must not change `vault --version`).
  * - A global install from a `git+file://` URL of a temp repository holding the same files, with
  *   `--install-links` as the docs say: npm clones it, runs `prepare` in the clone, packs and
  *   installs it. This is also how the pre-commit framework installs a `language: node` hook.
@@ -17,7 +17,7 @@
  * come from the npm registry when the cache lacks them.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -78,6 +78,7 @@ let work: string;
 let source: string;
 let tarball: string;
 let tarEntries: string[];
+let withoutDevDependencies: Run;
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), 'vault-install-'));
@@ -96,9 +97,11 @@ beforeAll(async () => {
   git(source, 'add', '-A');
   git(source, 'commit', '-q', '-m', 'the working tree under test');
   expect(existsSync(join(source, 'dist'))).toBe(false);
-  // `npm pack` in the copy needs the devDependencies (esbuild) for `prepare`: this checkout's,
-  // through a link made after the commit (it is not in the repository the git install clones).
-  symlinkSync(join(REPO, 'node_modules'), join(source, 'node_modules'));
+  // a fresh clone, as a user packs it: no node_modules, so `prepare` installs the locked
+  // devDependencies itself before it builds dist/
+  expect(existsSync(join(source, 'node_modules'))).toBe(false);
+  // outside npm pack and a global install, prepare installs nothing and says what to run
+  withoutDevDependencies = await exec(process.execPath, ['scripts/prepare.mjs'], { cwd: source, env: npmEnv() });
   await npm(['pack', '--pack-destination', work], source);
   const tgz = readdirSync(work).filter((n) => n.endsWith('.tgz'));
   expect(tgz).toEqual([`ecc-memory-vault-${VERSION}.tgz`]);
@@ -160,6 +163,11 @@ async function checkInstalled(binDir: string): Promise<void> {
 }
 
 describe('install from a tarball and from git (real npm, temp folders)', () => {
+  it('prepare without the devDependencies (npm ci --omit=dev) fails with what to run, and builds nothing', () => {
+    expect(withoutDevDependencies.code).toBe(1);
+    expect(withoutDevDependencies.stderr).toContain('prepare: esbuild (a devDependency) is not installed, so dist/ cannot be built. Run `npm ci`');
+  });
+
   it('npm pack runs prepare and packs what the program reads at run time, and no tests or sources', () => {
     const has = (p: string) => tarEntries.includes(`package/${p}`);
     for (const p of [
