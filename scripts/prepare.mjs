@@ -6,18 +6,21 @@
 // Two cases need help, both where npm runs `prepare` without having installed the
 // devDependencies: `npm install -g <git url>` passes its global flag on to the install it runs
 // inside its clone (npm_config_global=true in the environment; npm/cli#8440), and `npm pack` in a
-// fresh clone installs nothing first. Then, and only then, the locked dependencies are installed
-// into the package folder first, with `npm ci --ignore-scripts` (esbuild needs no install script:
-// its binary comes from the locked optional platform package). Anywhere else a missing esbuild is
-// an error that says what to run.
+// fresh clone installs nothing first. Then, and only then, the build's one tool, esbuild, at the
+// version package-lock.json locks, is installed into a temporary folder outside the package
+// (`--ignore-scripts`: esbuild's binary comes from its optional platform package, no install
+// script needed), linked as node_modules/esbuild for the build, and removed after it. Anywhere
+// else a missing esbuild is an error that says what to run.
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmdirSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 process.chdir(root);
+const build = pathToFileURL(join(root, 'scripts', 'build.mjs')).href;
 
 function hasEsbuild() {
   try {
@@ -28,23 +31,45 @@ function hasEsbuild() {
   }
 }
 
-if (!hasEsbuild()) {
-  const npmCli = process.env.npm_execpath;
-  const selfInstall = process.env.npm_config_global === 'true' || process.env.npm_command === 'pack';
-  if (!selfInstall || !npmCli || !existsSync(join(root, 'package-lock.json'))) {
-    console.error('prepare: esbuild (a devDependency) is not installed, so dist/ cannot be built. Run `npm ci` (without --omit=dev) first.');
-    process.exit(1);
-  }
-  console.error('prepare: installing the locked devDependencies to build dist/ (npm did not install them before prepare)');
-  const env = { ...process.env, npm_config_global: 'false' };
-  // the clone's own install, never the global prefix's; and no nested `prepare` (--ignore-scripts)
-  for (const k of ['npm_config_prefix', 'npm_config_install_links', 'npm_config_omit', 'npm_config_include']) delete env[k];
-  const args = [npmCli, 'ci', '--include=dev', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'];
-  const r = spawnSync(process.execPath, args, { cwd: root, env, stdio: ['ignore', 'inherit', 'inherit'] });
-  if (r.status !== 0 || !hasEsbuild()) {
-    console.error(`prepare: npm ci failed (exit ${r.status ?? r.signal ?? r.error?.message}); dist/ was not built`);
-    process.exit(1);
-  }
+function fail(message) {
+  console.error(`prepare: ${message}`);
+  process.exit(1);
 }
 
-await import(pathToFileURL(join(root, 'scripts', 'build.mjs')).href);
+if (hasEsbuild()) {
+  await import(build);
+} else {
+  const npmCli = process.env.npm_execpath;
+  const selfInstall = process.env.npm_config_global === 'true' || process.env.npm_command === 'pack';
+  if (!selfInstall || !npmCli) fail('esbuild (a devDependency) is not installed, so dist/ cannot be built. Run `npm ci` (without --omit=dev) first.');
+  let version;
+  try {
+    version = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')).packages['node_modules/esbuild'].version;
+  } catch {
+    fail('package-lock.json does not lock esbuild, so dist/ cannot be built. Run `npm ci` first.');
+  }
+  console.error(`prepare: npm installed no devDependencies before prepare: installing esbuild@${version} to build dist/`);
+  const tools = mkdtempSync(join(tmpdir(), 'vault-prepare-'));
+  const modules = join(root, 'node_modules');
+  const madeModules = !existsSync(modules);
+  const link = join(modules, 'esbuild');
+  try {
+    // a plain local install into the temporary folder, whatever the outer npm was asked to do
+    const env = { ...process.env, npm_config_global: 'false' };
+    for (const k of ['npm_config_prefix', 'npm_config_install_links', 'npm_config_omit', 'npm_config_include', 'npm_config_strict_allow_scripts'])
+      delete env[k];
+    const args = [npmCli, 'install', '--prefix', tools, '--no-save', '--no-package-lock', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'];
+    const r = spawnSync(process.execPath, [...args, `esbuild@${version}`], { cwd: tools, env, stdio: ['ignore', 'ignore', 'inherit'] });
+    if (r.status !== 0) fail(`npm could not install esbuild@${version} (exit ${r.status ?? r.signal ?? r.error?.message}); dist/ was not built`);
+    if (madeModules) mkdirSync(modules);
+    // esbuild finds its platform package next to its real path, in the temporary folder
+    symlinkSync(join(tools, 'node_modules', 'esbuild'), link, 'junction');
+    await import(build);
+  } finally {
+    if (lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink()) unlinkSync(link);
+    try {
+      if (madeModules) rmdirSync(modules); // only when empty again: nothing else is ever removed
+    } catch {}
+    rmSync(tools, { recursive: true, force: true });
+  }
+}

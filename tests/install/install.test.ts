@@ -3,8 +3,8 @@
  * stubbed: real npm, a real tarball, a real git repository, into temp folders (`--prefix`).
  *
  * - `npm pack` in a copy of this working tree (its tracked and untracked, not ignored files: no
- *   dist/ and no node_modules/, like a fresh clone, so `prepare` installs the devDependencies and
- *   builds dist/), then a global install of the tarball and a project install of it (a project's
+ *   dist/ and no node_modules/, like a fresh clone, so `prepare` fetches esbuild into a temporary
+ *   folder and builds dist/), then a global install of the tarball and a project install of it (a project's
  *   own package.json above the hoisted dependencies must not change `vault --version`).
  * - A global install from a `git+file://` URL of a temp repository holding the same files, with
  *   `--install-links` as the docs say: npm clones it, runs `prepare` in the clone, packs and
@@ -97,8 +97,8 @@ beforeAll(async () => {
   git(source, 'add', '-A');
   git(source, 'commit', '-q', '-m', 'the working tree under test');
   expect(existsSync(join(source, 'dist'))).toBe(false);
-  // a fresh clone, as a user packs it: no node_modules, so `prepare` installs the locked
-  // devDependencies itself before it builds dist/
+  // a fresh clone, as a user packs it: no node_modules, so `prepare` fetches the locked esbuild
+  // into a temporary folder before it builds dist/, and leaves no node_modules behind
   expect(existsSync(join(source, 'node_modules'))).toBe(false);
   // outside npm pack and a global install, prepare installs nothing and says what to run
   withoutDevDependencies = await exec(process.execPath, ['scripts/prepare.mjs'], { cwd: source, env: npmEnv() });
@@ -106,14 +106,17 @@ beforeAll(async () => {
   const tgz = readdirSync(work).filter((n) => n.endsWith('.tgz'));
   expect(tgz).toEqual([`ecc-memory-vault-${VERSION}.tgz`]);
   tarball = join(work, tgz[0]!);
+  expect(existsSync(join(source, 'node_modules'))).toBe(false);
+  expect(existsSync(join(source, 'dist', 'cli', 'node-io.js'))).toBe(true);
   const listing = spawnSync('tar', ['-tzf', tarball], { encoding: 'utf8' });
   expect(listing.status, listing.stderr).toBe(0);
   tarEntries = listing.stdout.split('\n').filter(Boolean);
 }, 240_000);
 
+// three installed packages of ~5,000 files each: removing them took 40 s on the loaded 2-core machine
 afterAll(() => {
   if (work) rmSync(work, { recursive: true, force: true });
-});
+}, 180_000);
 
 /** Runs the installed program through its bin link (shebang and all), as a user's shell would. */
 async function checkInstalled(binDir: string): Promise<void> {
