@@ -3,6 +3,7 @@
  * returns the exit code. It is the one place that catches: a known VaultError becomes one line
  * plus a hint and its exit code; anything else is an internal error (exit 70) with the stack.
  */
+import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { EXIT, VaultError } from '../errors.js';
 import { redactSecretShapes } from '../secrets/scan-secrets.js';
@@ -33,10 +34,25 @@ function oneLineUsage(msg: string | undefined): string {
   return redactSecretShapes(text).text;
 }
 
+/**
+ * This package's version, from its own package.json (two folders up from dist/cli/ and from
+ * src/cli/). yargs would guess it from the package.json above its own node_modules folder, which
+ * in a project that installed vault as a dependency is the project's.
+ */
+function packageVersion(): string {
+  try {
+    const version: unknown = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
+    return typeof version === 'string' ? version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 /** Builds the yargs parser (also used to generate docs/cli.md). */
 export function buildParser(ctx: CliContext, argv: readonly string[]) {
   let parser = yargs([...argv])
     .scriptName('vault')
+    .version(packageVersion())
     .usage(
       '$0 <command> [options]\n\nA memory for AI coding agents: create-only Markdown memories (ecc.memory.v1), reviewed in git.\nDefault recall scopes: project and team; user scope must be requested explicitly.',
     )
