@@ -3,7 +3,7 @@
  * Actions (workflow commands `::error file=...,line=...::...`). Pure string functions: the caller
  * supplies colours (or none) and the function that maps a vault path to a repository path.
  */
-import type { DoctorReport, Problem, Severity } from './problem.js';
+import type { DoctorReport, Problem, Severity } from './report.js';
 
 /** Colour functions; identity functions when colour is off. */
 export interface Paint {

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import { VaultError, isVaultError } from '../errors.js';
 import { fromFrontmatter, LIMITS, type Memory } from './contract.js';
 import { serializeMemory } from './serialize.js';
-import { checkFrontmatter } from '../schema/check-frontmatter.js';
+import { checkFrontmatter } from './check-frontmatter.js';
 import { validateBody } from './validate.js';
 import { assertYamlLimits, GRAY_MATTER_OPTIONS, parseCanonicalBlock } from './yaml-engine.js';
 

@@ -5,7 +5,7 @@
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { Memory } from '../document/contract.js';
-import type { SearchDiagnostics } from '../search/search-memories.js';
+import type { SearchDiagnostics } from '../search/query/search-memories.js';
 import { readVisibleMemory, scopesFor, type McpContext } from './memory-access.js';
 import { RECALL_NOTICE, toolErrorFrom, toolSuccess } from './tool-result.js';
 import { doctorInput, doctorOutput, readInput, readOutput, saveInput, saveOutput, searchInput, searchOutput } from './tool-schemas.js';
@@ -76,7 +76,7 @@ export function registerMemoryTools(server: McpServer, ctx: McpContext): void {
     async (args) => {
       try {
         const [scope] = scopesFor(ctx, [args.scope ?? 'project']);
-        const { saveMemory } = await import('../vault/save-memory.js');
+        const { saveMemory } = await import('../operations/save.js');
         const result = await saveMemory(
           ctx.roots,
           {
@@ -116,7 +116,7 @@ export function registerMemoryTools(server: McpServer, ctx: McpContext): void {
     async (args) => {
       try {
         const scopes = scopesFor(ctx, args.scopes);
-        const { searchMemories } = await import('../search/search-memories.js');
+        const { searchMemories } = await import('../search/query/search-memories.js');
         const found = await searchMemories(ctx.roots, args.query, {
           scopes,
           kinds: args.kinds,

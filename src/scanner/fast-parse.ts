@@ -10,7 +10,7 @@ import { FIELD_ORDER, fromFrontmatter, LIMITS } from '../document/contract.js';
 import { parseMemory, type ParsedMemory } from '../document/parse.js';
 import { serializeMemory } from '../document/serialize.js';
 import { validateBody } from '../document/validate.js';
-import { schemaAccepts } from '../schema/check-frontmatter.js';
+import { schemaAccepts } from '../document/check-frontmatter.js';
 import type { Frontmatter } from '../document/contract.js';
 
 const decoder = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });

@@ -1,8 +1,8 @@
 import { appendFileSync, copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkTranscriptPath, readTranscript } from '../../src/sessions/read-transcript.js';
-import { emptySummary, noteToolError } from '../../src/sessions/transcript-summary.js';
+import { checkTranscriptPath, readTranscript } from '../../src/sessions/transcripts/read-transcript.js';
+import { emptySummary, noteToolError } from '../../src/sessions/transcripts/transcript-summary.js';
 import { SHARED, tempDir } from '../helpers.js';
 
 const T = join(SHARED, 'fixtures', 'transcripts');

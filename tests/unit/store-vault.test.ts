@@ -9,10 +9,10 @@ import { parseMemory } from '../../src/document/parse.js';
 import { nodeRuntime, type Runtime } from '../../src/io/runtime.js';
 import { generateMemoryId } from '../../src/store/ids.js';
 import { resolveRoots } from '../../src/store/roots.js';
-import { checkScope, writeFileExclusive } from '../../src/store/write-exclusive.js';
-import { initVault } from '../../src/vault/init-vault.js';
-import { buildMemory, saveMemory } from '../../src/vault/save-memory.js';
-import { readMemory } from '../../src/vault/read-memory.js';
+import { checkScope, writeFileExclusive } from '../../src/store/scope-folders.js';
+import { initVault } from '../../src/operations/init.js';
+import { buildMemory, saveMemory } from '../../src/operations/save.js';
+import { readMemory } from '../../src/operations/read.js';
 import { fixture, tempDir } from '../helpers.js';
 
 function runtime(cwd: string, env: Record<string, string> = {}): Runtime {

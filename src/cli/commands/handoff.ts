@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import type { Argv } from 'yargs';
 import { EXIT, VaultError } from '../../errors.js';
-import { printJson, printText, rootsFor, runCommand, usageError, type CliContext, refreshSearchIndex, printSaved } from '../context.js';
+import { printJson, printText, rootsFor, runCommand, usageError, type CliContext, refreshSearchIndex, printSaved } from '../command-context.js';
 import { readBodyInput, similarCheck, warnSimilar, type SaveArgs } from './save.js';
 
 /** True when two worktree paths name the same folder (symlinks resolved when they exist). */
@@ -71,7 +71,7 @@ export const handoffCommand = (ctx: CliContext) => ({
         if (argv.body !== undefined || argv['body-file'] !== undefined || argv.stdin)
           usageError('--from-session builds the body itself: leave out --body, --body-file and --stdin');
         const ref = String(argv['from-session']);
-        const store = await import('../../sessions/snapshot-store.js');
+        const store = await import('../../sessions/snapshots/snapshot-store.js');
         const dir = store.resolveSessionsDir(ctx.io.runtime);
         const file = ref.trim() ? store.findSnapshotFile(dir, ref) : undefined;
         if (!file)
@@ -86,7 +86,7 @@ export const handoffCommand = (ctx: CliContext) => ({
             field: 'from-session',
             hint: 'let the next hook rewrite it, or pick another snapshot',
           });
-        const { handoffBodyFromSnapshot } = await import('../../sessions/handoff-body.js');
+        const { handoffBodyFromSnapshot } = await import('../../operations/handoff.js');
         body = handoffBodyFromSnapshot(snapshot);
         source ??= snapshot.harness;
         sessionWorktree = snapshot.worktree;
@@ -99,7 +99,7 @@ export const handoffCommand = (ctx: CliContext) => ({
         if (!targets.length) usageError('a hand-off needs at least one --target <harness> (or "all")');
         body = await readBodyInput(ctx, argv);
       }
-      const { saveMemory } = await import('../../vault/save-memory.js');
+      const { saveMemory } = await import('../../operations/save.js');
       const roots = await rootsFor(ctx, argv);
       const dryRun = Boolean(argv['dry-run']) || ctx.io.runtime.env.ECC_DRY_RUN === '1';
       const check = similarCheck(roots, Boolean(argv.unique));

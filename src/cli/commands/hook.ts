@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import type { CliContext, GlobalArgs } from '../context.js';
+import type { CliContext, GlobalArgs } from '../command-context.js';
 
 interface HookArgs extends GlobalArgs {
   event: string;

@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { isVaultError, VaultError } from '../../errors.js';
-import { runCommand, type CliContext, type GlobalArgs } from '../context.js';
-import { sanitizeTerminalText } from '../terminal-text.js';
+import { runCommand, type CliContext, type GlobalArgs } from '../command-context.js';
+import { sanitizeTerminalText } from '../../unicode/terminal-text.js';
 
 /**
  * A failed launch exits 1 with one line on stderr: MCP clients show a server's stderr and exit

@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { KINDS, type Kind } from '../../document/contract.js';
 import { VaultError } from '../../errors.js';
-import { printJson, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs, refreshSearchIndex, printSaved } from '../context.js';
+import { printJson, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs, refreshSearchIndex, printSaved } from '../command-context.js';
 
 interface NewArgs extends GlobalArgs {
   kind?: string;
@@ -117,7 +117,7 @@ export const newCommand = (ctx: CliContext) => ({
             hint: 'write at least one section',
           });
         }
-        const { saveMemory } = await import('../../vault/save-memory.js');
+        const { saveMemory } = await import('../../operations/save.js');
         const dryRun = Boolean(argv['dry-run']) || rt.env.ECC_DRY_RUN === '1';
         const result = await saveMemory(roots, { ...draft, sourceHarness: argv['source-harness'], id: argv.id }, rt, { dryRun });
         if (result.written) {

@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { EXIT, VaultError } from '../../errors.js';
-import { printJson, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs, refreshSearchIndex, printSaved } from '../context.js';
+import { printJson, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs, refreshSearchIndex, printSaved } from '../command-context.js';
 import type { VaultRoots } from '../../store/roots.js';
 
 export interface SaveArgs extends GlobalArgs {
@@ -137,7 +137,7 @@ export const saveCommand = (ctx: CliContext) => ({
           argv.link.map((id) => assertMemoryId(String(id).trim(), 'links')),
         );
       }
-      const { saveMemory } = await import('../../vault/save-memory.js');
+      const { saveMemory } = await import('../../operations/save.js');
       const roots = await rootsFor(ctx, argv);
       const dryRun = Boolean(argv['dry-run']) || ctx.io.runtime.env.ECC_DRY_RUN === '1';
       const check = similarCheck(roots, Boolean(argv.unique));
@@ -191,7 +191,7 @@ export function similarCheck(
   return {
     similar,
     beforeWrite: async (memory) => {
-      const { findSimilarMemories } = await import('../../search/similar-memories.js');
+      const { findSimilarMemories } = await import('../../search/query/similar-memories.js');
       for (const x of await findSimilarMemories(roots, { title: memory.title, body: memory.body, scope: memory.scope as 'project', id: memory.id }))
         similar.push({ id: x.id, path: x.path, reason: x.reason });
       if (unique && similar.length) {

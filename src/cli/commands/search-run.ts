@@ -3,7 +3,7 @@
  * and the lean start-up path (cli/lean-main.ts), so both print byte-identical output.
  */
 import type { Kind, Scope, Status } from '../../document/contract.js';
-import { printJson, rootsFor, usageError, type CliContext, type GlobalArgs } from '../context.js';
+import { printJson, rootsFor, usageError, type CliContext, type GlobalArgs } from '../command-context.js';
 
 /** Allowed `--scope` values of `vault search`, in the order the help text lists them. */
 export const SEARCH_SCOPE_CHOICES: readonly Scope[] = ['project', 'team', 'user'];
@@ -41,7 +41,7 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
     if (Array.isArray(argv[flag])) usageError(`--${flag} may be given only once`);
   }
   if (argv.limit !== undefined && Number.isNaN(argv.limit)) usageError('--limit must be a number from 1 to 100');
-  const { searchMemories } = await import('../../search/search-memories.js');
+  const { searchMemories } = await import('../../search/query/search-memories.js');
   const roots = await rootsFor(ctx, argv);
   const query = (argv.query ?? []).map(String).join(' ');
   const response = await searchMemories(roots, query, {
@@ -59,9 +59,9 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
     return;
   }
   const [{ sanitizeTerminalText: clean }, { markTerms }, { tokenizeQuery }] = await Promise.all([
-    import('../terminal-text.js'),
-    import('../../search/excerpt.js'),
-    import('../../search/tokenizer.js'),
+    import('../../unicode/terminal-text.js'),
+    import('../../search/query/excerpt.js'),
+    import('../../search/analysis/tokenizer.js'),
   ]);
   const env = ctx.io.runtime.env;
   const tty = ctx.io.stdoutIsTTY && !env.NO_COLOR && env.TERM !== 'dumb';

@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import type { Scope } from '../../document/contract.js';
-import { printText, rootsFor, runCommand, type CliContext, type GlobalArgs } from '../context.js';
+import { printText, rootsFor, runCommand, type CliContext, type GlobalArgs } from '../command-context.js';
 
 interface WatchArgs extends GlobalArgs {
   scope?: Scope[];
@@ -19,7 +19,7 @@ export const watchCommand = (ctx: CliContext) => ({
     runCommand(ctx, argv, async () => {
       const [{ watch }, { refreshIndex }, { existsSync }, { relative, sep }] = await Promise.all([
         import('chokidar'),
-        import('../../search/index-status.js'),
+        import('../../search/index/index-status.js'),
         import('node:fs'),
         import('node:path'),
       ]);

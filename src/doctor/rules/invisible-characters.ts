@@ -6,8 +6,8 @@
  * emoji sequences use it. Source: Unicode Technical Standard #39 §3 and the "ASCII smuggling"
  * reports on tag characters in LLM prompts.
  */
-import { bodyLineOf, isSelected, keyLine, type DoctorContext } from '../context.js';
-import { problem, type Problem } from '../problem.js';
+import { bodyLineOf, isSelected, keyLine, type DoctorContext } from '../rule-context.js';
+import { problem, type Problem } from '../report.js';
 
 const INVISIBLE = /[\u200b\u2060\ufeff]|[\u{e0000}-\u{e007f}]/u;
 

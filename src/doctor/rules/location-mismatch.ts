@@ -2,8 +2,8 @@
  * Rule: a memory lives at `<scope>/<kind>s/...` matching its frontmatter (a team memory in the
  * project folder would never be committed; a decision in notes/ is mis-filed).
  */
-import { isSelected, keyLineIn, readInvalidText, type DoctorContext } from '../context.js';
-import { problem, type Problem } from '../problem.js';
+import { isSelected, keyLineIn, readInvalidText, type DoctorContext } from '../rule-context.js';
+import { problem, type Problem } from '../report.js';
 
 /** Errors for memories whose scope or kind folder disagrees with their frontmatter. */
 export function checkLocations(ctx: DoctorContext): Problem[] {

@@ -4,8 +4,8 @@
  * YAML (what editors such as Obsidian write) and body spacing are warnings: the values are fine,
  * and `vault fmt` restores the form without changing a value.
  */
-import { isSelected, type DoctorContext } from '../context.js';
-import { problem, type Problem } from '../problem.js';
+import { isSelected, type DoctorContext } from '../rule-context.js';
+import { problem, type Problem } from '../report.js';
 import type { NonCanonicalReason } from '../../document/parse.js';
 
 const WHAT: Record<NonCanonicalReason, string> = {

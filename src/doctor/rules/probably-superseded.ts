@@ -3,8 +3,8 @@
  * reviewed human edit of its `status`. An active memory linked by a newer active memory of the
  * same kind or the same title probably should be retired: a warning on the old one.
  */
-import { isSelected, keyLine, linksOf, type DoctorContext } from '../context.js';
-import { problem, type Problem } from '../problem.js';
+import { isSelected, keyLine, linksOf, type DoctorContext } from '../rule-context.js';
+import { problem, type Problem } from '../report.js';
 
 function sameTitle(a: string, b: string): boolean {
   return a.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ') === b.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ');

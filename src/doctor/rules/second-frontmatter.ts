@@ -3,8 +3,8 @@
  * file still parses (the second block becomes the start of the body), but its values are
  * silently ignored: an error that names the line where the second block starts.
  */
-import { isSelected, type DoctorContext } from '../context.js';
-import { problem, type Problem } from '../problem.js';
+import { isSelected, type DoctorContext } from '../rule-context.js';
+import { problem, type Problem } from '../report.js';
 
 /** The 1-based line where a second frontmatter block starts, or undefined. */
 export function secondFrontmatterLine(text: string): number | undefined {

@@ -4,8 +4,8 @@
  * home folder, so a link from a team memory to either resolves here but is broken in every other
  * clone: a warning. Links are frontmatter `links` and body wikilinks (see linkedIds).
  */
-import { bodyLineOf, isSelected, keyLine, linksOf, type DoctorContext } from '../context.js';
-import { problem, type Problem } from '../problem.js';
+import { bodyLineOf, isSelected, keyLine, linksOf, type DoctorContext } from '../rule-context.js';
+import { problem, type Problem } from '../report.js';
 
 /** Warnings for team memories linking to memories that exist only in the project or user scope. */
 export function checkTeamLinksLocal(ctx: DoctorContext): Problem[] {
