@@ -10,6 +10,7 @@ export {
   SCOPES,
   STATUSES,
   LIMITS,
+  linkedIds,
   type Memory,
   type Kind,
   type Scope,
@@ -25,7 +26,7 @@ export { resolveRoots, type VaultRoots, type RootOptions } from './store/roots.j
 export { generateMemoryId } from './store/ids.js';
 export { scanVault, walkVault, type ScanResult, type ScanEntry, type InvalidFile, type ScanOptions } from './scanner/scan-vault.js';
 export { saveMemory, buildMemory, type SaveInput, type SaveResult } from './operations/save.js';
-export { readMemory, linkedIds, backlinksOf, type ReadResult, type Backlink } from './operations/read.js';
+export { readMemory, backlinksOf, type ReadResult, type Backlink } from './operations/read.js';
 export { initVault, type InitResult } from './operations/init.js';
 export { runDoctor, type DoctorOptions } from './doctor/run-doctor.js';
 export type { DoctorReport, Problem, Severity, ProblemCode, DoctorCounts } from './doctor/report.js';

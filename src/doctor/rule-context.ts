@@ -3,10 +3,9 @@
  * checks stay exact), the selection of files the per-file checks are limited to, and helpers
  * that find the line of a frontmatter key or of a text in a file.
  */
-import { FIELD_ORDER, LIMITS, type Scope } from '../document/contract.js';
+import { FIELD_ORDER, LIMITS, linkedIds, type Scope } from '../document/contract.js';
 import { readFileSafe, type InvalidFile, type ScanEntry, type ScanResult } from '../scanner/scan-vault.js';
 import type { VaultRoots } from '../store/roots.js';
-import { linkedIds } from '../operations/read.js';
 
 /** The files a `--changed` / `--staged` run is limited to. */
 export interface Selection {

@@ -5,6 +5,7 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import type { Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
+import type { GitRunner } from '../io/git.js';
 import { scanVault, type ScanEntry, type ScanLimits } from '../scanner/scan-vault.js';
 import { scopeRoot, type VaultRoots } from '../store/roots.js';
 import { idFromFileName, type DoctorContext, type Selection } from './rule-context.js';
@@ -44,6 +45,8 @@ export interface DoctorOptions {
   checkIndex?: boolean;
   /** scan bounds (defaults: see DEFAULT_SCAN_LIMITS) */
   limits?: Partial<ScanLimits>;
+  /** how git runs for `changed` / `staged` (default: the `git` on PATH, src/io/git.ts) */
+  git?: GitRunner;
 }
 
 type Rule = (ctx: DoctorContext) => Problem[] | Promise<Problem[]>;
@@ -110,8 +113,8 @@ export async function runDoctor(roots: VaultRoots, options: DoctorOptions = {}):
   let selectionInfo: DoctorReport['selection'];
   let contents = new Map<string, Buffer>();
   if (options.changed !== undefined || options.staged) {
-    const { gitChanges, readBlobs } = await import('./git-changes.js');
-    const changes = gitChanges(roots, scopes, options.changed !== undefined ? { ref: options.changed } : { staged: true });
+    const [{ gitChanges, readBlobs }, git] = await Promise.all([import('./git-changes.js'), options.git ?? import('../io/git.js').then((m) => m.runGit)]);
+    const changes = gitChanges(git, roots, scopes, options.changed !== undefined ? { ref: options.changed } : { staged: true });
     if (changes.staged) {
       const { applyStagedFiles } = await import('./staged-overlay.js');
       contents = applyStagedFiles(
@@ -119,6 +122,7 @@ export async function runDoctor(roots: VaultRoots, options: DoctorOptions = {}):
         roots,
         changes.staged,
         readBlobs(
+          git,
           roots.worktreeRoot,
           changes.staged.filter((f) => !f.deleted).map((f) => f.sha),
         ),

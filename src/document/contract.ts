@@ -55,6 +55,11 @@ export function kindOfFolder(folder: string): Kind | undefined {
 
 /** Memory id grammar (no `.` or `/`, so an id can never name a path). */
 export const ID_PATTERN = /^mem_[a-z0-9][a-z0-9_-]{2,127}$/;
+/**
+ * An Obsidian wikilink to a memory in a body: `[[mem_id]]` or `[[mem_id|label]]`; group 1 is the
+ * id. Global: read it with `matchAll` (which copies it), never with `test`/`exec`.
+ */
+export const WIKILINK_PATTERN = new RegExp(`\\[\\[(${ID_PATTERN.source.slice(1, -1)})(?:\\|[^\\]\\n]*)?\\]\\]`, 'g');
 /** Harness names and tags. */
 export const SLUG_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 /** UTC ISO-8601 with milliseconds; must also round-trip through Date#toISOString. */
@@ -154,6 +159,13 @@ export function fromFrontmatter(f: Frontmatter, body: string): Memory {
     updatedAt: f.updated_at,
     body,
   };
+}
+
+/** Ids a memory links to: its frontmatter `links` plus the {@link WIKILINK_PATTERN} wikilinks in its body. */
+export function linkedIds(memory: Memory): string[] {
+  const ids = new Set(memory.links);
+  for (const m of memory.body.matchAll(WIKILINK_PATTERN)) ids.add(m[1]!);
+  return [...ids];
 }
 
 /** UTF-8 byte length of a string. */

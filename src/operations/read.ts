@@ -1,7 +1,7 @@
 /**
  * Fail-closed lookup of one memory by id, with its backlinks.
  */
-import type { Memory, Scope } from '../document/contract.js';
+import { linkedIds, type Memory, type Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
 import { scanVault, type ScanEntry, type ScanOptions, type ScanResult } from '../scanner/scan-vault.js';
 import { assertMemoryId } from '../store/ids.js';
@@ -27,13 +27,6 @@ export interface ReadResult {
   canonical: boolean;
   /** memories that link to this one (frontmatter links and body wikilinks), sorted by id */
   backlinks: Backlink[];
-}
-
-/** Ids a memory links to: its frontmatter `links` plus `[[mem_id]]` / `[[mem_id|label]]` wikilinks in the body. */
-export function linkedIds(memory: Memory): string[] {
-  const ids = new Set(memory.links);
-  for (const m of memory.body.matchAll(/\[\[(mem_[a-z0-9][a-z0-9_-]{2,127})(?:\|[^\]\n]*)?\]\]/g)) ids.add(m[1]!);
-  return [...ids];
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import { lstatSync } from 'node:fs';
 import { DEFAULT_SCAN_LIMITS, walkVault } from '../scanner/scan-vault.js';
-import { KINDS, LIMITS, SCHEMA_VERSION, SCOPES, utf8Bytes, type Kind, type Memory, type Scope } from '../document/contract.js';
+import { FIELD_ORDER, KINDS, LIMITS, SCHEMA_VERSION, SCOPES, utf8Bytes, type Kind, type Memory, type Scope } from '../document/contract.js';
 import { parseMemory } from '../document/parse.js';
 import { serializeMemory } from '../document/serialize.js';
 import { checkTitle, quoteValue, validateBody } from '../document/validate.js';
@@ -119,7 +119,7 @@ export function buildMemory(input: SaveInput, rt: Runtime): Memory {
  * @throws VaultError `suspected-secret` naming the kinds and fields, never the value
  */
 export async function assertNoSecrets(text: string): Promise<void> {
-  const findings = await scanDocumentForSecrets(text);
+  const findings = await scanDocumentForSecrets(text, FIELD_ORDER);
   if (findings.length === 0) return;
   const what = findings.map((f) => `${f.label} in ${f.field}`).join('; ');
   throw new VaultError('suspected-secret', `refusing to save a memory containing a suspected secret (${what})`, {

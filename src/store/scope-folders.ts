@@ -12,6 +12,7 @@ import { constants, closeSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSy
 import { dirname, join } from 'node:path';
 import { kindFolder, type Kind, type Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
+import { processIds } from '../io/runtime.js';
 import { PROJECT_GITIGNORE } from './layout.js';
 import { guardedDirs, scopeRoot, type VaultRoots } from './roots.js';
 
@@ -194,7 +195,7 @@ function writeGitignore(projectDir: string): void {
  */
 export function writeFileExclusive(target: string, content: string, mode: number, tempName: () => string): void {
   const dir = dirname(target);
-  const tmp = join(dir, `.ecc-memory-${process.pid}-${tempName()}.tmp`);
+  const tmp = join(dir, `.ecc-memory-${processIds.pid}-${tempName()}.tmp`);
   let fd: number | undefined;
   try {
     fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);

@@ -51,7 +51,7 @@ export const mcpCommand = (ctx: CliContext) => ({
       ),
   handler: (argv: McpArgs) =>
     runCommand(ctx, argv, async () => {
-      const { readServerIdentity } = await import('../../mcp/identity.js');
+      const { readServerIdentity, serveStdio } = await import('../../mcp/server.js');
       let identity;
       let roots;
       let rt = ctx.io.runtime;
@@ -65,7 +65,6 @@ export const mcpCommand = (ctx: CliContext) => ({
         ctx.io.stderr(`vault mcp: startup failed: ${sanitizeTerminalText(err.message)}\n`);
         return STARTUP_FAILED;
       }
-      const { serveStdio } = await import('../../mcp/server.js');
       await serveStdio({ roots, rt, identity, log: (line) => ctx.io.stderr(`${line}\n`) });
       return 0;
     }),

@@ -8,6 +8,7 @@
  */
 import { isSelected, readInvalidText, type DoctorContext } from '../rule-context.js';
 import { problem, type Problem } from '../report.js';
+import { FIELD_ORDER } from '../../document/contract.js';
 import type { ScanEntry } from '../../scanner/scan-vault.js';
 import type { SecretFinding } from '../../secrets/scan-secrets.js';
 
@@ -69,13 +70,14 @@ export async function checkSecrets(ctx: DoctorContext): Promise<Problem[]> {
   const quarantined = ctx.scan.invalid.filter((f) => f.kind === 'suspected-secret' && isSelected(ctx, f.path));
   if (selected.length === 0 && quarantined.length === 0) return [];
   const { scanDocumentForSecrets } = await import('../../secrets/scan-secrets.js');
+  const scan = (text: string) => scanDocumentForSecrets(text, FIELD_ORDER);
   const out: Problem[] = [];
-  for (const e of await entriesWithHits(selected, scanDocumentForSecrets)) {
-    out.push(...toProblems(e.path, await scanDocumentForSecrets(e.text ?? '')));
+  for (const e of await entriesWithHits(selected, scan)) {
+    out.push(...toProblems(e.path, await scan(e.text ?? '')));
   }
   for (const f of quarantined) {
     const text = readInvalidText(f, ctx);
-    const findings = text === undefined ? [] : await scanDocumentForSecrets(text);
+    const findings = text === undefined ? [] : await scan(text);
     if (findings.length > 0) out.push(...toProblems(f.path, findings));
     else out.push(problem('error', 'suspected-secret', f.path, undefined, f.message, HINT));
   }

@@ -9,6 +9,7 @@
  */
 import { lstatSync } from 'node:fs';
 import type { Scope } from '../../document/contract.js';
+import { processIds, type ProcessIds } from '../../io/runtime.js';
 import { DEFAULT_SCAN_LIMITS, walkVault, type WalkedFile } from '../../scanner/scan-vault.js';
 import { scopeRoot, type VaultRoots } from '../../store/roots.js';
 import { buildGeneration, type BuiltGeneration, type ProgressFn, type StatFile } from './index-build.js';
@@ -72,6 +73,8 @@ export interface OpenOptions {
   /** build a new generation even if the index is usable (a string: the reason to report) */
   rebuild?: boolean | string | undefined;
   onProgress?: ProgressFn | undefined;
+  /** names of temporary files and generations (default: this process) */
+  ids?: ProcessIds | undefined;
 }
 
 interface CacheEntry {
@@ -126,10 +129,10 @@ function compactionThreshold(baseDocs: number): number {
   return 256 + Math.floor(baseDocs / 50);
 }
 
-function safeNow(dir: string): number {
+function safeNow(dir: string, ids: ProcessIds): number {
   try {
-    ensureIndexDir(dir);
-    return fileSystemNow(dir);
+    ensureIndexDir(dir, ids);
+    return fileSystemNow(dir, ids);
   } catch {
     return Number.NEGATIVE_INFINITY;
   }
@@ -142,14 +145,15 @@ function rebuild(
   files: StatFile[],
   previous: string | undefined,
   onProgress: ProgressFn | undefined,
+  ids: ProcessIds,
 ): { entry: CacheEntry; persisted: boolean; refreshedAt: number | undefined; state: IndexState } {
-  const built = buildGeneration(scope, files, () => safeNow(dir), onProgress);
-  const generation = newGeneration();
+  const built = buildGeneration(scope, files, () => safeNow(dir, ids), onProgress);
+  const generation = newGeneration(ids);
   const state: IndexState = { format: INDEX_FORMAT_VERSION, schema: SCHEMA_VERSION, scope, root, generation, overlay: {} };
   try {
-    ensureIndexDir(dir);
-    writeGeneration(dir, generation, scope, built.docs, built.invalid, built.bucket);
-    const refreshedAt = writeState(dir, state);
+    ensureIndexDir(dir, ids);
+    writeGeneration(dir, generation, scope, built.docs, built.invalid, built.bucket, ids);
+    const refreshedAt = writeState(dir, state, ids);
     cleanIndexDir(dir, generation, previous, refreshedAt);
     // re-read from disk lazily: the built postings are dropped, keeping memory flat
     const persistedBase = readBaseDocs(dir, generation, scope);
@@ -174,6 +178,7 @@ function rebuild(
 export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOptions = {}): { index: ScopeIndex; report: FreshnessReport } {
   const dir = indexDirFor(roots, scope);
   const root = scopeRoot(roots, scope);
+  const ids = options.ids ?? processIds;
   const listing = listScopeFiles(roots, scope);
   const report: FreshnessReport = {
     scope,
@@ -203,7 +208,7 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
   // A scope without its folder has nothing to index: an empty index in memory, nothing written
   // (a search in a folder without a vault must not leave .ecc/memory/.index behind there).
   if (listing.files.length === 0 && lstatSync(root, { throwIfNoEntry: false }) === undefined) {
-    const generation = newGeneration();
+    const generation = newGeneration(ids);
     const base: BaseDocs = new GenerationDocs(scope, generation, toColumns([], []), [], 0);
     const entry: CacheEntry = { generation, base, built: { docs: [], invalid: [], bucket: () => Buffer.alloc(0) }, buckets: new Map() };
     return finish(entry, { format: INDEX_FORMAT_VERSION, schema: SCHEMA_VERSION, scope, root, generation, overlay: {} }, false, undefined);
@@ -212,7 +217,7 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
     report.action = 'rebuilt';
     report.reason = reason;
     report.added = listing.files.length;
-    const r = rebuild(dir, scope, root, listing.files, previous, options.onProgress);
+    const r = rebuild(dir, scope, root, listing.files, previous, options.onProgress, ids);
     return finish(r.entry, r.state, r.persisted, r.refreshedAt);
   };
 
@@ -249,7 +254,7 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
     return r;
   }
   report.action = 'refreshed';
-  const now = safeNow(dir);
+  const now = safeNow(dir, ids);
   for (const f of diff.changed) {
     const e = overlay[f.rel]!;
     const rec = 'doc' in e ? e.doc : 'invalid' in e ? e.invalid : undefined;
@@ -257,7 +262,7 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
   }
   const next: IndexState = { ...state, overlay };
   try {
-    refreshedAt = writeState(dir, next);
+    refreshedAt = writeState(dir, next, ids);
     return finish(entry, next, true, refreshedAt);
   } catch {
     return finish(entry, next, false, refreshedAt);

@@ -4,7 +4,6 @@
  * (version, shape, byte length), so a missing, truncated, garbage or old-format index reads as
  * "absent" and is rebuilt, never trusted.
  */
-import { randomBytes } from 'node:crypto';
 import {
   closeSync,
   constants,
@@ -24,6 +23,7 @@ import {
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { KINDS, SCHEMA_VERSION, STATUSES, type Scope } from '../../document/contract.js';
+import type { ProcessIds } from '../../io/runtime.js';
 import {
   BUCKET_COUNT,
   FIELDS,
@@ -40,8 +40,9 @@ import { GenerationDocs, isInvalidRecord, toColumns } from './generation-docs.js
 
 export { IndexUnusable };
 
-function tempName(): string {
-  return `.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
+/** A temporary name in an index folder (`.tmp-<pid>-<hex>`; cleanIndexDir removes old ones). */
+function tempName(ids: ProcessIds): string {
+  return `.tmp-${ids.pid}-${ids.randomHex(6)}`;
 }
 
 /**
@@ -65,22 +66,22 @@ export function assertIndexDirUnlinked(dir: string): void {
 }
 
 /** Creates the index folder and its self-ignoring `.gitignore`. @throws Error for a linked path */
-export function ensureIndexDir(dir: string): void {
+export function ensureIndexDir(dir: string, ids: ProcessIds): void {
   assertIndexDirUnlinked(dir);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   assertIndexDirUnlinked(dir);
   try {
     statSync(join(dir, '.gitignore'));
   } catch {
-    writeAtomic(join(dir, '.gitignore'), '*\n');
+    writeAtomic(join(dir, '.gitignore'), '*\n', ids);
   }
 }
 
 /** Writes a file atomically (temp + fsync + rename). Returns the file's mtime (the file system's clock). */
-export function writeAtomic(target: string, text: string): number {
+export function writeAtomic(target: string, text: string, ids: ProcessIds): number {
   const dir = join(target, '..');
   assertIndexDirUnlinked(dir);
-  const tmp = join(dir, tempName());
+  const tmp = join(dir, tempName(ids));
   const fd = openSync(tmp, 'wx', 0o600);
   let mtime: number;
   try {
@@ -99,8 +100,8 @@ export function writeAtomic(target: string, text: string): number {
 }
 
 /** The file system's current time, read from a probe file in `dir` (the clock that stamps memory files). */
-export function fileSystemNow(dir: string): number {
-  const probe = join(dir, tempName());
+export function fileSystemNow(dir: string, ids: ProcessIds): number {
+  const probe = join(dir, tempName(ids));
   writeFileSync(probe, '', { mode: 0o600 });
   try {
     return statSync(probe).mtimeMs;
@@ -239,8 +240,8 @@ export function readState(dir: string, scope: Scope, root: string): { state: Ind
 }
 
 /** Writes state.json atomically; returns its mtime. */
-export function writeState(dir: string, state: IndexState): number {
-  return writeAtomic(join(dir, 'state.json'), JSON.stringify(state));
+export function writeState(dir: string, state: IndexState, ids: ProcessIds): number {
+  return writeAtomic(join(dir, 'state.json'), JSON.stringify(state), ids);
 }
 
 /** A generation's documents (see generation-docs.ts). */
@@ -316,8 +317,9 @@ export function writeGeneration(
   docs: DocRecord[],
   invalid: InvalidRecord[],
   bucket: (b: number) => Buffer,
+  ids: ProcessIds,
 ): number {
-  const tmp = join(dir, `${tempName()}-g`);
+  const tmp = join(dir, `${tempName(ids)}-g`);
   mkdirSync(tmp, { mode: 0o700 });
   try {
     const sizes = Array.from({ length: BUCKET_COUNT }, (_, b) => {
@@ -346,8 +348,8 @@ export function writeGeneration(
 }
 
 /** A fresh generation name. */
-export function newGeneration(): string {
-  return randomBytes(8).toString('hex');
+export function newGeneration(ids: ProcessIds): string {
+  return ids.randomHex(8);
 }
 
 /**

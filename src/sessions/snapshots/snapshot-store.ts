@@ -283,16 +283,6 @@ export function sameRepoInstance(snapshot: { repoId?: string | undefined }, key:
   return !snapshot.repoId || !key.repoId || snapshot.repoId === key.repoId;
 }
 
-function pidAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 function sleepMs(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
@@ -302,16 +292,17 @@ function sleepMs(ms: number): void {
  * process is gone or which are older than their limit, in the sessions folder and in its
  * start-record folder (`.start`, start-cache.ts; entered only when it is a real folder).
  *
+ * @param rt the clock's time (`nowMs`) and which processes are alive
  * @returns how many files were removed
  */
-export function removeStaleFiles(dir: string, nowMs: number): number {
-  let removed = removeStaleIn(dir, nowMs);
+export function removeStaleFiles(dir: string, nowMs: number, rt: Pick<Runtime, 'isProcessAlive'>): number {
+  let removed = removeStaleIn(dir, nowMs, rt);
   const sub = join(dir, START_DIR);
-  if (lstatSync(sub, { throwIfNoEntry: false })?.isDirectory()) removed += removeStaleIn(sub, nowMs);
+  if (lstatSync(sub, { throwIfNoEntry: false })?.isDirectory()) removed += removeStaleIn(sub, nowMs, rt);
   return removed;
 }
 
-function removeStaleIn(dir: string, nowMs: number): number {
+function removeStaleIn(dir: string, nowMs: number, rt: Pick<Runtime, 'isProcessAlive'>): number {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -328,8 +319,8 @@ function removeStaleIn(dir: string, nowMs: number): number {
       const st = lstatSync(path);
       const age = nowMs - st.mtimeMs;
       let stale: boolean;
-      if (wip) stale = !pidAlive(Number(wip[1])) || age > WIP_STALE_MS;
-      else stale = lockIsStale(path, nowMs);
+      if (wip) stale = !rt.isProcessAlive(Number(wip[1])) || age > WIP_STALE_MS;
+      else stale = lockIsStale(path, nowMs, rt);
       if (stale) {
         unlinkSync(path);
         removed++;
@@ -341,12 +332,12 @@ function removeStaleIn(dir: string, nowMs: number): number {
   return removed;
 }
 
-function lockIsStale(path: string, nowMs: number): boolean {
+function lockIsStale(path: string, nowMs: number, rt: Pick<Runtime, 'isProcessAlive'>): boolean {
   try {
     const st = lstatSync(path);
     if (nowMs - st.mtimeMs > LOCK_STALE_MS) return true;
     const pid = Number(readFileSync(path, 'utf8').slice(0, 64).split(' ')[0]);
-    return !pidAlive(pid);
+    return !rt.isProcessAlive(pid);
   } catch {
     return false;
   }
@@ -360,11 +351,11 @@ function lockIsStale(path: string, nowMs: number): boolean {
  */
 export function withSnapshotLock<T>(dir: string, shortId: string, rt: Runtime, waitMs: number, fn: () => T): T {
   const path = join(dir, `.lock-${shortId}`);
-  const token = `${process.pid} ${rt.randomHex(8)}`;
+  const token = `${rt.pid} ${rt.randomHex(8)}`;
   const until = rt.now().getTime() + waitMs;
   // The lock appears with its content in one step (written to a work file, then hard-linked),
   // so no process ever sees an empty lock and mistakes it for a dead one.
-  const draft = join(dir, `.wip-lock-${process.pid}-${rt.randomHex(6)}`);
+  const draft = join(dir, `.wip-lock-${rt.pid}-${rt.randomHex(6)}`);
   const fd = openSync(draft, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
   try {
     writeSync(fd, token);
@@ -379,7 +370,7 @@ export function withSnapshotLock<T>(dir: string, shortId: string, rt: Runtime, w
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== 'EEXIST')
           throw new VaultError('io-error', `cannot lock the session snapshot (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
-        if (lockIsStale(path, rt.now().getTime())) {
+        if (lockIsStale(path, rt.now().getTime(), rt)) {
           try {
             unlinkSync(path);
           } catch {
@@ -415,7 +406,7 @@ export function withSnapshotLock<T>(dir: string, shortId: string, rt: Runtime, w
  * following links, fsynced, then renamed over the target.
  */
 export function writeAtomic(dir: string, name: string, content: string, tag: string, rt: Runtime): void {
-  const tmp = join(dir, `.wip-${tag}-${process.pid}-${rt.randomHex(6)}`);
+  const tmp = join(dir, `.wip-${tag}-${rt.pid}-${rt.randomHex(6)}`);
   let fd: number | undefined;
   try {
     fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
@@ -465,7 +456,7 @@ export function updateSnapshot(
   options: { lockWaitMs?: number } = {},
 ): UpdateResult {
   ensureSessionsDir(dir);
-  removeStaleFiles(dir, rt.now().getTime());
+  removeStaleFiles(dir, rt.now().getTime(), rt);
   const attempt = (shortId: string, final: boolean): UpdateResult | 'conflict' =>
     withSnapshotLock(dir, shortId, rt, options.lockWaitMs ?? 5000, () => {
       const mine = listSnapshots(dir).filter((f) => f.shortId === shortId);

@@ -108,7 +108,7 @@ export function prepareSessionStart(rt: Runtime, input: StartInput): StartOutcom
       find: inject && where !== undefined,
     });
     pruned = d.pruned;
-    if (pruned) removeStaleFiles(input.sessionsDir, nowMs);
+    if (pruned) removeStaleFiles(input.sessionsDir, nowMs, rt);
     found = d.found;
   }
   if (!inject || !where) return { context: '', pruned, memoryCount: 0, fromRecord: { snapshot: false, memories: false } };
