@@ -3,6 +3,7 @@
  * Pinned by tests/unit/public-api.test.ts: add to it deliberately.
  */
 export { VaultError, EXIT, isVaultError, type VaultErrorCode } from './errors.js';
+export type { Diagnostic, DiagnosticCode, Severity } from './diagnostics.js';
 export {
   SCHEMA_VERSION,
   FIELD_ORDER,
@@ -24,12 +25,12 @@ export { scanDocumentForSecrets, findSecretShapes, redactSecretShapes, type Secr
 export { nodeRuntime, type Runtime } from './io/runtime.js';
 export { resolveRoots, type VaultRoots, type RootOptions } from './store/roots.js';
 export { generateMemoryId } from './store/ids.js';
-export { scanVault, walkVault, type ScanResult, type ScanEntry, type InvalidFile, type ScanOptions } from './scanner/scan-vault.js';
+export { scanVault, walkVault, type ScanResult, type ScanEntry, type FileDiagnostic, type ScanOptions } from './scanner/scan-vault.js';
 export { saveMemory, buildMemory, type SaveInput, type SaveResult } from './operations/save.js';
 export { readMemory, backlinksOf, type ReadResult, type Backlink } from './operations/read.js';
 export { initVault, type InitResult } from './operations/init.js';
 export { runDoctor, type DoctorOptions } from './doctor/run-doctor.js';
-export type { DoctorReport, Problem, Severity, ProblemCode, DoctorCounts } from './doctor/report.js';
+export type { DoctorReport, DoctorCounts } from './doctor/report.js';
 export { formatText as formatDoctorText, formatGithub as formatDoctorGithub, summaryLine as doctorSummaryLine } from './doctor/report-format.js';
 export { fmtMemories, formatMemoryFile, type FmtResult, type FmtFileResult, type FmtOptions, type FmtStatus } from './operations/fmt.js';
 export { shareMemory, type ShareResult } from './operations/share.js';
@@ -39,7 +40,6 @@ export {
   type SearchResponse,
   type SearchHit,
   type SearchDiagnostics,
-  type SearchInvalidFile,
 } from './search/query/search-memories.js';
 export { indexStatus, refreshIndex, rebuildIndex, type IndexStatus, type ScopeIndexStatus, type IndexMaintenanceOptions } from './search/index/index-status.js';
 export { findSimilarMemories, type SimilarMemory } from './search/query/similar-memories.js';

@@ -4,7 +4,7 @@
  * that find the line of a frontmatter key or of a text in a file.
  */
 import { FIELD_ORDER, LIMITS, linkedIds, type Scope } from '../document/contract.js';
-import { readFileSafe, type InvalidFile, type ScanEntry, type ScanResult } from '../scanner/scan-vault.js';
+import { readFileSafe, type FileDiagnostic, type ScanEntry, type ScanResult } from '../scanner/scan-vault.js';
 import type { VaultRoots } from '../store/roots.js';
 
 /** The files a `--changed` / `--staged` run is limited to. */
@@ -80,7 +80,7 @@ export function bodyLineOf(entry: ScanEntry, needle: string): number | undefined
  * Re-reads an invalid file's text (bounded, no symlinks) for rules that need a line number.
  * Returns undefined when it cannot be read; the text is used for locating, never printed.
  */
-export function readInvalidText(file: InvalidFile, ctx?: DoctorContext): string | undefined {
+export function readInvalidText(file: FileDiagnostic, ctx?: DoctorContext): string | undefined {
   const staged = ctx?.contents.get(file.path);
   if (staged) return staged.toString('utf8');
   const r = readFileSafe(file.absPath, LIMITS.documentMaxBytes);

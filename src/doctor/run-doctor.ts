@@ -9,7 +9,8 @@ import type { GitRunner } from '../io/git.js';
 import { scanVault, type ScanEntry, type ScanLimits } from '../scanner/scan-vault.js';
 import { scopeRoot, type VaultRoots } from '../store/roots.js';
 import { idFromFileName, type DoctorContext, type Selection } from './rule-context.js';
-import { sortProblems, type DoctorReport, type Problem } from './report.js';
+import { sortDiagnostics, type Diagnostic } from '../diagnostics.js';
+import type { DoctorReport } from './report.js';
 import { checkBrokenLinks } from './rules/broken-link.js';
 import { checkDuplicateIds } from './rules/duplicate-id.js';
 import { checkFileNames } from './rules/filename-mismatch.js';
@@ -49,7 +50,7 @@ export interface DoctorOptions {
   git?: GitRunner;
 }
 
-type Rule = (ctx: DoctorContext) => Problem[] | Promise<Problem[]>;
+type Rule = (ctx: DoctorContext) => Diagnostic[] | Promise<Diagnostic[]>;
 
 /** Every rule, in report order of concern (the report itself is sorted by file and line). */
 export const DOCTOR_RULES: ReadonlyArray<Rule> = [
@@ -158,9 +159,9 @@ export async function runDoctor(roots: VaultRoots, options: DoctorOptions = {}):
     conflictCopies: findConflictCopies([...scan.entries.map((e) => e.path), ...scan.invalid.map((f) => f.path)]),
     contents,
   };
-  const problems: Problem[] = [];
+  const problems: Diagnostic[] = [];
   for (const rule of DOCTOR_RULES) problems.push(...(await rule(ctx)));
-  sortProblems(problems);
+  sortDiagnostics(problems);
 
   const errors = problems.filter((p) => p.severity === 'error').length;
   const warnings = problems.filter((p) => p.severity === 'warning').length;

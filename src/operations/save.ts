@@ -204,7 +204,8 @@ export async function saveMemory(
   // Belt and braces: what we write must read back to the same values, canonically.
   const back = parseMemory(text);
   if (!back.canonical || serializeMemory(back.memory) !== text) {
-    throw new VaultError('invalid-input', 'memory does not round-trip through the document format', { hint: 'please report this as a bug' });
+    // not the user's input: our serializer and parser disagree (exit 70, internal error)
+    throw new Error('memory does not round-trip through the document format');
   }
   await assertNoSecrets(text);
   const absPath = memoryFilePath(roots, memory.scope, memory.kind, memory.id);

@@ -77,7 +77,8 @@ export async function shareMemory(roots: VaultRoots, id: string, rt: Runtime): P
   const text = serializeMemory(memory);
   const back = parseMemory(text);
   if (!back.canonical || JSON.stringify(back.memory) !== JSON.stringify(memory)) {
-    throw new VaultError('invalid-input', 'memory does not round-trip through the document format', { hint: 'please report this as a bug' });
+    // not the user's input: our serializer and parser disagree (exit 70, internal error)
+    throw new Error('memory does not round-trip through the document format');
   }
   // It is about to be committed: the full secret check, as for a new save.
   await assertNoSecrets(text);

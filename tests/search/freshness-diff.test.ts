@@ -15,7 +15,7 @@ function doc(p: string, fp: { size: number; mtime: number }): DocRecord {
   return { scope: 'team', path: p, id: 'mem_x', kind: 'note', status: 'active', tags: [], targets: [], updated: 0, len: [0, 0, 0, 0, 0], ...fp };
 }
 function invalid(p: string, fp: { size: number; mtime: number }): InvalidRecord {
-  return { path: p, kind: 'unreadable', code: 'unreadable', message: 'x', ...fp };
+  return { path: p, code: 'unreadable', severity: 'error', message: 'x', hint: 'h', ...fp };
 }
 
 describe('diffFiles', () => {

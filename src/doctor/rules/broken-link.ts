@@ -4,13 +4,13 @@
  * `--changed`, links from selected files and links to ids of changed or deleted files are checked.
  */
 import { bodyLineOf, isSelected, keyLine, linksOf, type DoctorContext } from '../rule-context.js';
-import { problem, type Problem } from '../report.js';
+import { diagnostic, type Diagnostic } from '../../diagnostics.js';
 
 /** Errors for links whose target id is not in the scanned scopes. */
-export function checkBrokenLinks(ctx: DoctorContext): Problem[] {
+export function checkBrokenLinks(ctx: DoctorContext): Diagnostic[] {
   const known = new Set<string>(ctx.byId.keys());
   for (const f of ctx.scan.invalid) if (f.id !== undefined) known.add(f.id);
-  const out: Problem[] = [];
+  const out: Diagnostic[] = [];
   for (const e of ctx.scan.entries) {
     for (const target of linksOf(e)) {
       if (known.has(target)) continue;
@@ -18,7 +18,7 @@ export function checkBrokenLinks(ctx: DoctorContext): Problem[] {
       const inFrontmatter = e.memory.links.includes(target);
       const line = inFrontmatter ? keyLine(e, 'links') : bodyLineOf(e, `[[${target}`);
       out.push(
-        problem(
+        diagnostic(
           'error',
           'broken-link',
           e.path,

@@ -3,7 +3,7 @@
  * check: with `--changed`, reported when any of the claiming files is selected.
  */
 import { keyLine, keyLineIn, readInvalidText, type DoctorContext } from '../rule-context.js';
-import { problem, type Problem } from '../report.js';
+import { diagnostic, type Diagnostic } from '../../diagnostics.js';
 
 interface Claim {
   path: string;
@@ -11,7 +11,7 @@ interface Claim {
 }
 
 /** Errors for ids claimed by more than one file (valid or mis-located), across the scanned scopes. */
-export function checkDuplicateIds(ctx: DoctorContext): Problem[] {
+export function checkDuplicateIds(ctx: DoctorContext): Diagnostic[] {
   const claims = new Map<string, Claim[]>();
   const add = (id: string, c: Claim) => {
     if (ctx.conflictCopies.has(c.path)) return; // reported by the sync-conflict rule
@@ -23,7 +23,7 @@ export function checkDuplicateIds(ctx: DoctorContext): Problem[] {
   for (const f of ctx.scan.invalid) {
     if (f.id !== undefined) add(f.id, { path: f.path, line: undefined });
   }
-  const out: Problem[] = [];
+  const out: Diagnostic[] = [];
   for (const [id, list] of claims) {
     if (list.length < 2) continue;
     if (ctx.selection && !list.some((c) => ctx.selection!.paths.has(c.path))) continue;
@@ -32,7 +32,7 @@ export function checkDuplicateIds(ctx: DoctorContext): Problem[] {
       const invalidFile = c.line === undefined ? ctx.scan.invalid.find((f) => f.path === c.path) : undefined;
       const line = c.line ?? (invalidFile ? keyLineIn(readInvalidText(invalidFile, ctx), false, 'id') : undefined);
       out.push(
-        problem(
+        diagnostic(
           'error',
           'duplicate-id',
           c.path,

@@ -3,16 +3,16 @@
  * find files by id; a renamed file breaks both. A warning, since the id inside still rules.
  */
 import { idFromFileName, isSelected, keyLine, type DoctorContext } from '../rule-context.js';
-import { problem, type Problem } from '../report.js';
+import { diagnostic, type Diagnostic } from '../../diagnostics.js';
 
 /** Warnings for valid memories whose file name is not their id. */
-export function checkFileNames(ctx: DoctorContext): Problem[] {
-  const out: Problem[] = [];
+export function checkFileNames(ctx: DoctorContext): Diagnostic[] {
+  const out: Diagnostic[] = [];
   for (const e of ctx.scan.entries) {
     if (!isSelected(ctx, e.path) || ctx.conflictCopies.has(e.path)) continue;
     if (idFromFileName(e.path) === e.memory.id) continue;
     out.push(
-      problem(
+      diagnostic(
         'warning',
         'filename-mismatch',
         e.path,

@@ -6,7 +6,7 @@
 import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DoctorContext } from '../rule-context.js';
-import { problem, type Problem } from '../report.js';
+import { diagnostic, type Diagnostic } from '../../diagnostics.js';
 import { readFileSafe } from '../../scanner/scan-vault.js';
 import { PROJECT_GITIGNORE } from '../../store/layout.js';
 
@@ -14,7 +14,7 @@ const PATH = 'project/.gitignore';
 const FIX = 'make it contain exactly two lines, "*" and "!.gitignore" (vault init writes it when it is missing)';
 
 /** Errors for a missing, symlinked or wrong project .gitignore. */
-export function checkProjectGitignore(ctx: DoctorContext): Problem[] {
+export function checkProjectGitignore(ctx: DoctorContext): Diagnostic[] {
   if (!ctx.scopes.includes('project')) return [];
   try {
     if (!lstatSync(ctx.roots.project).isDirectory()) return [];
@@ -26,12 +26,12 @@ export function checkProjectGitignore(ctx: DoctorContext): Problem[] {
   try {
     st = lstatSync(file);
   } catch {
-    return [problem('error', 'gitignore-missing', PATH, undefined, 'project memory folder has no .gitignore: local memories could be committed', FIX)];
+    return [diagnostic('error', 'gitignore-missing', PATH, undefined, 'project memory folder has no .gitignore: local memories could be committed', FIX)];
   }
   if (st.isSymbolicLink())
-    return [problem('error', 'gitignore-wrong', PATH, undefined, 'project .gitignore is a symbolic link', `replace it with a regular file; ${FIX}`)];
+    return [diagnostic('error', 'gitignore-wrong', PATH, undefined, 'project .gitignore is a symbolic link', `replace it with a regular file; ${FIX}`)];
   const read = readFileSafe(file, 4096);
-  if (!read.ok) return [problem('error', 'gitignore-wrong', PATH, undefined, `project .gitignore cannot be read (${read.code})`, FIX)];
+  if (!read.ok) return [diagnostic('error', 'gitignore-wrong', PATH, undefined, `project .gitignore cannot be read (${read.code})`, FIX)];
   const text = read.bytes.toString('utf8');
   if (text === PROJECT_GITIGNORE) return [];
   const want = PROJECT_GITIGNORE.split('\n');
@@ -39,7 +39,7 @@ export function checkProjectGitignore(ctx: DoctorContext): Problem[] {
   let line = 1;
   while (line <= have.length && have[line - 1] === want[line - 1]) line++;
   return [
-    problem(
+    diagnostic(
       'error',
       'gitignore-wrong',
       PATH,

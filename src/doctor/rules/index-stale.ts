@@ -9,10 +9,10 @@
  */
 import type { ScopeIndexStatus } from '../../search/index/index-status.js';
 import type { DoctorContext } from '../rule-context.js';
-import { problem, type Problem } from '../report.js';
+import { diagnostic, type Diagnostic } from '../../diagnostics.js';
 
 /** Warnings for a missing, unusable or stale search index, per scope. */
-export async function checkIndexFreshness(ctx: DoctorContext): Promise<Problem[]> {
+export async function checkIndexFreshness(ctx: DoctorContext): Promise<Diagnostic[]> {
   if (!ctx.checkIndex || ctx.selection) return [];
   const { indexStatus } = await import('../../search/index/index-status.js');
   let scopes: ScopeIndexStatus[];
@@ -20,10 +20,10 @@ export async function checkIndexFreshness(ctx: DoctorContext): Promise<Problem[]
     scopes = indexStatus(ctx.roots, ctx.scopes).scopes;
   } catch {
     return [
-      problem('warning', 'index-stale', `${ctx.scopes[0] ?? 'team'}/`, undefined, 'the search index could not be inspected', 'run `vault index --rebuild`'),
+      diagnostic('warning', 'index-stale', `${ctx.scopes[0] ?? 'team'}/`, undefined, 'the search index could not be inspected', 'run `vault index --rebuild`'),
     ];
   }
-  const out: Problem[] = [];
+  const out: Diagnostic[] = [];
   const hasMemories = new Set(ctx.scan.entries.map((e) => e.scope));
   for (const s of scopes) {
     const path = `${s.scope}/`;
@@ -31,7 +31,7 @@ export async function checkIndexFreshness(ctx: DoctorContext): Promise<Problem[]
       if (!hasMemories.has(s.scope)) continue; // nothing to index
       out.push(
         s.reason && s.reason !== 'missing'
-          ? problem(
+          ? diagnostic(
               'warning',
               'index-stale',
               path,
@@ -39,7 +39,7 @@ export async function checkIndexFreshness(ctx: DoctorContext): Promise<Problem[]
               `the ${s.scope} search index is unusable (${s.reason}); the next search rebuilds it`,
               'run `vault index --rebuild` (or any `vault search`)',
             )
-          : problem(
+          : diagnostic(
               'warning',
               'index-missing',
               path,
@@ -53,7 +53,7 @@ export async function checkIndexFreshness(ctx: DoctorContext): Promise<Problem[]
     if (!s.stale) continue;
     const parts = [s.added ? `${s.added} added` : '', s.changed ? `${s.changed} changed` : '', s.removed ? `${s.removed} removed` : ''].filter(Boolean);
     out.push(
-      problem(
+      diagnostic(
         'warning',
         'index-stale',
         path,

@@ -3,7 +3,7 @@
  * Markdown, so only this rule notices them.
  */
 import { isSelected, readInvalidText, type DoctorContext } from '../rule-context.js';
-import { problem, type Problem } from '../report.js';
+import { diagnostic, isDocumentDiagnostic, type Diagnostic } from '../../diagnostics.js';
 
 const MARKER = /^(?:<{7}|>{7})(?: |$)/;
 
@@ -16,13 +16,13 @@ export function conflictMarkerLine(text: string): number | undefined {
 }
 
 /** Errors for files holding `<<<<<<<` / `>>>>>>>` conflict markers. */
-export function checkMergeConflicts(ctx: DoctorContext): Problem[] {
-  const out: Problem[] = [];
+export function checkMergeConflicts(ctx: DoctorContext): Diagnostic[] {
+  const out: Diagnostic[] = [];
   const report = (path: string, text: string | undefined) => {
     const line = text === undefined ? undefined : conflictMarkerLine(text);
     if (line !== undefined) {
       out.push(
-        problem(
+        diagnostic(
           'error',
           'merge-conflict',
           path,
@@ -34,6 +34,6 @@ export function checkMergeConflicts(ctx: DoctorContext): Problem[] {
     }
   };
   for (const e of ctx.scan.entries) if (isSelected(ctx, e.path)) report(e.path, e.text);
-  for (const f of ctx.scan.invalid) if (f.kind === 'invalid-document' && isSelected(ctx, f.path)) report(f.path, readInvalidText(f, ctx));
+  for (const f of ctx.scan.invalid) if (isDocumentDiagnostic(f.code) && isSelected(ctx, f.path)) report(f.path, readInvalidText(f, ctx));
   return out;
 }

@@ -6,7 +6,7 @@
  * `_`, `-`, `/` only).
  */
 import { isSelected, keyLine, type DoctorContext } from '../rule-context.js';
-import { problem, type Problem } from '../report.js';
+import { diagnostic, type Diagnostic } from '../../diagnostics.js';
 
 /** Why Obsidian would not treat `tag` as the same tag, or undefined when it would. */
 export function obsidianTagProblem(tag: string): string | undefined {
@@ -16,15 +16,15 @@ export function obsidianTagProblem(tag: string): string | undefined {
 }
 
 /** Warnings for tags Obsidian would not treat as tags. */
-export function checkObsidianTags(ctx: DoctorContext): Problem[] {
-  const out: Problem[] = [];
+export function checkObsidianTags(ctx: DoctorContext): Diagnostic[] {
+  const out: Diagnostic[] = [];
   for (const e of ctx.scan.entries) {
     if (!isSelected(ctx, e.path)) continue;
     for (const tag of e.memory.tags) {
       const why = obsidianTagProblem(tag);
       if (!why) continue;
       out.push(
-        problem(
+        diagnostic(
           'warning',
           'obsidian-tag',
           e.path,

@@ -3,14 +3,14 @@
  * not be listed, reads are fail-closed and doctor cannot vouch for the rest: an error.
  */
 import type { DoctorContext } from '../rule-context.js';
-import { problem, type Problem } from '../report.js';
+import { diagnostic, type Diagnostic } from '../../diagnostics.js';
 
 /** Errors for each reason the scan is incomplete. */
-export function checkScanBounds(ctx: DoctorContext): Problem[] {
+export function checkScanBounds(ctx: DoctorContext): Diagnostic[] {
   return ctx.scan.incompleteReasons.map((reason) => {
     const m = /: ((?:project|team|user)\/\S*)$/.exec(reason);
     const scope = /\b(project|team|user) scope\b/.exec(reason);
-    return problem(
+    return diagnostic(
       'error',
       'scan-incomplete',
       m ? m[1]! : scope ? `${scope[1]}/` : `${ctx.scopes[0] ?? 'team'}/`,

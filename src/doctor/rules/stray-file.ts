@@ -5,14 +5,14 @@
  * never memories and never problems.
  */
 import { isSelected, type DoctorContext } from '../rule-context.js';
-import { problem, type Problem } from '../report.js';
+import { diagnostic, type Diagnostic } from '../../diagnostics.js';
 
 /** Warnings for non-memory files in the vault. */
-export function checkStrayFiles(ctx: DoctorContext): Problem[] {
+export function checkStrayFiles(ctx: DoctorContext): Diagnostic[] {
   return ctx.scan.strays
     .filter((p) => isSelected(ctx, p))
     .map((p) =>
-      problem(
+      diagnostic(
         'warning',
         'stray-file',
         p,

@@ -7,7 +7,7 @@
  * are scanned again on their own to get the exact field and line.
  */
 import { isSelected, readInvalidText, type DoctorContext } from '../rule-context.js';
-import { problem, type Problem } from '../report.js';
+import { diagnostic, type Diagnostic } from '../../diagnostics.js';
 import { FIELD_ORDER } from '../../document/contract.js';
 import type { ScanEntry } from '../../scanner/scan-vault.js';
 import type { SecretFinding } from '../../secrets/scan-secrets.js';
@@ -17,9 +17,9 @@ const CHUNK_CHARS = 1_000_000;
 
 const HINT = 'remove the credential from the file and rotate it (it may already be in git history); memories must never hold secrets';
 
-function toProblems(path: string, findings: SecretFinding[]): Problem[] {
+function toProblems(path: string, findings: SecretFinding[]): Diagnostic[] {
   return findings.map((f) =>
-    problem(
+    diagnostic(
       'error',
       'suspected-secret',
       path,
@@ -65,13 +65,13 @@ async function entriesWithHits(entries: ScanEntry[], scan: (text: string) => Pro
 }
 
 /** Errors for suspected secrets in existing memory files. */
-export async function checkSecrets(ctx: DoctorContext): Promise<Problem[]> {
+export async function checkSecrets(ctx: DoctorContext): Promise<Diagnostic[]> {
   const selected = ctx.scan.entries.filter((e) => isSelected(ctx, e.path));
-  const quarantined = ctx.scan.invalid.filter((f) => f.kind === 'suspected-secret' && isSelected(ctx, f.path));
+  const quarantined = ctx.scan.invalid.filter((f) => f.code === 'suspected-secret' && isSelected(ctx, f.path));
   if (selected.length === 0 && quarantined.length === 0) return [];
   const { scanDocumentForSecrets } = await import('../../secrets/scan-secrets.js');
   const scan = (text: string) => scanDocumentForSecrets(text, FIELD_ORDER);
-  const out: Problem[] = [];
+  const out: Diagnostic[] = [];
   for (const e of await entriesWithHits(selected, scan)) {
     out.push(...toProblems(e.path, await scan(e.text ?? '')));
   }
@@ -79,7 +79,7 @@ export async function checkSecrets(ctx: DoctorContext): Promise<Problem[]> {
     const text = readInvalidText(f, ctx);
     const findings = text === undefined ? [] : await scan(text);
     if (findings.length > 0) out.push(...toProblems(f.path, findings));
-    else out.push(problem('error', 'suspected-secret', f.path, undefined, f.message, HINT));
+    else out.push(diagnostic('error', 'suspected-secret', f.path, undefined, f.message, HINT));
   }
   return out;
 }

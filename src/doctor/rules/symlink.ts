@@ -7,7 +7,7 @@
 import { lstatSync, readlinkSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { isSelected, type DoctorContext } from '../rule-context.js';
-import { problem, type Problem } from '../report.js';
+import { diagnostic, type Diagnostic } from '../../diagnostics.js';
 import { guardedDirs, scopeRoot } from '../../store/roots.js';
 import type { Scope } from '../../document/contract.js';
 
@@ -30,15 +30,15 @@ function pointsOutside(abs: string, vaultRoot: string): boolean | undefined {
 }
 
 /** Errors for symbolic links inside the scope folders, and for symlinked vault folders. */
-export function checkSymlinks(ctx: DoctorContext): Problem[] {
-  const out: Problem[] = [];
+export function checkSymlinks(ctx: DoctorContext): Diagnostic[] {
+  const out: Diagnostic[] = [];
   for (const path of ctx.scan.symlinks) {
     if (!isSelected(ctx, path) && !path.endsWith('/')) continue;
     const abs = absOf(ctx, path.replace(/\/$/, ''));
     const outside = abs ? pointsOutside(abs, ctx.roots.memoryRoot) : undefined;
     const where = outside === true ? ' pointing outside the vault' : outside === false ? ' pointing inside the vault' : '';
     out.push(
-      problem(
+      diagnostic(
         'error',
         'symlink',
         path,
@@ -59,7 +59,7 @@ export function checkSymlinks(ctx: DoctorContext): Problem[] {
         if (lstatSync(dir).isSymbolicLink()) {
           const rel = relative(ctx.roots.worktreeRoot, dir) || dir;
           out.push(
-            problem(
+            diagnostic(
               'error',
               'symlink',
               `${rel}/`,

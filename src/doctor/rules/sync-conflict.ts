@@ -5,7 +5,7 @@
  * the same id as the original: an error naming the file and the line of its id.
  */
 import { keyLine, keyLineIn, readInvalidText, type DoctorContext } from '../rule-context.js';
-import { problem, type Problem } from '../report.js';
+import { diagnostic, type Diagnostic } from '../../diagnostics.js';
 
 const PATTERNS = [/\.sync-conflict-\d{8}-\d{6}(?:-[A-Za-z0-9]+)?(?=\.md$)/, / \((?:[^()]*\s)?conflict(?:ed)?(?:\s[^()]*)?\)(?=\.md$)/i];
 
@@ -23,8 +23,8 @@ export function findConflictCopies(paths: Iterable<string>): Set<string> {
 }
 
 /** Errors for sync-conflict copies of memory files. */
-export function checkSyncConflicts(ctx: DoctorContext): Problem[] {
-  const out: Problem[] = [];
+export function checkSyncConflicts(ctx: DoctorContext): Diagnostic[] {
+  const out: Diagnostic[] = [];
   const all = [
     ...ctx.scan.entries.map((e) => ({ path: e.path, entry: e, file: undefined })),
     ...ctx.scan.invalid.map((f) => ({ path: f.path, entry: undefined, file: f })),
@@ -37,7 +37,7 @@ export function checkSyncConflicts(ctx: DoctorContext): Problem[] {
     const line = entry ? keyLine(entry, 'id') : file ? (keyLineIn(readInvalidText(file, ctx), false, 'id') ?? 1) : 1;
     const id = entry?.memory.id ?? file?.id;
     out.push(
-      problem(
+      diagnostic(
         'error',
         'sync-conflict',
         path,

@@ -3,17 +3,17 @@
  * rules hold that); their order is a hand-edit slip or a clock problem: a warning.
  */
 import { isSelected, keyLine, type DoctorContext } from '../rule-context.js';
-import { problem, type Problem } from '../report.js';
+import { diagnostic, type Diagnostic } from '../../diagnostics.js';
 
 /** Warnings for memories updated before they were created. */
-export function checkTimestamps(ctx: DoctorContext): Problem[] {
-  const out: Problem[] = [];
+export function checkTimestamps(ctx: DoctorContext): Diagnostic[] {
+  const out: Diagnostic[] = [];
   for (const e of ctx.scan.entries) {
     if (!isSelected(ctx, e.path)) continue;
     // ISO-8601 UTC with milliseconds: string order is time order
     if (e.memory.updatedAt >= e.memory.createdAt) continue;
     out.push(
-      problem(
+      diagnostic(
         'warning',
         'updated-before-created',
         e.path,

@@ -3,6 +3,7 @@
  * every document's fingerprint and field lengths but the full record of only the few it returns,
  * so records are built on first use (100,000 objects per cold search otherwise).
  */
+import { isDiagnosticCode, SEVERITIES } from '../../diagnostics.js';
 import { KINDS, STATUSES, kindFolder, type Scope } from '../../document/contract.js';
 import { BUCKET_COUNT, FIELDS, IndexUnusable, type DocRecord, type InvalidRecord, type StoredDocs } from './index-format.js';
 
@@ -23,7 +24,7 @@ export function compareWalkOrder(a: string, b: string): number {
   return as.length - bs.length;
 }
 
-/** True when `r` has the fields of an {@link InvalidRecord} that the index code reads (path, size, mtime, kind, code, message). */
+/** True when `r` has the fields of an {@link InvalidRecord} that the index code reads (path, size, mtime, code, severity, message, hint). */
 export function isInvalidRecord(r: unknown): r is InvalidRecord {
   if (typeof r !== 'object' || r === null) return false;
   const v = r as Record<string, unknown>;
@@ -31,9 +32,11 @@ export function isInvalidRecord(r: unknown): r is InvalidRecord {
     typeof v.path === 'string' &&
     typeof v.size === 'number' &&
     typeof v.mtime === 'number' &&
-    typeof v.kind === 'string' &&
-    typeof v.code === 'string' &&
-    typeof v.message === 'string'
+    isDiagnosticCode(v.code) &&
+    (SEVERITIES as readonly unknown[]).includes(v.severity) &&
+    typeof v.message === 'string' &&
+    typeof v.hint === 'string' &&
+    (v.line === undefined || typeof v.line === 'number')
   );
 }
 

@@ -15,10 +15,11 @@
  * matching therefore never changes the first two characters, like Elasticsearch's
  * `prefix_length: 2`).
  */
+import type { Diagnostic } from '../../diagnostics.js';
 import type { Kind, Scope, Status } from '../../document/contract.js';
 
 /** Bumped whenever the files' shape or the tokenizer changes: an index of another format is rebuilt. */
-export const INDEX_FORMAT_VERSION = 7;
+export const INDEX_FORMAT_VERSION = 8;
 /** Number of term buckets in a generation. */
 export const BUCKET_COUNT = 128;
 /** MiniSearch fields, in field-id order. */
@@ -53,17 +54,18 @@ export interface OverlayDoc extends DocRecord {
   terms: Record<string, number[]>;
 }
 
-/** A file of the vault that is not a usable memory, remembered so it is not re-read on every search. */
-export interface InvalidRecord {
+/**
+ * A file of the vault that is not a usable memory, remembered so it is not re-read on every
+ * search: the scanner's diagnostic of it (FileDiagnostic) with `path` below the scope folder, its
+ * fingerprint, and the id it claims when it parsed.
+ */
+export interface InvalidRecord extends Diagnostic {
+  /** path below the scope folder, `/`-separated (`notes/mem_x.md`) */
   path: string;
+  /** file size in bytes; -1 when unknown */
   size: number;
+  /** file mtime in ms; -1 forces a re-read on the next freshness check */
   mtime: number;
-  kind: 'invalid-document' | 'location-mismatch' | 'suspected-secret' | 'unreadable';
-  code: string;
-  message: string;
-  field?: string | undefined;
-  line?: number | undefined;
-  hint?: string | undefined;
   id?: string | undefined;
 }
 

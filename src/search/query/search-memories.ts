@@ -10,7 +10,8 @@ import { VaultError } from '../../errors.js';
 import { readFileSafe } from '../../scanner/scan-vault.js';
 import { scopeRoot, type VaultRoots } from '../../store/roots.js';
 import { makeExcerpt } from './excerpt.js';
-import { bucketOf, type InvalidRecord } from '../index/index-format.js';
+import { diagnostic, type Diagnostic } from '../../diagnostics.js';
+import { bucketOf } from '../index/index-format.js';
 import { openScopeIndex, type FreshnessReport, type ScopeIndex } from '../index/index-freshness.js';
 import { IndexUnusable } from '../index/index-store.js';
 import { compareCandidates, liveDocs, rankDocuments, type Candidate, type DocFilter, type LiveDoc } from './query-ranking.js';
@@ -57,20 +58,10 @@ export interface SearchHit {
   updatedAt: string;
 }
 
-/** A vault file that is not a usable memory. */
-export interface SearchInvalidFile {
-  scope: Scope;
-  /** vault-relative path */
-  path: string;
-  kind: InvalidRecord['kind'];
-  code: string;
-  message: string;
-  hint?: string | undefined;
-}
-
 /** What the search noticed on the way: bad files, skipped links, index repairs. */
 export interface SearchDiagnostics {
-  invalidFiles: SearchInvalidFile[];
+  /** vault files that are not usable memories (the scanner's diagnostics; vault-relative paths) */
+  invalidFiles: Diagnostic[];
   /** symbolic links found and not followed (vault-relative) */
   skippedSymlinks: string[];
   /** false when the walk hit a limit or could not read a folder */
@@ -200,7 +191,7 @@ export function openIndexes(
       if ('invalid' in e) invalid.push(e.invalid);
     }
     for (const r of invalid.sort((a, b) => (a.path < b.path ? -1 : 1))) {
-      diagnostics.invalidFiles.push({ scope, path: `${scope}/${r.path}`, kind: r.kind, code: r.code, message: r.message, ...(r.hint ? { hint: r.hint } : {}) });
+      diagnostics.invalidFiles.push(diagnostic(r.severity, r.code, `${scope}/${r.path}`, r.line, r.message, r.hint, r.column));
     }
   }
   return { indexes, diagnostics };
