@@ -26,7 +26,7 @@ export { nodeRuntime, type Runtime } from './io/runtime.js';
 export { resolveRoots, type VaultRoots, type RootOptions } from './store/roots.js';
 export { generateMemoryId } from './store/ids.js';
 export { scanVault, walkVault, type ScanResult, type ScanEntry, type FileDiagnostic, type ScanOptions } from './scanner/scan-vault.js';
-export { saveMemory, buildMemory, type SaveInput, type SaveResult } from './operations/save.js';
+export { save as saveMemory, buildMemory, type SaveInput, type SaveResult } from './operations/save.js';
 export { readMemory, backlinksOf, type ReadResult, type Backlink } from './operations/read.js';
 export { initVault, type InitResult } from './operations/init.js';
 export { runDoctor, type DoctorOptions } from './doctor/run-doctor.js';

@@ -92,7 +92,7 @@ export async function run({ quick }) {
     }
 
     // A vault of 200 memories (written with the library, create-only).
-    const { saveMemory } = await dist('operations/save.js');
+    const { save } = await dist('operations/save.js');
     const { resolveRoots } = await dist('store/roots.js');
     const { nodeRuntime } = await dist('io/runtime.js');
     const rt = nodeRuntime({ cwd: repo, env });
@@ -100,7 +100,7 @@ export async function run({ quick }) {
     const titles = [];
     for (let i = 0; i < 200; i++) {
       const words = i % 3 ? 'search index layout' : i % 2 ? 'orchestrator updates CLAUDE.md' : 'session hooks budget';
-      const saved = await saveMemory(
+      const saved = await save(
         roots,
         { title: `Decision ${i}: ${words}`, body: `Body ${i}.`, kind: i % 2 ? 'decision' : 'note', scope: i % 4 ? 'project' : 'team', tags: ['bench'] },
         rt,

@@ -4,7 +4,6 @@
  */
 import { EXIT, VaultError, isVaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
-import type { Scope } from '../document/contract.js';
 import type { VaultRoots } from '../store/roots.js';
 import type { SaveResult } from '../operations/save.js';
 import { sanitizeTerminalText } from '../unicode/terminal-text.js';
@@ -42,20 +41,6 @@ export async function rootsFor(ctx: CliContext, argv: GlobalArgs): Promise<Vault
   }
   const { resolveRoots } = await import('../store/roots.js');
   return resolveRoots(ctx.io.runtime, { root: argv.root, userRoot: argv['user-root'] });
-}
-
-/**
- * After a command wrote memories: brings the search index of those scopes up to date, so a
- * search or `vault doctor --strict` right after sees a current index. An index problem never
- * fails the command (the next search repairs it).
- */
-export async function refreshSearchIndex(roots: VaultRoots, scopes: readonly Scope[]): Promise<void> {
-  try {
-    const { refreshIndex } = await import('../search/index/index-status.js');
-    refreshIndex(roots, { scopes: [...new Set(scopes)] });
-  } catch {
-    /* the next search rebuilds or refreshes it */
-  }
 }
 
 /** Prints a value as 2-space JSON on stdout. */

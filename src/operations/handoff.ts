@@ -1,10 +1,48 @@
 /**
- * Turns a session snapshot into the body of a `handoff` memory, following the handoff template's
- * sections (State, Next steps, Open questions, Pointers). Used only by an explicit command
- * (`vault handoff --from-session`); nothing is ever promoted automatically.
+ * Hand-offs: a session snapshot turned into the body of a `handoff` memory, following the handoff
+ * template's sections (State, Next steps, Open questions, Pointers), then saved by the save
+ * operation. Used only by an explicit command (`vault handoff --from-session`); nothing is ever
+ * promoted automatically.
  */
+import { VaultError } from '../errors.js';
+import type { Runtime } from '../io/runtime.js';
 import type { SessionSnapshot } from '../sessions/snapshots/snapshot.js';
 import { capText, redact, stripControls } from '../sessions/transcripts/text.js';
+
+/** What a hand-off takes from a session snapshot. */
+export interface SessionHandoff {
+  /** the hand-off body ({@link handoffBodyFromSnapshot}) */
+  body: string;
+  /** the harness the session ran in */
+  harness: string;
+  /** the worktree the session ran in */
+  worktree: string;
+}
+
+/**
+ * Finds a session snapshot in the sessions folder and builds a hand-off from it.
+ *
+ * @param rt the sessions folder's location (home, ECC_SESSIONS_DIR)
+ * @param ref the snapshot's short id, its session id, or its file name (matched against the listing only)
+ * @throws VaultError `not-found` (no such snapshot), `invalid-input` (damaged snapshot, refused ECC_SESSIONS_DIR)
+ */
+export async function handoffFromSession(rt: Runtime, ref: string): Promise<SessionHandoff> {
+  const store = await import('../sessions/snapshots/snapshot-store.js');
+  const dir = store.resolveSessionsDir(rt);
+  const file = ref.trim() ? store.findSnapshotFile(dir, ref) : undefined;
+  if (!file)
+    throw new VaultError('not-found', `no session snapshot with short id, session id or file name ${JSON.stringify(ref.slice(0, 80))}`, {
+      field: 'from-session',
+      hint: 'run `vault sessions list` to see them',
+    });
+  const snapshot = store.loadSnapshot(file.path);
+  if (!snapshot)
+    throw new VaultError('invalid-input', `session snapshot ${file.shortId} is incomplete or damaged`, {
+      field: 'from-session',
+      hint: 'let the next hook rewrite it, or pick another snapshot',
+    });
+  return { body: handoffBodyFromSnapshot(snapshot), harness: snapshot.harness, worktree: snapshot.worktree };
+}
 
 /** Largest body produced, characters (the document format allows 64 KiB of UTF-8). */
 const MAX_BODY_CHARS = 24_000;

@@ -2,7 +2,8 @@
  * `vault share <id>`: moves a local project-scope memory into the committed team scope so it can
  * be reviewed in a pull request. The team file is created exclusively (create-only writer) with
  * `scope: team` and every other value unchanged (trust stays "unreviewed"); only then is the
- * project file removed. If any step fails, the project file stays and no team copy is left.
+ * project file removed. If any step fails, the project file stays and no team copy is left. Then
+ * the search index of both scopes is refreshed.
  */
 import { lstatSync, unlinkSync } from 'node:fs';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
@@ -16,7 +17,7 @@ import { memoryFilePath, vaultRelativePath } from '../store/layout.js';
 import { guardedDirs, type VaultRoots } from '../store/roots.js';
 import { modesFor, prepareScope, writeFileExclusive } from '../store/scope-folders.js';
 import { readMemory } from './read.js';
-import { assertNoSecrets } from './save.js';
+import { assertNoSecrets, refreshIndexAfterWrite } from './save.js';
 
 /** Throws unless every folder from `top` down to `dir` is a real folder (lstat, one component at a time). */
 function assertNoLinkOnPath(top: string, dir: string): void {
@@ -109,5 +110,7 @@ export async function shareMemory(roots: VaultRoots, id: string, rt: Runtime): P
       cause: err,
     });
   }
+  // the scope it left and team: a search right after sees the move
+  await refreshIndexAfterWrite(roots, [found.scope, 'team']);
   return { memory, from: found.path, to: vaultRelativePath('team', memory.kind, memory.id), absPath };
 }
