@@ -4,7 +4,8 @@
  * that find the line of a frontmatter key or of a text in a file.
  */
 import { FIELD_ORDER, LIMITS, linkedIds, type Scope } from '../document/contract.js';
-import { readFileSafe, type FileDiagnostic, type ScanEntry, type ScanResult } from '../scanner/scan-vault.js';
+import type { FileDiagnostic, ScanEntry, ScanResult } from '../scanner/scan-vault.js';
+import { readFileSafe } from '../store/read-file-safe.js';
 import type { VaultRoots } from '../store/roots.js';
 
 /** The files a `--changed` / `--staged` run is limited to. */

@@ -5,11 +5,11 @@
  * back to exactly the same values, canonically, or nothing is written. Invalid files, files with
  * a suspected secret and symbolic links are refused and left alone.
  *
- * A rewrite goes to a hidden temporary file in the same folder (O_EXCL|O_NOFOLLOW, same
- * permissions, fsynced) and is renamed over the original only if the original did not change
- * in the meantime; a crash leaves the old file or the new one, never half of either.
+ * A rewrite goes through the atomic writer (store/atomic-write.ts: a hidden temporary file in the
+ * same folder with the same permissions, fsynced, renamed over the original) only if the original
+ * did not change in the meantime; a crash leaves the old file or the new one, never half of either.
  */
-import { closeSync, constants, fstatSync, fsyncSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { lstatSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { LIMITS, SCOPES, type Memory, type Scope } from '../document/contract.js';
 import { parseMemory, type NonCanonicalReason } from '../document/parse.js';
@@ -17,8 +17,10 @@ import { serializeMemory } from '../document/serialize.js';
 import { isVaultError, VaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
 import { describeParseError } from '../scanner/parse-problem.js';
-import { readFileSafe, walkVault, DEFAULT_SCAN_LIMITS } from '../scanner/scan-vault.js';
+import { walkVault, DEFAULT_SCAN_LIMITS } from '../scanner/scan-vault.js';
+import { readFileSafe } from '../store/read-file-safe.js';
 import { findSecretShapes } from '../secrets/scan-secrets.js';
+import { writeFileAtomic } from '../store/atomic-write.js';
 import { guardedDirs, scopeRoot, type VaultRoots } from '../store/roots.js';
 
 /** What happened to one file. */
@@ -262,55 +264,30 @@ function writeOver(absPath: string, text: string, expected: Buffer, rt: Runtime,
       rule: 'never follow symbolic links',
       hint: 'see vault doctor',
     });
-  const tmp = join(dir, `.ecc-memory-fmt-${rt.randomHex(8)}.tmp`);
-  let fd: number | undefined;
-  let created = false;
   try {
-    fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, st.mode & 0o777);
-    created = true;
-    const ino = fstatSync(fd).ino;
-    const buf = Buffer.from(text, 'utf8');
-    let off = 0;
-    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-    fsyncSync(fd);
-    closeSync(fd);
-    fd = undefined;
-    const now = readFileSafe(absPath, LIMITS.documentMaxBytes);
-    if (!now.ok || !now.bytes.equals(expected)) {
-      throw new VaultError('io-error', `${basename(absPath)} changed while it was being formatted; nothing was written`, { hint: 'run vault fmt again' });
-    }
-    linked();
-    const tmpSt = lstatSync(tmp);
-    if (!tmpSt.isFile() || tmpSt.ino !== ino)
-      throw new VaultError('symlink-refused', `the folder of ${basename(absPath)} changed while it was being formatted; nothing was written`, {
-        hint: 'run vault doctor',
-      });
-    renameSync(tmp, absPath);
-    try {
-      const dfd = openSync(dir, constants.O_RDONLY);
-      try {
-        fsyncSync(dfd);
-      } finally {
-        closeSync(dfd);
-      }
-    } catch {
-      /* directory fsync is not supported everywhere */
-    }
+    writeFileAtomic(absPath, text, {
+      tempPath: join(dir, `.ecc-memory-fmt-${rt.randomHex(8)}.tmp`),
+      commit: 'replace',
+      mode: st.mode & 0o777,
+      beforeCommit: (temp) => {
+        const now = readFileSafe(absPath, LIMITS.documentMaxBytes);
+        if (!now.ok || !now.bytes.equals(expected)) {
+          throw new VaultError('io-error', `${basename(absPath)} changed while it was being formatted; nothing was written`, { hint: 'run vault fmt again' });
+        }
+        linked();
+        const tmpSt = lstatSync(temp.path);
+        if (!tmpSt.isFile() || tmpSt.ino !== temp.ino)
+          throw new VaultError('symlink-refused', `the folder of ${basename(absPath)} changed while it was being formatted; nothing was written`, {
+            hint: 'run vault doctor',
+          });
+      },
+    });
   } catch (err) {
     if (isVaultError(err)) throw err;
     throw new VaultError('io-error', `cannot rewrite ${basename(absPath)} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, {
       hint: 'check the folder permissions',
       cause: err,
     });
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-    if (created) {
-      try {
-        unlinkSync(tmp);
-      } catch {
-        /* renamed */
-      }
-    }
   }
 }
 

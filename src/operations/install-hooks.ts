@@ -10,11 +10,13 @@
  * The merge touches nothing but our own entries, recognised by their command
  * (`… hook <event> --harness <harness>`): installing twice equals installing once, and
  * uninstalling removes exactly those entries (and the groups, event lists and `hooks` object
- * that held only them). Every written file is replaced atomically after a backup.
+ * that held only them). Every written file is replaced atomically (store/atomic-write.ts) after a
+ * backup.
  */
-import { closeSync, constants, copyFileSync, fsyncSync, lstatSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { constants, copyFileSync, lstatSync, mkdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { VaultError } from '../errors.js';
+import { writeFileAtomic } from '../store/atomic-write.js';
 import type { Harness } from '../sessions/transcripts/transcript-summary.js';
 import { EVENTS_BY_HARNESS, HARNESS_EVENT_NAMES, INSTALLED_TIMEOUT_S, normalizeEvent, type HookEvent } from '../sessions/hook-events.js';
 
@@ -233,20 +235,7 @@ export function applySettingsPlan(plan: SettingsPlan, stamp: string, randomHex: 
     return backup;
   }
   mkdirSync(dir, { recursive: true });
-  const tmp = join(dir, `.${plan.file.split(/[\\/]/).pop()}.${randomHex(6)}.tmp`);
-  const fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
-  try {
-    writeSync(fd, plan.after);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    renameSync(tmp, plan.file);
-  } catch (err) {
-    unlinkSync(tmp);
-    throw err;
-  }
+  writeFileAtomic(plan.file, plan.after, { tempPath: join(dir, `.${plan.file.split(/[\\/]/).pop()}.${randomHex(6)}.tmp`), commit: 'replace', mode: 0o644 });
   return backup;
 }
 

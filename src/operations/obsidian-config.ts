@@ -13,7 +13,8 @@
  */
 import { join } from 'node:path';
 import { VaultError } from '../errors.js';
-import { ensureRealDir, writeFileExclusive } from '../store/scope-folders.js';
+import { writeFileExclusive } from '../store/atomic-write.js';
+import { ensureRealDir } from '../store/scope-folders.js';
 
 /** Folder (relative to the vault) where notes created in Obsidian go: outside every scope. */
 export const OBSIDIAN_NEW_NOTE_FOLDER = 'inbox';

@@ -20,7 +20,8 @@ import type { SimilarMemory } from '../search/query/similar-memories.js';
 import { assertMemoryId, generateMemoryId } from '../store/ids.js';
 import { memoryFilePath, vaultRelativePath } from '../store/layout.js';
 import type { VaultRoots } from '../store/roots.js';
-import { checkScope, modesFor, prepareScope, writeFileExclusive } from '../store/scope-folders.js';
+import { writeFileExclusive } from '../store/atomic-write.js';
+import { checkScope, modesFor, prepareScope } from '../store/scope-folders.js';
 
 /** What a caller may choose when saving. trust and status are never inputs. */
 export interface SaveInput {

@@ -12,10 +12,11 @@ import { parseMemory } from '../document/parse.js';
 import { serializeMemory } from '../document/serialize.js';
 import { VaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
-import { readFileSafe } from '../scanner/scan-vault.js';
+import { readFileSafe } from '../store/read-file-safe.js';
 import { memoryFilePath, vaultRelativePath } from '../store/layout.js';
 import { guardedDirs, type VaultRoots } from '../store/roots.js';
-import { modesFor, prepareScope, writeFileExclusive } from '../store/scope-folders.js';
+import { writeFileExclusive } from '../store/atomic-write.js';
+import { modesFor, prepareScope } from '../store/scope-folders.js';
 import { readMemory } from './read.js';
 import { assertNoSecrets, refreshIndexAfterWrite } from './save.js';
 

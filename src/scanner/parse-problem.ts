@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import type { Diagnostic, DiagnosticCode } from '../diagnostics.js';
 import { FIELD_ORDER } from '../document/contract.js';
 import { DOCUMENT_ERROR_CODES, type VaultError } from '../errors.js';
+import { UNSAFE_BODY_CHARS, UNSAFE_LINE_CHARS } from '../unicode/unsafe-characters.js';
 
 /** The parts of a {@link Diagnostic} that describe a parse failure; `line` is undefined when it sits on no line. */
 export type ParseFailure = Pick<Diagnostic, 'code' | 'message'> & { hint: string | undefined; line: number | undefined };
@@ -96,9 +97,6 @@ function firstBodyLine(l: Layout): number | undefined {
   for (let i = l.closing + 1; i < l.lines.length; i++) if (l.lines[i]!.trim() !== '') return i + 1;
   return l.closing + 2 <= l.lines.length ? l.closing + 2 : l.closing + 1;
 }
-
-const UNSAFE_BODY = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
-const UNSAFE_VALUE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
 
 /** Plain words for the YAML parser's error codes (its own messages quote the source, so they are not used). */
 const YAML_REASONS: Record<string, string> = {
@@ -217,7 +215,8 @@ export function describeParseError(bytes: Uint8Array, err: VaultError): ParseFai
         .replace(/\s*\(got [\s\S]*\)$/, '')
         .replace(/unsupported memory schema [\s\S]*$/, 'unsupported memory schema (expected "ecc.memory.v1")');
       if (!field) out.message = 'a frontmatter value breaks a rule of ecc.memory.v1';
-      if (field && out.line && UNSAFE_VALUE.test(l.lines[out.line - 1]!)) out.message = `${field}: contains a control or bidirectional formatting character`;
+      if (field && out.line && UNSAFE_LINE_CHARS.test(l.lines[out.line - 1]!))
+        out.message = `${field}: contains a control or bidirectional formatting character`;
       break;
     }
     case 'invalid-body':
@@ -225,7 +224,7 @@ export function describeParseError(bytes: Uint8Array, err: VaultError): ParseFai
       out.line = firstBodyLine(l);
       if (l.closing !== -1) {
         for (let i = l.closing + 1; i < l.lines.length; i++) {
-          if (UNSAFE_BODY.test(l.lines[i]!)) {
+          if (UNSAFE_BODY_CHARS.test(l.lines[i]!)) {
             out.line = i + 1;
             break;
           }

@@ -3,7 +3,7 @@
  * symbolic link, never enters hidden folders, never throws for a malformed file, and never puts
  * raw file content into a diagnostic. Bounded (files, depth, bytes) and says when a bound was hit.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, type Dirent, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
 import { relative, sep } from 'node:path';
 import { kindFolder, kindOfFolder, LIMITS, SCOPES, type Memory, type Scope } from '../document/contract.js';
 import type { NonCanonicalReason } from '../document/parse.js';
@@ -16,6 +16,7 @@ import { parseCanonicalText } from './fast-parse.js';
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 import { describeParseError } from './parse-problem.js';
 import { findSecretShapes } from '../secrets/scan-secrets.js';
+import { readFileSafe } from '../store/read-file-safe.js';
 import { guardedDirs, scopeRoot, type VaultRoots } from '../store/roots.js';
 
 /** Bounds of one scan. Generous (100,000+ memories) but finite. */
@@ -303,39 +304,6 @@ export function walkVault(
     walk(scope, root, root, 0, []);
   }
   return result;
-}
-
-/**
- * Reads one file safely: no symlink (O_NOFOLLOW), no FIFO or device (regular-file check after
- * open with O_NONBLOCK), at most `maxBytes` (a larger file is reported by size, never read).
- *
- * @returns the bytes and stat info, or an error code
- */
-export function readFileSafe(
-  absPath: string,
-  maxBytes: number,
-): { ok: true; bytes: Buffer; size: number; mtimeMs: number } | { ok: false; code: string; size?: number } {
-  let fd: number | undefined;
-  try {
-    fd = openSync(absPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    const st = fstatSync(fd);
-    if (!st.isFile()) return { ok: false, code: 'not-a-regular-file' };
-    if (st.size > maxBytes) return { ok: false, code: 'too-large', size: st.size };
-    const buf = Buffer.allocUnsafe(Math.min(st.size, maxBytes) + 1);
-    let off = 0;
-    for (;;) {
-      const n = readSync(fd, buf, off, buf.length - off, null);
-      if (n === 0) break;
-      off += n;
-      if (off > maxBytes) return { ok: false, code: 'too-large', size: off };
-      if (off === buf.length) break;
-    }
-    return { ok: true, bytes: buf.subarray(0, off), size: off, mtimeMs: st.mtimeMs };
-  } catch (err) {
-    return { ok: false, code: (err as NodeJS.ErrnoException).code ?? 'read-error' };
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
 }
 
 /**

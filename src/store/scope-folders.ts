@@ -1,18 +1,13 @@
 /**
- * Create-only, atomic writes into the vault.
- *
- * A memory file appears under its final name only with its complete content: the text is written
- * and fsynced to a hidden temporary file in the same folder (created with O_EXCL|O_NOFOLLOW),
- * then hard-linked to `<id>.md`. link(2) fails when the name exists (even as a dangling
- * symlink), so an existing memory is never overwritten, also when processes race. The temporary
- * file is always removed. Folders on the way are checked with lstat: nothing is written through
- * a symbolic link.
+ * The scope folders a write goes into: checked before anything is created (no symbolic link on
+ * the way, lstat only; the project scope's fail-closed .gitignore exact), then created with the
+ * scope's permissions. The file itself is written by store/atomic-write.ts.
  */
-import { constants, closeSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { kindFolder, type Kind, type Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
-import { processIds } from '../io/runtime.js';
+import { writeFileExclusive } from './atomic-write.js';
 import { PROJECT_GITIGNORE } from './layout.js';
 import { guardedDirs, scopeRoot, type VaultRoots } from './roots.js';
 
@@ -180,69 +175,5 @@ function writeGitignore(projectDir: string): void {
       return;
     }
     throw err;
-  }
-}
-
-/**
- * Writes `content` to `target` create-only and atomically (temp file + fsync + link).
- *
- * @param target absolute final path; its folder must exist and be checked by the caller
- * @param content UTF-8 text
- * @param mode permission bits of the new file
- * @param tempName returns a unique suffix for the temporary file
- * @throws VaultError `already-exists` when `target` exists (file, folder or symlink);
- *   `io-error` on any other failure. The temporary file never survives.
- */
-export function writeFileExclusive(target: string, content: string, mode: number, tempName: () => string): void {
-  const dir = dirname(target);
-  const tmp = join(dir, `.ecc-memory-${processIds.pid}-${tempName()}.tmp`);
-  let fd: number | undefined;
-  try {
-    fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, mode);
-    const buf = Buffer.from(content, 'utf8');
-    let off = 0;
-    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-    fsyncSync(fd);
-    closeSync(fd);
-    fd = undefined;
-    try {
-      linkSync(tmp, target);
-    } catch (err) {
-      if (errnoOf(err) === 'EEXIST') {
-        throw new VaultError('already-exists', `${target.split(/[\\/]/).pop()} already exists; writes are create-only`, {
-          rule: 'create-only',
-          hint: 'choose another id, or supersede the memory with a new one that links to it',
-        });
-      }
-      throw wrapIo(err, 'cannot create the memory file');
-    }
-    syncDir(dir);
-  } catch (err) {
-    throw wrapIo(err, 'cannot write the memory file');
-  } finally {
-    if (fd !== undefined) {
-      try {
-        closeSync(fd);
-      } catch {
-        /* already closed */
-      }
-    }
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* never created */
-    }
-  }
-}
-
-function syncDir(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, constants.O_RDONLY);
-    fsyncSync(fd);
-  } catch {
-    /* not supported everywhere; the file itself is fsynced */
-  } finally {
-    if (fd !== undefined) closeSync(fd);
   }
 }

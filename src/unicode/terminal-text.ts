@@ -1,3 +1,5 @@
+import { ESCAPE_SEQUENCES, TAG_CHARS, TERMINAL_CONTROL_CHARS } from './unsafe-characters.js';
+
 /**
  * Makes untrusted text safe to print on a terminal: removes escape sequences (CSI, OSC, DCS,
  * other ESC sequences), C0 controls except TAB and LF, DEL, C1 controls, and bidirectional
@@ -10,14 +12,11 @@
  * @returns the text without terminal control sequences
  */
 export function sanitizeTerminalText(text: string): string {
-  return (
-    text
-      .replace(/\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?/g, '') // OSC
-      .replace(/\u001b[P^_][^\u001b]*(?:\u001b\\)?/g, '') // DCS, PM, APC
-      .replace(/\u001b\[[0-?]*[ -/]*[@-~]/g, '') // CSI
-      .replace(/\u001b[@-Z\\-_]/g, '') // other 2-byte escapes
-      .replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b\u200e\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g, '')
-      // Unicode tag characters render as nothing but can carry hidden text (e.g. prompt injection).
-      .replace(/[\u{e0000}-\u{e007f}]/gu, '')
-  );
+  return text
+    .replace(ESCAPE_SEQUENCES.osc, '')
+    .replace(ESCAPE_SEQUENCES.dcs, '')
+    .replace(ESCAPE_SEQUENCES.csi, '')
+    .replace(ESCAPE_SEQUENCES.other, '')
+    .replace(TERMINAL_CONTROL_CHARS, '')
+    .replace(TAG_CHARS, ''); // tag characters render as nothing but can carry hidden text (e.g. prompt injection)
 }

@@ -6,7 +6,9 @@
  *   in src/io/ and in the adapters; clock, ids, environment and process facts come through the
  *   runtime port (src/io/runtime.ts), git through src/io/git.ts;
  * - packages that belong to the adapters (yargs, chokidar, the MCP SDK, ...) stay in them;
- * - rooms: no folder of src/ holds more than 12 files directly, except the registries.
+ * - rooms: no folder of src/ holds more than 12 files directly, except the registries;
+ * - one primitive per job: one atomic writer, one safe read, one frontmatter fast reader, and
+ *   one definition of the id and wikilink patterns, the kinds, the scopes, the unsafe characters.
  * Imports are read with the TypeScript scanner (ts.preProcessFile), so comments and strings
  * never count and every form (`import`, `export … from`, `import()`, `typeof import()`,
  * `require()`) does.
@@ -216,5 +218,21 @@ describe('architecture', () => {
     };
     walk(SRC);
     expect(crowded).toEqual([]);
+  });
+
+  it('one primitive per job: one atomic writer, one safe read, one frontmatter fast reader, one definition of each pattern and list', () => {
+    // the schema validator is generated from schemas/memory.schema.json, not a copy written by hand
+    const where = (test: (code: string) => boolean) =>
+      sourceFiles(SRC)
+        .filter((f) => !f.endsWith('.generated.ts') && test(readFileSync(f, 'utf8')))
+        .map(srcPath);
+    expect(where((c) => /\bfsyncSync\(/.test(c))).toEqual(['store/atomic-write.ts']);
+    expect(where((c) => /function readFileSafe\b/.test(c))).toEqual(['store/read-file-safe.ts']);
+    expect(where((c) => /function isSpace\b|JSON\.parse\(line\.slice/.test(c))).toEqual(['document/frontmatter-reader.ts']);
+    expect(where((c) => c.includes('mem_[a-z0-9][a-z0-9_-]{2,127}'))).toEqual(['document/contract.ts']);
+    expect(where((c) => /\\{1,2}\[\\{1,2}\[/.test(c))).toEqual(['document/contract.ts']);
+    expect(where((c) => /'context',\s*'decision',\s*'fact'/.test(c))).toEqual(['document/contract.ts']);
+    expect(where((c) => /'project',\s*'team',\s*'user'/.test(c))).toEqual(['document/contract.ts']);
+    expect(where((c) => /\\{1,2}u202a-\\{1,2}u202e/.test(c))).toEqual(['unicode/unsafe-characters.ts']);
   });
 });

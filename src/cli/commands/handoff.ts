@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
 import type { Argv } from 'yargs';
+import { SCOPES } from '../../document/contract.js';
 import { EXIT } from '../../errors.js';
 import { printText, rootsFor, runCommand, usageError, type CliContext } from '../command-context.js';
 import { readBodyInput, reportSaved, saveInputFrom, saveOptionsFrom, type SaveArgs } from './save.js';
@@ -41,7 +42,7 @@ export const handoffCommand = (ctx: CliContext) => ({
       .option('from', { type: 'string', describe: 'harness handing off (source_harness)' })
       .option('target', { type: 'string', array: true, describe: 'harness that should pick it up (repeatable; alias of --target-harness)' })
       .option('target-harness', { type: 'string', array: true, describe: 'harness that should pick it up (repeatable; default all)' })
-      .option('scope', { type: 'string', choices: ['project', 'team', 'user'], describe: 'project (default), team or user' })
+      .option('scope', { type: 'string', choices: SCOPES, describe: 'project (default), team or user' })
       .option('tag', { type: 'string', array: true, describe: 'tag (repeatable)' })
       .option('link', { type: 'string', array: true, describe: 'id of a related memory (repeatable)' })
       .option('id', { type: 'string', describe: 'explicit id' })

@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import type { Scope } from '../../document/contract.js';
+import { SCOPES, type Scope } from '../../document/contract.js';
 import { printJson, printText, rootsFor, runCommand, type CliContext, type GlobalArgs } from '../command-context.js';
 
 interface IndexArgs extends GlobalArgs {
@@ -18,7 +18,7 @@ export const indexCommand = (ctx: CliContext) => ({
   builder: (y: Argv) =>
     y
       .option('rebuild', { type: 'boolean', describe: 'rebuild from the Markdown files (a progress bar appears on a terminal when it takes over a second)' })
-      .option('scope', { type: 'string', array: true, choices: ['project', 'team', 'user'], describe: 'scopes (default project and team)' }),
+      .option('scope', { type: 'string', array: true, choices: SCOPES, describe: 'scopes (default project and team)' }),
   handler: (argv: IndexArgs) =>
     runCommand(ctx, argv, async () => {
       const { refreshIndex, rebuildIndex, indexStatus } = await import('../../search/index/index-status.js');

@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { KINDS, type Kind } from '../../document/contract.js';
+import { KINDS, SCOPES, type Kind } from '../../document/contract.js';
 import { VaultError } from '../../errors.js';
 import { rootsFor, runCommand, usageError, type CliContext, type GlobalArgs } from '../command-context.js';
 import { reportSaved, saveInputFrom, saveOptionsFrom } from './save.js';
@@ -44,7 +44,7 @@ export const newCommand = (ctx: CliContext) => ({
     y
       .option('kind', { type: 'string', choices: [...KINDS], describe: 'kind of memory; picks templates/<kind>.md (default note)' })
       .option('title', { type: 'string', describe: 'title, 1..200 characters (can also be written in the draft)' })
-      .option('scope', { type: 'string', choices: ['project', 'team', 'user'], describe: 'project (local, default), team (committed) or user (~/.ecc)' })
+      .option('scope', { type: 'string', choices: SCOPES, describe: 'project (local, default), team (committed) or user (~/.ecc)' })
       .option('tag', { type: 'string', array: true, describe: 'tag (repeatable; a leading # is dropped)' })
       .option('link', { type: 'string', array: true, describe: 'id of a related or superseded memory (repeatable)' })
       .option('source-harness', { type: 'string', describe: 'who writes it (default $ECC_MEMORY_HARNESS, $VAULT_HARNESS, else "unknown")' })

@@ -1,4 +1,5 @@
 import type { Argv } from 'yargs';
+import { KINDS, SCOPES } from '../../document/contract.js';
 import { EXIT, VaultError } from '../../errors.js';
 import { printJson, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs, printSaved } from '../command-context.js';
 import type { SaveInput, SaveOptions, SaveResult } from '../../operations/save.js';
@@ -50,7 +51,7 @@ export async function readBodyInput(ctx: CliContext, argv: SaveArgs): Promise<st
     if (buf.length >= BODY_READ_CAP) throw tooLarge('standard input');
     return decode(buf, 'standard input');
   }
-  const { readFileSafe } = await import('../../scanner/scan-vault.js');
+  const { readFileSafe } = await import('../../store/read-file-safe.js');
   const { resolve } = await import('node:path');
   const file = resolve(ctx.io.runtime.cwd, argv['body-file']!);
   const read = readFileSafe(file, BODY_READ_CAP);
@@ -85,13 +86,13 @@ export const saveCommand = (ctx: CliContext) => ({
       .option('kind', {
         type: 'string',
         requiresArg: true,
-        choices: ['context', 'decision', 'fact', 'handoff', 'lesson', 'note', 'preference', 'runbook'],
+        choices: KINDS,
         describe: 'kind of memory (default note)',
       })
       .option('scope', {
         type: 'string',
         requiresArg: true,
-        choices: ['project', 'team', 'user'],
+        choices: SCOPES,
         describe: 'project (local, default), team (committed) or user (~/.ecc)',
       })
       .option('tag', { type: 'string', requiresArg: true, array: true, describe: 'tag (repeatable; a leading # is dropped)' })

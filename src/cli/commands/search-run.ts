@@ -2,15 +2,15 @@
  * The body of `vault search`, free of yargs: shared by the yargs command (commands/search.ts)
  * and the lean start-up path (cli/lean-main.ts), so both print byte-identical output.
  */
-import type { Kind, Scope, Status } from '../../document/contract.js';
+import { KINDS, SCOPES, STATUSES, type Kind, type Scope, type Status } from '../../document/contract.js';
 import { printJson, rootsFor, usageError, type CliContext, type GlobalArgs } from '../command-context.js';
 
 /** Allowed `--scope` values of `vault search`, in the order the help text lists them. */
-export const SEARCH_SCOPE_CHOICES: readonly Scope[] = ['project', 'team', 'user'];
+export const SEARCH_SCOPE_CHOICES: readonly Scope[] = SCOPES;
 /** Allowed `--kind` values (the contract's kinds). */
-export const SEARCH_KIND_CHOICES: readonly Kind[] = ['context', 'decision', 'fact', 'handoff', 'lesson', 'note', 'preference', 'runbook'];
+export const SEARCH_KIND_CHOICES: readonly Kind[] = KINDS;
 /** Allowed `--status` values. */
-export const SEARCH_STATUS_CHOICES: readonly Status[] = ['active', 'rejected', 'superseded'];
+export const SEARCH_STATUS_CHOICES: readonly Status[] = STATUSES;
 
 /**
  * Parsed arguments of `vault search`, shaped as yargs delivers them (kebab-case keys). A

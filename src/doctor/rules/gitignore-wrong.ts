@@ -7,7 +7,7 @@ import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DoctorContext } from '../rule-context.js';
 import { diagnostic, type Diagnostic } from '../../diagnostics.js';
-import { readFileSafe } from '../../scanner/scan-vault.js';
+import { readFileSafe } from '../../store/read-file-safe.js';
 import { PROJECT_GITIGNORE } from '../../store/layout.js';
 
 const PATH = 'project/.gitignore';

@@ -8,12 +8,11 @@
  */
 import { bodyLineOf, isSelected, keyLine, type DoctorContext } from '../rule-context.js';
 import { diagnostic, type Diagnostic } from '../../diagnostics.js';
-
-const INVISIBLE = /[\u200b\u2060\ufeff]|[\u{e0000}-\u{e007f}]/u;
+import { INVISIBLE_CHARS } from '../../unicode/unsafe-characters.js';
 
 /** The first invisible character in `text` as `U+XXXX`, or undefined. */
 export function firstInvisible(text: string): { char: string; code: string } | undefined {
-  const m = INVISIBLE.exec(text);
+  const m = INVISIBLE_CHARS.exec(text);
   if (!m) return undefined;
   return { char: m[0], code: `U+${m[0].codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}` };
 }

@@ -16,7 +16,7 @@ import { buildGeneration, type BuiltGeneration, type ProgressFn, type StatFile }
 import { RACY_WINDOW_MS, type IndexState, type OverlayEntry } from './index-format.js';
 import { BucketReader } from './postings.js';
 import { GenerationDocs, compareWalkOrder, toColumns } from './generation-docs.js';
-import { indexDirFor } from '../../store/index-location.js';
+import { indexDirFor } from '../../store/layout.js';
 import {
   cleanIndexDir,
   ensureIndexDir,

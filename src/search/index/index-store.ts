@@ -1,8 +1,8 @@
 /**
- * Reading and writing index files. Every write is atomic (a temp file in the same folder, then
- * rename), generation folders are renamed into place complete, and every read is checked
- * (version, shape, byte length), so a missing, truncated, garbage or old-format index reads as
- * "absent" and is rebuilt, never trusted.
+ * Reading and writing index files. Every file write is atomic (store/atomic-write.ts: a temp file
+ * in the same folder, fsynced, then renamed), generation folders are renamed into place complete,
+ * and every read is checked (version, shape, byte length), so a missing, truncated, garbage or
+ * old-format index reads as "absent" and is rebuilt, never trusted.
  */
 import {
   closeSync,
@@ -19,11 +19,11 @@ import {
   statSync,
   utimesSync,
   writeFileSync,
-  writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { KINDS, SCHEMA_VERSION, STATUSES, type Scope } from '../../document/contract.js';
 import type { ProcessIds } from '../../io/runtime.js';
+import { writeFileAtomic } from '../../store/atomic-write.js';
 import {
   BUCKET_COUNT,
   FIELDS,
@@ -73,30 +73,15 @@ export function ensureIndexDir(dir: string, ids: ProcessIds): void {
   try {
     statSync(join(dir, '.gitignore'));
   } catch {
-    writeAtomic(join(dir, '.gitignore'), '*\n', ids);
+    writeIndexFile(join(dir, '.gitignore'), '*\n', ids);
   }
 }
 
-/** Writes a file atomically (temp + fsync + rename). Returns the file's mtime (the file system's clock). */
-export function writeAtomic(target: string, text: string, ids: ProcessIds): number {
+/** Writes an index file atomically (store/atomic-write.ts), never through a linked folder. Returns its mtime (the file system's clock). */
+export function writeIndexFile(target: string, text: string, ids: ProcessIds): number {
   const dir = join(target, '..');
   assertIndexDirUnlinked(dir);
-  const tmp = join(dir, tempName(ids));
-  const fd = openSync(tmp, 'wx', 0o600);
-  let mtime: number;
-  try {
-    writeSync(fd, text);
-    mtime = fstatSync(fd).mtimeMs;
-  } finally {
-    closeSync(fd);
-  }
-  try {
-    renameSync(tmp, target);
-  } catch (err) {
-    rmSync(tmp, { force: true });
-    throw err;
-  }
-  return mtime;
+  return writeFileAtomic(target, text, { tempPath: join(dir, tempName(ids)), commit: 'replace', mode: 0o600 }).mtimeMs;
 }
 
 /** The file system's current time, read from a probe file in `dir` (the clock that stamps memory files). */
@@ -241,7 +226,7 @@ export function readState(dir: string, scope: Scope, root: string): { state: Ind
 
 /** Writes state.json atomically; returns its mtime. */
 export function writeState(dir: string, state: IndexState, ids: ProcessIds): number {
-  return writeAtomic(join(dir, 'state.json'), JSON.stringify(state), ids);
+  return writeIndexFile(join(dir, 'state.json'), JSON.stringify(state), ids);
 }
 
 /** A generation's documents (see generation-docs.ts). */

@@ -5,7 +5,8 @@
  */
 import { diagnostic } from '../../diagnostics.js';
 import { LIMITS, type Memory } from '../../document/contract.js';
-import { readFailure, readFileSafe, scanFileBytes, type FileDiagnostic, type WalkedFile } from '../../scanner/scan-vault.js';
+import { readFailure, scanFileBytes, type FileDiagnostic, type WalkedFile } from '../../scanner/scan-vault.js';
+import { readFileSafe } from '../../store/read-file-safe.js';
 import { FIELDS, type InvalidRecord, type OverlayDoc } from './index-format.js';
 import { tokenize } from '../analysis/tokenizer.js';
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { KINDS, LIMITS, SCOPES, STATUSES, type Kind, type Memory, type Scope, type Status } from '../../document/contract.js';
 import { parseMemory } from '../../document/parse.js';
 import { VaultError } from '../../errors.js';
-import { readFileSafe } from '../../scanner/scan-vault.js';
+import { readFileSafe } from '../../store/read-file-safe.js';
 import { scopeRoot, type VaultRoots } from '../../store/roots.js';
 import { makeExcerpt } from './excerpt.js';
 import { diagnostic, type Diagnostic } from '../../diagnostics.js';

@@ -10,7 +10,7 @@ import { searchMemories } from './search-memories.js';
 import { foldText, tokenize } from '../analysis/tokenizer.js';
 import { LIMITS } from '../../document/contract.js';
 import { parseMemory } from '../../document/parse.js';
-import { readFileSafe } from '../../scanner/scan-vault.js';
+import { readFileSafe } from '../../store/read-file-safe.js';
 import { join } from 'node:path';
 
 /** An existing memory that looks like the one being saved. */

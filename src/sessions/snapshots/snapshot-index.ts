@@ -20,7 +20,7 @@ import { closeSync, constants, lstatSync, openSync, readdirSync, readSync, unlin
 import { join } from 'node:path';
 import type { Runtime } from '../../io/runtime.js';
 import { parseSnapshot, parseSnapshotHeader, type SessionSnapshot } from './snapshot.js';
-import { readSnapshotText, sameRepoInstance, SNAPSHOT_FILE, START_DIR, writeAtomic, type SnapshotFile, type WorktreeKey } from './snapshot-store.js';
+import { readSnapshotText, sameRepoInstance, SNAPSHOT_FILE, START_DIR, writeSessionFile, type SnapshotFile, type WorktreeKey } from './snapshot-store.js';
 
 const INDEX_FILE = '.snapshot-index.json';
 const INDEX_MAGIC = 'vault-snapshot-index';
@@ -161,7 +161,7 @@ export function writeSnapshotIndex(dir: string, index: SnapshotIndex, rt: Runtim
     lines.push(JSON.stringify([t.w, t.r ?? null, names]));
   }
   try {
-    writeAtomic(dir, INDEX_FILE, `${lines.join('\n')}\n`, 'index', rt);
+    writeSessionFile(dir, INDEX_FILE, `${lines.join('\n')}\n`, 'index', rt);
   } catch {
     /* a cache that cannot be written is rebuilt next time */
   }

@@ -3,8 +3,8 @@
  * (default `<home>/.ecc/sessions/`, override `ECC_SESSIONS_DIR`), never indexed as memory.
  *
  * Writes are atomic and serialized per session: a hook takes an exclusive lock file
- * (`.lock-<shortid>`, O_EXCL), reads the current snapshot, merges, writes a hidden work file
- * (`.wip-…`, O_EXCL|O_NOFOLLOW, fsynced) and renames it over the snapshot. A reader sees the
+ * (`.lock-<shortid>`, O_EXCL), reads the current snapshot, merges, and writes it with the atomic
+ * writer (a hidden work file `.wip-…`, fsynced, renamed over the snapshot). A reader sees the
  * old or the new snapshot, never a mix. A process killed half-way leaves at most a hidden work
  * file or a lock that names a dead process; neither matches the snapshot name pattern, and the
  * next hook removes both.
@@ -14,7 +14,6 @@ import {
   closeSync,
   constants,
   fstatSync,
-  fsyncSync,
   linkSync,
   lstatSync,
   mkdirSync,
@@ -24,13 +23,13 @@ import {
   realpathSync,
   readFileSync,
   readSync,
-  renameSync,
   unlinkSync,
   writeSync,
 } from 'node:fs';
 import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { VaultError } from '../../errors.js';
 import type { Runtime } from '../../io/runtime.js';
+import { writeFileAtomic } from '../../store/atomic-write.js';
 import { parseSnapshot, parseSnapshotHeader, renderSnapshot, type SessionSnapshot } from './snapshot.js';
 
 /**
@@ -402,28 +401,16 @@ export function withSnapshotLock<T>(dir: string, shortId: string, rt: Runtime, w
 }
 
 /**
- * Writes `content` to `dir/name` atomically: a hidden work file created exclusively without
- * following links, fsynced, then renamed over the target.
+ * Writes `content` to `dir/name` atomically (store/atomic-write.ts) through a hidden work file
+ * `.wip-<tag>-<pid>-<hex>`, which {@link removeStaleFiles} recognises when a process was killed
+ * half-way.
+ *
+ * @throws VaultError `io-error`
  */
-export function writeAtomic(dir: string, name: string, content: string, tag: string, rt: Runtime): void {
-  const tmp = join(dir, `.wip-${tag}-${rt.pid}-${rt.randomHex(6)}`);
-  let fd: number | undefined;
+export function writeSessionFile(dir: string, name: string, content: string, tag: string, rt: Pick<Runtime, 'pid' | 'randomHex'>): void {
   try {
-    fd = openSync(tmp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-    const buf = Buffer.from(content, 'utf8');
-    let off = 0;
-    while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-    fsyncSync(fd);
-    closeSync(fd);
-    fd = undefined;
-    renameSync(tmp, join(dir, name));
+    writeFileAtomic(join(dir, name), content, { tempPath: join(dir, `.wip-${tag}-${rt.pid}-${rt.randomHex(6)}`), commit: 'replace', mode: 0o600 });
   } catch (err) {
-    if (fd !== undefined) closeSync(fd);
-    try {
-      unlinkSync(tmp);
-    } catch {
-      /* never created or already renamed */
-    }
     throw new VaultError('io-error', `cannot write the session snapshot (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
   }
 }
@@ -482,7 +469,7 @@ export function updateSnapshot(
         if (mine.some((f) => f.name === name))
           throw new VaultError('io-error', 'a snapshot file of another session has this name', { hint: 'remove or rename the other file' });
       }
-      writeAtomic(dir, name, renderSnapshot({ ...next, shortId }), shortId, rt);
+      writeSessionFile(dir, name, renderSnapshot({ ...next, shortId }), shortId, rt);
       return { path: join(dir, name), written: true, snapshot: { ...next, shortId } };
     });
   const first = attempt(identity.shortId, false);

@@ -1,31 +1,30 @@
 /**
  * A cheap list of memory ids and titles for the session-start context: reads only the first
  * 2 KiB of each file and picks `id`, `title`, `kind`, `status`, `updated_at` and `tags` from its
- * frontmatter lines (`key: <JSON value>`, the canonical form the serializer writes) without the
+ * frontmatter lines (`key: <JSON value>`, the canonical form the serializer writes) with the
+ * frontmatter fast reader (document/frontmatter-reader.ts, the scanner's too) instead of the
  * full parser, so the hook stays inside its latency budget. Symlinks (kind folders included) and
  * hidden entries are skipped; files and time are bounded.
  * Relevance: words shared with the snapshot (goal, requests, files, branch), then recency.
  *
  * Speed: this runs on every session start over the whole vault (hundreds of files), in code that
  * has not been optimised yet, and what it allocates is paid again by the garbage collector. So
- * only the frontmatter is decoded, each value is found with one native search, a plain JSON
- * string (no escapes) is taken as it is, and words are cut by character codes (compiling a
+ * only the frontmatter is decoded, the reader finds each value with one native search and takes a
+ * plain JSON string (no escapes) as it is, and words are cut by character codes (compiling a
  * Unicode property regex such as `\p{L}` costs ~5 ms at start-up on the 2-core machine).
  * The titles are cached per folder in the sessions folder ({@link CACHE_FILE}); see there for
  * what is checked on each start.
  */
 import { closeSync, constants, lstatSync, openSync, readdirSync, readSync, type Dirent, type Stats } from 'node:fs';
 import { sep } from 'node:path';
-import { KINDS, type Scope } from '../../document/contract.js';
+import { ID_PATTERN, KINDS, type Scope } from '../../document/contract.js';
+import { frontmatterString, rawFrontmatterValue } from '../../document/frontmatter-reader.js';
 import type { VaultRoots } from '../../store/roots.js';
 import type { Runtime } from '../../io/runtime.js';
 import type { MemoryPointer } from './injection-text.js';
-import { ensureStartDir, readSnapshotText, START_DIR, writeAtomic } from '../snapshots/snapshot-store.js';
+import { ensureStartDir, readSnapshotText, START_DIR, writeSessionFile } from '../snapshots/snapshot-store.js';
 
 const HEAD_BYTES = 2048;
-const ID_SHAPE = /^mem_[a-z0-9][a-z0-9_-]{2,127}$/;
-/** What a JSON string needs decoding for: escapes, or characters JSON does not allow raw. */
-const NOT_PLAIN = /["\\\u0000-\u001f]/;
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
 /** The frontmatter values the title list needs (strings already decoded; `tags` raw). */
@@ -61,67 +60,15 @@ function readHead(path: string, buf: Buffer): string | undefined {
   return buf.toString('utf8', 0, end);
 }
 
-/** White space as String.prototype.trim sees it (a value line holds no line break). */
-function isSpace(c: number): boolean {
-  return (
-    c === 32 ||
-    (c >= 9 && c <= 13) ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
-}
-
-/** The range of the first `\n<key>` line's value, trimmed (`key` includes the colon). */
-function valueRange(head: string, key: string): [number, number] | undefined {
-  const at = head.indexOf(key);
-  if (at === -1) return undefined;
-  let s = at + key.length;
-  let e = head.indexOf('\n', s);
-  if (e === -1) e = head.length;
-  while (s < e && isSpace(head.charCodeAt(s))) s++;
-  while (e > s && isSpace(head.charCodeAt(e - 1))) e--;
-  return [s, e];
-}
-
-/** The trimmed raw value of the first `\n<key>` line. */
-function rawValue(head: string, key: string): string | undefined {
-  const r = valueRange(head, key);
-  return r && head.slice(r[0], r[1]);
-}
-
-/**
- * A JSON string value (`"..."`, as the serializer writes it) decoded, else undefined. Found and
- * trimmed by position, so only the value itself is cut out of the head.
- */
-function stringValue(head: string, key: string): string | undefined {
-  const r = valueRange(head, key);
-  if (!r || r[1] - r[0] < 2 || head.charCodeAt(r[0]) !== 34 || head.charCodeAt(r[1] - 1) !== 34) return undefined;
-  const inner = head.slice(r[0] + 1, r[1] - 1);
-  if (!NOT_PLAIN.test(inner)) return inner; // the JSON string's text is its value
-  try {
-    const v: unknown = JSON.parse(head.slice(r[0], r[1]));
-    return typeof v === 'string' ? v : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The wanted values of a frontmatter head (the first occurrence of a key counts). */
 function headValues(head: string): HeadValues {
   return {
-    id: stringValue(head, '\nid:'),
-    title: stringValue(head, '\ntitle:'),
-    kind: stringValue(head, '\nkind:'),
-    status: stringValue(head, '\nstatus:'),
-    updated: stringValue(head, '\nupdated_at:'),
-    tags: rawValue(head, '\ntags:'),
+    id: frontmatterString(head, 'id'),
+    title: frontmatterString(head, 'title'),
+    kind: frontmatterString(head, 'kind'),
+    status: frontmatterString(head, 'status'),
+    updated: frontmatterString(head, 'updated_at'),
+    tags: rawFrontmatterValue(head, 'tags'),
   };
 }
 
@@ -173,7 +120,7 @@ function listedOf(head: string | undefined): Listed | null {
   if (head === undefined) return null;
   const v = headValues(head);
   const kind = v.kind ?? 'note';
-  if (!(KINDS as readonly string[]).includes(kind) || !v.id || !v.title || !ID_SHAPE.test(v.id) || v.status !== 'active') return null;
+  if (!(KINDS as readonly string[]).includes(kind) || !v.id || !v.title || !ID_PATTERN.test(v.id) || v.status !== 'active') return null;
   return [v.id, v.title, kind, v.updated ?? '', [...words(v.tags === undefined ? v.title : `${v.title} ${v.tags}`)].join(' ')];
 }
 
@@ -188,7 +135,7 @@ function isListed(x: unknown): x is Listed {
     Array.isArray(x) &&
     x.length === 5 &&
     typeof x[0] === 'string' &&
-    ID_SHAPE.test(x[0]) &&
+    ID_PATTERN.test(x[0]) &&
     typeof x[1] === 'string' &&
     typeof x[2] === 'string' &&
     (KINDS as readonly string[]).includes(x[2]) &&
@@ -492,7 +439,7 @@ export function listMemoryPointers(
     for (const [path, f] of cache) if (next.size < CACHE_MAX_FOLDERS && !next.has(path)) next.set(path, f);
     const sub = ensureStartDir(options.cache.dir);
     try {
-      if (sub) writeAtomic(sub, CACHE_FILE, JSON.stringify({ v: CACHE_VERSION, dirs: Object.fromEntries(next) }), 'titles', options.cache.rt);
+      if (sub) writeSessionFile(sub, CACHE_FILE, JSON.stringify({ v: CACHE_VERSION, dirs: Object.fromEntries(next) }), 'titles', options.cache.rt);
     } catch {
       /* advisory: the next start lists the folders again */
     }

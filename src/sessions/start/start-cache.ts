@@ -22,7 +22,7 @@
  */
 import { lstatSync } from 'node:fs';
 import { basename, isAbsolute, join, sep } from 'node:path';
-import { KINDS } from '../../document/contract.js';
+import { ID_PATTERN, KINDS } from '../../document/contract.js';
 import type { Runtime } from '../../io/runtime.js';
 import type { MemoryPointer } from './injection-text.js';
 import type { ListProof } from './memory-titles.js';
@@ -33,14 +33,13 @@ import {
   sameRepoInstance,
   SNAPSHOT_FILE,
   START_DIR,
-  writeAtomic,
+  writeSessionFile,
   type SnapshotFile,
   type WorktreeKey,
 } from '../snapshots/snapshot-store.js';
 
 const RECORD_VERSION = 1;
 const RECORD_MAX_BYTES = 64 * 1024;
-const ID_SHAPE = /^mem_[a-z0-9][a-z0-9_-]{2,127}$/;
 
 /** The memory list of a start record and what it was made from. */
 export interface StartMemories {
@@ -115,7 +114,7 @@ export function writeStartRecord(
     const sub = ensureStartDir(dir);
     if (!sub) return; // a link or a file: never written through
     const record: StartRecord = { v: RECORD_VERSION, worktree: key.worktree, repo: key.repo ?? null, snapshot: snapshotName, sessionsMtime, memories };
-    writeAtomic(sub, recordName(key), JSON.stringify(record), 'start', rt);
+    writeSessionFile(sub, recordName(key), JSON.stringify(record), 'start', rt);
   } catch {
     /* a cache that cannot be written costs the next start the full path */
   }
@@ -132,7 +131,7 @@ function isPointer(p: unknown): p is MemoryPointer {
     typeof m === 'object' &&
     m !== null &&
     typeof m.id === 'string' &&
-    ID_SHAPE.test(m.id) &&
+    ID_PATTERN.test(m.id) &&
     typeof m.title === 'string' &&
     (KINDS as readonly string[]).includes(m.kind) &&
     (m.scope === 'project' || m.scope === 'team')

@@ -4,18 +4,8 @@
  * formatting removed, whitespace collapsed, length capped, credential shapes redacted.
  */
 import { redactSecretShapes, SECRET_PATTERNS } from '../../secrets/scan-secrets.js';
+import { ANY_ESCAPE_SEQUENCE, CONTEXT_CONTROL_CHARS, HIDDEN_TEXT_CHARS } from '../../unicode/unsafe-characters.js';
 
-// CSI / OSC / other ESC sequences, then C0 (except TAB, LF), DEL, C1, and bidi formatting marks.
-const ESCAPES = /\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[P^_][^\u001b]*(?:\u001b\\)?|\u001b\[[0-?]*[ -/]*[@-~]|\u001b[@-Z\\-_]/g;
-const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
-// Characters a reader cannot see but a model reads: Unicode tag characters (U+E0000–U+E007F,
-// "ASCII smuggling"), zero-width and invisible format characters (U+00AD, U+034F, U+115F/U+1160,
-// U+17B4/U+17B5, U+180B–U+180F, U+200B–U+200D, U+2060–U+2064, U+206A–U+206F, U+3164, U+FEFF,
-// U+FFA0), variation selectors (U+FE00–U+FE0F, U+E0100–U+E01EF) and the interlinear annotation
-// controls (U+FFF9–U+FFFB). Removed so injected context holds no hidden prompt text.
-const INVISIBLE =
-  // biome-ignore lint/suspicious/noMisleadingCharacterClass: each combining mark and variation selector is listed on purpose, to be removed on its own
-  /[\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}\u00ad\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200d\u2060-\u2064\u206a-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff9-\ufffb]/gu;
 /** Start of the marker {@link redact} leaves in place of a secret. */
 const REDACTION_OPEN = '[REDACTED ';
 
@@ -26,7 +16,7 @@ const REDACTION_OPEN = '[REDACTED ';
  * @param text any text
  */
 export function stripControls(text: string): string {
-  return text.replace(ESCAPES, '').replace(/\r\n?/g, '\n').replace(CONTROLS, '').replace(INVISIBLE, '');
+  return text.replace(ANY_ESCAPE_SEQUENCE, '').replace(/\r\n?/g, '\n').replace(CONTEXT_CONTROL_CHARS, '').replace(HIDDEN_TEXT_CHARS, '');
 }
 
 /**
