@@ -235,4 +235,20 @@ describe('architecture', () => {
     expect(where((c) => /'project',\s*'team',\s*'user'/.test(c))).toEqual(['document/contract.ts']);
     expect(where((c) => /\\{1,2}u202a-\\{1,2}u202e/.test(c))).toEqual(['unicode/unsafe-characters.ts']);
   });
+
+  it('docs/architecture.md names every folder of src/ and this test', () => {
+    const doc = readFileSync(join(REPO, 'docs/architecture.md'), 'utf8');
+    const folders: string[] = [];
+    const walk = (dir: string): void => {
+      for (const n of readdirSync(dir)) {
+        if (!statSync(join(dir, n)).isDirectory()) continue;
+        folders.push(srcPath(join(dir, n)));
+        walk(join(dir, n));
+      }
+    };
+    walk(SRC);
+    expect(folders.length).toBeGreaterThan(15);
+    expect(folders.filter((f) => !doc.includes(`${f.split('/').pop()}/`) && !doc.includes(f))).toEqual([]);
+    expect(doc).toContain('tests/unit/architecture.test.ts');
+  });
 });
