@@ -26,7 +26,7 @@ async function main() {
     code = await lean?.runLeanCli(argv);
   }
   if (code === undefined) {
-    const { runCli } = await import('../dist/cli/node-io.js');
+    const { runCli } = await import('../dist/cli/run-cli.js');
     code = await runCli(argv);
   }
   return code;

@@ -5,23 +5,25 @@
  * scan diagnostics) are values, not errors.
  */
 
-/** Codes of a document that cannot be parsed or validated (also doctor problem codes). */
-export type DocumentErrorCode =
-  | 'invalid-utf8'
-  | 'document-too-large'
-  | 'missing-frontmatter'
-  | 'frontmatter-language'
-  | 'unclosed-frontmatter'
-  | 'invalid-frontmatter'
-  | 'yaml-alias'
-  | 'yaml-tag'
-  | 'frontmatter-not-object'
-  | 'unknown-field'
-  | 'duplicate-field'
-  | 'missing-field'
-  | 'invalid-field'
-  | 'invalid-body'
-  | 'body-too-large';
+/** Codes of a document that cannot be parsed or validated (also diagnostic codes, see diagnostics.ts). */
+export const DOCUMENT_ERROR_CODES = [
+  'invalid-utf8',
+  'document-too-large',
+  'missing-frontmatter',
+  'frontmatter-language',
+  'unclosed-frontmatter',
+  'invalid-frontmatter',
+  'yaml-alias',
+  'yaml-tag',
+  'frontmatter-not-object',
+  'unknown-field',
+  'duplicate-field',
+  'missing-field',
+  'invalid-field',
+  'invalid-body',
+  'body-too-large',
+] as const;
+export type DocumentErrorCode = (typeof DOCUMENT_ERROR_CODES)[number];
 
 /** Stable error codes. Never rename one: scripts and MCP clients match on them. */
 export type VaultErrorCode =
@@ -33,7 +35,6 @@ export type VaultErrorCode =
   | 'symlink-refused'
   | 'path-escape'
   | 'gitignore-mismatch'
-  | 'dry-run'
   | 'duplicate-memory'
   // reads
   | 'not-found'
@@ -92,7 +93,6 @@ const EXIT_BY_CODE: Record<VaultErrorCode, number> = {
   'path-escape': EXIT.io,
   'gitignore-mismatch': EXIT.io,
   'io-error': EXIT.io,
-  'dry-run': EXIT.ok,
   usage: EXIT.usage,
 };
 

@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { homedir, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { afterEach } from 'vitest';
-import type { CliIo } from '../src/cli/context.js';
+import type { CliIo } from '../src/cli/command-context.js';
 import type { PayloadRead } from '../src/hooks/run-hook.js';
 import { nodeRuntime } from '../src/io/runtime.js';
 

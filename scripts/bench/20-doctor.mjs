@@ -59,7 +59,7 @@ async function makeVault(root, n) {
 
 /** Builds the search index when the search module is there, so doctor's index check runs too. */
 async function buildIndex(root, home) {
-  const status = join(repo, 'dist', 'search', 'index-status.js');
+  const status = join(repo, 'dist', 'search', 'index', 'index-status.js');
   if (!existsSync(status)) return false;
   const [{ refreshIndex }, { resolveRoots }, { nodeRuntime }] = await Promise.all([
     import(pathToFileURL(status).href),

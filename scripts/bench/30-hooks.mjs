@@ -55,7 +55,7 @@ export async function run({ quick }) {
     for (const k of Object.keys(env)) if (k.startsWith('ECC_') && k !== 'ECC_MEMORY_USER_ROOT') delete env[k];
 
     // 1,000 snapshots: this worktree's is the oldest.
-    const { renderSnapshot } = await dist('sessions/snapshot.js');
+    const { renderSnapshot } = await dist('sessions/snapshots/snapshot.js');
     const { realpathSync } = await import('node:fs');
     const here = realpathSync(repo);
     const now = Date.now();
@@ -92,7 +92,7 @@ export async function run({ quick }) {
     }
 
     // A vault of 200 memories (written with the library, create-only).
-    const { saveMemory } = await dist('vault/save-memory.js');
+    const { save } = await dist('operations/save.js');
     const { resolveRoots } = await dist('store/roots.js');
     const { nodeRuntime } = await dist('io/runtime.js');
     const rt = nodeRuntime({ cwd: repo, env });
@@ -100,7 +100,7 @@ export async function run({ quick }) {
     const titles = [];
     for (let i = 0; i < 200; i++) {
       const words = i % 3 ? 'search index layout' : i % 2 ? 'orchestrator updates CLAUDE.md' : 'session hooks budget';
-      const saved = await saveMemory(
+      const saved = await save(
         roots,
         { title: `Decision ${i}: ${words}`, body: `Body ${i}.`, kind: i % 2 ? 'decision' : 'note', scope: i % 4 ? 'project' : 'team', tags: ['bench'] },
         rt,
@@ -173,7 +173,7 @@ export async function run({ quick }) {
     );
 
     // Parse throughput, in-process.
-    const { readTranscript } = await dist('sessions/read-transcript.js');
+    const { readTranscript } = await dist('sessions/transcripts/read-transcript.js');
     const fixtureBytes = statSync(CODEX_REAL).size;
     const reps = quick ? 40 : 200;
     readTranscript(CODEX_REAL, { harness: 'codex' });

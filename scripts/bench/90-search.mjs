@@ -148,7 +148,7 @@ const hits = scan.entries.filter((e) => { const t = (e.memory.title + ' ' + e.me
 process.stdout.write(String(hits.length) + '\\n');`;
 
 const RSS_WRAPPER = `
-const { runCli } = await import(${JSON.stringify(dist('cli/node-io.js'))});
+const { runCli } = await import(${JSON.stringify(dist('cli/run-cli.js'))});
 const code = await runCli(process.argv.slice(1));
 process.stderr.write('MAXRSS ' + process.resourceUsage().maxRSS + '\\n');
 process.exitCode = code;`;
@@ -186,8 +186,8 @@ async function benchSize(n, hasRg) {
     const [{ resolveRoots }, { nodeRuntime }, { rebuildIndex, refreshIndex, indexStatus }, { searchMemories }] = await Promise.all([
       import(dist('store/roots.js')),
       import(dist('io/runtime.js')),
-      import(dist('search/index-status.js')),
-      import(dist('search/search-memories.js')),
+      import(dist('search/index/index-status.js')),
+      import(dist('search/query/search-memories.js')),
     ]);
     const roots = resolveRoots(nodeRuntime({ cwd: repo, env }));
 

@@ -14,7 +14,7 @@
 // (scripts/build.mjs) does not re-export by name
 import util from 'node:util';
 import { EXIT } from '../errors.js';
-import { reportError, runCommand, type CliContext } from './context.js';
+import { reportError, runCommand, type CliContext } from './command-context.js';
 import { READ_SCOPE_CHOICES, runRead, type ReadArgs } from './commands/read-run.js';
 import { runSearch, SEARCH_KIND_CHOICES, SEARCH_SCOPE_CHOICES, SEARCH_STATUS_CHOICES, type SearchArgs } from './commands/search-run.js';
 import { ignoreClosedPipes, nodeCliIo } from './process-io.js';

@@ -7,8 +7,8 @@ import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
 import { EXIT, VaultError } from '../errors.js';
 import { redactSecretShapes } from '../secrets/scan-secrets.js';
-import { commandModules } from './commands/index.js';
-import { reportError, type CliContext, type CliIo } from './context.js';
+import { commandModules } from './commands/registry.js';
+import { reportError, type CliContext, type CliIo } from './command-context.js';
 
 export const EXIT_CODES_HELP = `Exit codes:
   0   success

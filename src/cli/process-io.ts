@@ -1,9 +1,9 @@
 /**
  * The Node.js process adapter of the CLI: real streams, real environment. Kept apart from
- * node-io.ts (which loads the yargs CLI) so the lean start-up path can use it without yargs.
+ * run-cli.ts (which loads the yargs CLI) so the lean start-up path can use it without yargs.
  */
 import { nodeRuntime } from '../io/runtime.js';
-import type { CliIo } from './context.js';
+import type { CliIo } from './command-context.js';
 
 /** Reads stdin to the end, stopping after `maxBytes` (the caller treats that many as too large). */
 async function readStdin(maxBytes: number): Promise<Buffer> {

@@ -5,14 +5,13 @@
  * visible, e.g. `"fi\u001b[1mfo.md"`, so two different names never print the same and a name
  * can neither move the cursor nor forge a report line.
  */
+import { UNSAFE_IN_NAMES } from '../unicode/unsafe-characters.js';
 
-/** Characters that a terminal hides, interprets or shows ambiguously. */
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]|[\u{e0000}-\u{e007f}]|\p{Cs}/u;
-const UNSAFE_GLOBAL = new RegExp(UNSAFE.source, 'gu');
+const UNSAFE_GLOBAL = new RegExp(UNSAFE_IN_NAMES.source, 'gu');
 
 /** True when a name needs quoting to be shown faithfully on one line. */
 export function needsQuoting(name: string): boolean {
-  return name.startsWith('"') || UNSAFE.test(name);
+  return name.startsWith('"') || UNSAFE_IN_NAMES.test(name);
 }
 
 /**

@@ -1,16 +1,17 @@
 /**
  * Which vault files git sees as changed, for `vault doctor --changed <ref>` and `--staged`.
- * Spawns `git` (arguments as an array, never through a shell; the ref is checked first).
+ * Runs `git` through the git port (src/io/git.ts: arguments as an array, never through a shell;
+ * the ref is checked first).
  *
  * `--changed <ref>` compares the working tree with the merge base of `<ref>` and HEAD (what a pull
  * request shows), plus untracked files. `--staged` lists the files in the index that differ from
  * HEAD, with their staged blobs, so doctor checks exactly what the commit will hold.
  */
-import { spawnSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
 import type { Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
+import type { GitRunner } from '../io/git.js';
 import { scopeRoot, type VaultRoots } from '../store/roots.js';
 
 /** Files changed in git, as vault-relative paths of the checked scopes. */
@@ -36,18 +37,13 @@ export interface StagedFile {
   deleted: boolean;
 }
 
-const MAX_OUTPUT = 64 * 1024 * 1024;
-
-function run(cwd: string, args: string[]): { ok: boolean; out: string; err: string } {
+function runIn(git: GitRunner, cwd: string, args: string[]): { ok: boolean; out: string; err: string } {
   // --no-optional-locks: doctor never writes, not even git's index stat cache.
-  const r = spawnSync('git', ['--no-optional-locks', ...args], { cwd, encoding: 'utf8', maxBuffer: MAX_OUTPUT });
-  if (r.error) {
-    throw new VaultError('io-error', `git could not be run (${(r.error as NodeJS.ErrnoException).code ?? r.error.message})`, {
-      hint: 'install git, or run doctor without --changed/--staged',
-      cause: r.error,
-    });
+  const r = git(cwd, ['--no-optional-locks', ...args]);
+  if (r.error !== undefined) {
+    throw new VaultError('io-error', `git could not be run (${r.error})`, { hint: 'install git, or run doctor without --changed/--staged' });
   }
-  return { ok: r.status === 0, out: r.stdout ?? '', err: r.stderr ?? '' };
+  return { ok: r.status === 0, out: r.stdout.toString('utf8'), err: r.stderr };
 }
 
 interface RawChange {
@@ -73,17 +69,18 @@ function parseRaw(out: string): RawChange[] {
 /**
  * Reads blobs from the object database in one `git cat-file --batch` run.
  *
+ * @param git runs git (src/io/git.ts)
  * @param shas blob ids (40 or 64 hex)
  * @returns id → content; ids git does not have are left out
  */
-export function readBlobs(cwd: string, shas: readonly string[]): Map<string, Buffer> {
+export function readBlobs(git: GitRunner, cwd: string, shas: readonly string[]): Map<string, Buffer> {
   const wanted = [...new Set(shas.filter((x) => /^[0-9a-f]{40,64}$/.test(x)))];
   const out = new Map<string, Buffer>();
   if (wanted.length === 0) return out;
-  const r = spawnSync('git', ['--no-optional-locks', 'cat-file', '--batch'], { cwd, input: `${wanted.join('\n')}\n`, maxBuffer: MAX_OUTPUT });
-  if (r.error || r.status !== 0 || !r.stdout)
-    throw new VaultError('io-error', 'git cat-file could not read the staged files', { hint: 'check the repository state', cause: r.error });
-  const buf = r.stdout as Buffer;
+  const r = git(cwd, ['--no-optional-locks', 'cat-file', '--batch'], `${wanted.join('\n')}\n`);
+  if (r.error !== undefined || r.status !== 0 || r.stdout.length === 0)
+    throw new VaultError('io-error', 'git cat-file could not read the staged files', { hint: 'check the repository state' });
+  const buf = r.stdout;
   let at = 0;
   for (const sha of wanted) {
     const nl = buf.indexOf(10, at);
@@ -101,15 +98,17 @@ export function readBlobs(cwd: string, shas: readonly string[]): Map<string, Buf
 /**
  * Lists the changed files of the vault's scopes.
  *
+ * @param git runs git (src/io/git.ts)
  * @param roots the vault (its worktree is where git runs)
  * @param scopes scopes whose files count
  * @param mode `{ref}` for --changed, `{staged: true}` for --staged
  * @throws VaultError `usage` for a ref that is not a commit or starts with "-", `io-error` when
  *   git is missing or the vault is not in a git repository
  */
-export function gitChanges(roots: VaultRoots, scopes: readonly Scope[], mode: { ref: string } | { staged: true }): GitChanges {
+export function gitChanges(git: GitRunner, roots: VaultRoots, scopes: readonly Scope[], mode: { ref: string } | { staged: true }): GitChanges {
   const cwd = roots.worktreeRoot;
-  const topRun = run(cwd, ['rev-parse', '--show-toplevel']);
+  const run = (args: string[]) => runIn(git, cwd, args);
+  const topRun = run(['rev-parse', '--show-toplevel']);
   if (!topRun.ok)
     throw new VaultError('io-error', '--changed and --staged need a git repository, and this vault is not in one', {
       hint: 'run doctor without --changed/--staged',
@@ -121,21 +120,21 @@ export function gitChanges(roots: VaultRoots, scopes: readonly Scope[], mode: { 
     const ref = mode.ref;
     if (ref === '' || ref.startsWith('-') || /[\u0000-\u001f\s]/.test(ref))
       throw new VaultError('usage', '--changed needs a git ref such as origin/main', { hint: 'e.g. vault doctor --changed origin/main' });
-    const verify = run(cwd, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
+    const verify = run(['rev-parse', '--verify', '--quiet', '--end-of-options', `${ref}^{commit}`]);
     if (!verify.ok)
       throw new VaultError('usage', `--changed: ${ref} is not a commit in this repository`, {
         hint: 'fetch it first (git fetch origin main) or name another ref',
       });
-    const mb = run(cwd, ['merge-base', verify.out.trim(), 'HEAD']);
+    const mb = run(['merge-base', verify.out.trim(), 'HEAD']);
     const base = mb.ok ? mb.out.trim() : verify.out.trim();
-    const diff = run(cwd, ['diff', '--raw', '-z', '--no-abbrev', '--no-renames', base, '--']);
+    const diff = run(['diff', '--raw', '-z', '--no-abbrev', '--no-renames', base, '--']);
     if (!diff.ok) throw new VaultError('io-error', `git diff failed: ${diff.err.split('\n')[0]}`, { hint: 'check the repository state' });
     raw = parseRaw(diff.out);
     listed = { changed: raw.filter((c) => !c.deleted).map((c) => c.path), deleted: raw.filter((c) => c.deleted).map((c) => c.path) };
-    const untracked = run(cwd, ['ls-files', '-z', '--others', '--exclude-standard']);
+    const untracked = run(['ls-files', '-z', '--others', '--exclude-standard']);
     if (untracked.ok) listed.changed.push(...untracked.out.split('\0').filter(Boolean));
   } else {
-    const diff = run(cwd, ['diff', '--cached', '--raw', '-z', '--no-abbrev', '--no-renames']);
+    const diff = run(['diff', '--cached', '--raw', '-z', '--no-abbrev', '--no-renames']);
     if (!diff.ok) throw new VaultError('io-error', `git diff --cached failed: ${diff.err.split('\n')[0]}`, { hint: 'check the repository state' });
     raw = parseRaw(diff.out);
     listed = { changed: raw.filter((c) => !c.deleted).map((c) => c.path), deleted: raw.filter((c) => c.deleted).map((c) => c.path) };

@@ -3,7 +3,8 @@
  * Actions (workflow commands `::error file=...,line=...::...`). Pure string functions: the caller
  * supplies colours (or none) and the function that maps a vault path to a repository path.
  */
-import type { DoctorReport, Problem, Severity } from './problem.js';
+import type { Diagnostic, Severity } from '../diagnostics.js';
+import type { DoctorReport } from './report.js';
 
 /** Colour functions; identity functions when colour is off. */
 export interface Paint {
@@ -79,7 +80,7 @@ function escapeProperty(s: string): string {
  * @param repoPath maps a vault path to a path relative to the repository root (what GitHub
  *   matches against the pull request's files)
  */
-export function formatGithub(report: DoctorReport, repoPath: (p: Problem) => string, strict = false): string {
+export function formatGithub(report: DoctorReport, repoPath: (p: Diagnostic) => string, strict = false): string {
   const cmd: Record<Severity, string> = { error: 'error', warning: 'warning', info: 'notice' };
   const lines = report.problems.map((p) => {
     const props = [`file=${escapeProperty(repoPath(p))}`];

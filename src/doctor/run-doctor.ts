@@ -5,30 +5,32 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import type { Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
+import type { GitRunner } from '../io/git.js';
 import { scanVault, type ScanEntry, type ScanLimits } from '../scanner/scan-vault.js';
 import { scopeRoot, type VaultRoots } from '../store/roots.js';
-import { idFromFileName, type DoctorContext, type Selection } from './context.js';
-import { sortProblems, type DoctorReport, type Problem } from './problem.js';
-import { checkBrokenLinks } from './rules/broken-links.js';
-import { checkDuplicateIds } from './rules/duplicate-ids.js';
-import { checkFileNames } from './rules/filename-id.js';
-import { checkIndexFreshness } from './rules/index-freshness.js';
-import { checkInvalidDocuments } from './rules/invalid-documents.js';
+import { idFromFileName, type DoctorContext, type Selection } from './rule-context.js';
+import { sortDiagnostics, type Diagnostic } from '../diagnostics.js';
+import type { DoctorReport } from './report.js';
+import { checkBrokenLinks } from './rules/broken-link.js';
+import { checkDuplicateIds } from './rules/duplicate-id.js';
+import { checkFileNames } from './rules/filename-mismatch.js';
+import { checkIndexFreshness } from './rules/index-stale.js';
+import { checkInvalidDocuments } from './rules/invalid-document.js';
 import { checkInvisibleCharacters } from './rules/invisible-characters.js';
 import { checkLocations } from './rules/location-mismatch.js';
-import { checkMergeConflicts } from './rules/merge-conflicts.js';
+import { checkMergeConflicts } from './rules/merge-conflict.js';
 import { checkCanonicalForm } from './rules/non-canonical.js';
-import { checkObsidianTags } from './rules/obsidian-tags.js';
-import { checkProjectGitignore } from './rules/project-gitignore.js';
-import { checkScanBounds } from './rules/scan-bounds.js';
+import { checkObsidianTags } from './rules/obsidian-tag.js';
+import { checkProjectGitignore } from './rules/gitignore-wrong.js';
+import { checkScanBounds } from './rules/scan-incomplete.js';
 import { checkSecondFrontmatter } from './rules/second-frontmatter.js';
-import { checkSecrets } from './rules/suspected-secrets.js';
-import { checkStrayFiles } from './rules/stray-files.js';
+import { checkSecrets } from './rules/suspected-secret.js';
+import { checkStrayFiles } from './rules/stray-file.js';
 import { checkSuperseded } from './rules/probably-superseded.js';
-import { checkSymlinks } from './rules/symlinks.js';
+import { checkSymlinks } from './rules/symlink.js';
 import { checkTeamLinksLocal } from './rules/team-links-local.js';
-import { checkSyncConflicts, findConflictCopies } from './rules/sync-conflicts.js';
-import { checkTimestamps } from './rules/timestamps.js';
+import { checkSyncConflicts, findConflictCopies } from './rules/sync-conflict.js';
+import { checkTimestamps } from './rules/updated-before-created.js';
 
 /** Options of {@link runDoctor}. */
 export interface DoctorOptions {
@@ -44,9 +46,11 @@ export interface DoctorOptions {
   checkIndex?: boolean;
   /** scan bounds (defaults: see DEFAULT_SCAN_LIMITS) */
   limits?: Partial<ScanLimits>;
+  /** how git runs for `changed` / `staged` (default: the `git` on PATH, src/io/git.ts) */
+  git?: GitRunner;
 }
 
-type Rule = (ctx: DoctorContext) => Problem[] | Promise<Problem[]>;
+type Rule = (ctx: DoctorContext) => Diagnostic[] | Promise<Diagnostic[]>;
 
 /** Every rule, in report order of concern (the report itself is sorted by file and line). */
 export const DOCTOR_RULES: ReadonlyArray<Rule> = [
@@ -110,8 +114,8 @@ export async function runDoctor(roots: VaultRoots, options: DoctorOptions = {}):
   let selectionInfo: DoctorReport['selection'];
   let contents = new Map<string, Buffer>();
   if (options.changed !== undefined || options.staged) {
-    const { gitChanges, readBlobs } = await import('./git-changes.js');
-    const changes = gitChanges(roots, scopes, options.changed !== undefined ? { ref: options.changed } : { staged: true });
+    const [{ gitChanges, readBlobs }, git] = await Promise.all([import('./git-changes.js'), options.git ?? import('../io/git.js').then((m) => m.runGit)]);
+    const changes = gitChanges(git, roots, scopes, options.changed !== undefined ? { ref: options.changed } : { staged: true });
     if (changes.staged) {
       const { applyStagedFiles } = await import('./staged-overlay.js');
       contents = applyStagedFiles(
@@ -119,6 +123,7 @@ export async function runDoctor(roots: VaultRoots, options: DoctorOptions = {}):
         roots,
         changes.staged,
         readBlobs(
+          git,
           roots.worktreeRoot,
           changes.staged.filter((f) => !f.deleted).map((f) => f.sha),
         ),
@@ -154,9 +159,9 @@ export async function runDoctor(roots: VaultRoots, options: DoctorOptions = {}):
     conflictCopies: findConflictCopies([...scan.entries.map((e) => e.path), ...scan.invalid.map((f) => f.path)]),
     contents,
   };
-  const problems: Problem[] = [];
+  const problems: Diagnostic[] = [];
   for (const rule of DOCTOR_RULES) problems.push(...(await rule(ctx)));
-  sortProblems(problems);
+  sortDiagnostics(problems);
 
   const errors = problems.filter((p) => p.severity === 'error').length;
   const warnings = problems.filter((p) => p.severity === 'warning').length;

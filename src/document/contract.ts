@@ -55,18 +55,18 @@ export function kindOfFolder(folder: string): Kind | undefined {
 
 /** Memory id grammar (no `.` or `/`, so an id can never name a path). */
 export const ID_PATTERN = /^mem_[a-z0-9][a-z0-9_-]{2,127}$/;
+/**
+ * An Obsidian wikilink to a memory in a body: `[[mem_id]]` or `[[mem_id|label]]`; group 1 is the
+ * id. Global: read it with `matchAll` (which copies it), never with `test`/`exec`.
+ */
+export const WIKILINK_PATTERN = new RegExp(`\\[\\[(${ID_PATTERN.source.slice(1, -1)})(?:\\|[^\\]\\n]*)?\\]\\]`, 'g');
 /** Harness names and tags. */
 export const SLUG_PATTERN = /^[a-z0-9][a-z0-9._-]{0,63}$/;
 /** UTC ISO-8601 with milliseconds; must also round-trip through Date#toISOString. */
 export const TIMESTAMP_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
-/**
- * C0/C1 controls and the bidirectional formatting characters U+202A–U+202E, U+2066–U+2069.
- * Forbidden in every string value. (U+200E, U+200F and U+061C are allowed, as in the reference.)
- */
-export const UNSAFE_CHARS = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
-/** Like {@link UNSAFE_CHARS} but allowing TAB, LF and CR: the rule for bodies. */
-export const UNSAFE_BODY_CHARS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
+// The characters refused in strings and bodies (C0/C1 controls, bidi formatting) are defined
+// with every other character set in src/unicode/unsafe-characters.ts.
 
 /** Size and count limits of ecc.memory.v1, with their units (see docs/format.md). */
 export const LIMITS = {
@@ -154,6 +154,13 @@ export function fromFrontmatter(f: Frontmatter, body: string): Memory {
     updatedAt: f.updated_at,
     body,
   };
+}
+
+/** Ids a memory links to: its frontmatter `links` plus the {@link WIKILINK_PATTERN} wikilinks in its body. */
+export function linkedIds(memory: Memory): string[] {
+  const ids = new Set(memory.links);
+  for (const m of memory.body.matchAll(WIKILINK_PATTERN)) ids.add(m[1]!);
+  return [...ids];
 }
 
 /** UTF-8 byte length of a string. */

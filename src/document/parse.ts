@@ -6,7 +6,8 @@ import { createRequire } from 'node:module';
 import { VaultError, isVaultError } from '../errors.js';
 import { fromFrontmatter, LIMITS, type Memory } from './contract.js';
 import { serializeMemory } from './serialize.js';
-import { checkFrontmatter } from '../schema/check-frontmatter.js';
+import { checkFrontmatter } from './check-frontmatter.js';
+import { UNSAFE_BODY_OR_SURROGATE } from '../unicode/unsafe-characters.js';
 import { validateBody } from './validate.js';
 import { assertYamlLimits, GRAY_MATTER_OPTIONS, parseCanonicalBlock } from './yaml-engine.js';
 
@@ -170,7 +171,7 @@ function parseUnchecked(input: Uint8Array | string): ParsedMemory {
   try {
     body = validateBody(rawBody);
   } catch (err) {
-    const bad = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069\ud800-\udfff]/u.exec(rawBody);
+    const bad = UNSAFE_BODY_OR_SURROGATE.exec(rawBody);
     const offset = isVaultError(err) && err.rule !== 'minLength 1' && err.rule?.startsWith('maxBytes') !== true && bad ? bad.index : 0;
     throw withLine(err, bodyLine + countNewlines(rawBody, offset));
   }

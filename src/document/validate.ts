@@ -5,6 +5,7 @@
  */
 import { VaultError } from '../errors.js';
 import { redactSecretShapes } from '../secrets/scan-secrets.js';
+import { LONE_SURROGATE, UNSAFE_BODY_CHARS, UNSAFE_CHARS } from '../unicode/unsafe-characters.js';
 import {
   FIELD_ORDER,
   ID_PATTERN,
@@ -16,14 +17,9 @@ import {
   STATUSES,
   TIMESTAMP_PATTERN,
   TRUSTS,
-  UNSAFE_BODY_CHARS,
-  UNSAFE_CHARS,
   utf8Bytes,
   type Frontmatter,
 } from './contract.js';
-
-/** Unpaired UTF-16 surrogates (the `u` flag makes a paired one a single code point, which does not match). */
-const LONE_SURROGATE = /[\ud800-\udfff]/u;
 
 /**
  * Quotes a value for an error message: at most `max` characters, with every credential shape

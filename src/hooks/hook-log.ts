@@ -6,7 +6,7 @@
  */
 import { closeSync, constants, fchmodSync, lstatSync, openSync, renameSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { oneLine, redact } from '../sessions/text.js';
+import { oneLine, redact } from '../sessions/transcripts/text.js';
 
 /** Size at which the log is rotated, bytes. */
 export const LOG_MAX_BYTES = 256 * 1024;

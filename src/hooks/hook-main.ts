@@ -9,7 +9,7 @@
  * (scripts/build.mjs), so node:crypto is loaded only when a snapshot is written.
  */
 import { fstatSync, readSync, writeSync } from 'node:fs';
-import { nodeRuntime } from '../io/runtime.js';
+import { nodeRuntime, type Runtime } from '../io/runtime.js';
 import { runHook, type HookIo, type PayloadRead } from './run-hook.js';
 
 /** Bytes asked for per read of stdin. */
@@ -117,6 +117,16 @@ export function writeStdout(text: string): void {
 /** The hook io of this process. */
 export function processHookIo(): HookIo {
   return { readPayload: readStdinPayload, stdout: writeStdout, runtime: nodeRuntime() };
+}
+
+/**
+ * Runs one hook for `vault hook` reached through the yargs CLI (in-process `main()`, `--help`
+ * aside): the payload is this process's stdin, the answer goes to `stdout`.
+ *
+ * @returns always 0
+ */
+export function runHookCommand(event: string, harness: string | undefined, stdout: (text: string) => void, runtime: Runtime): Promise<number> {
+  return runHook(event, harness, { readPayload: readStdinPayload, stdout, runtime });
 }
 
 /**

@@ -15,7 +15,7 @@
  * | ECC_SESSIONS_DIR=PATH | the sessions folder (default ~/.ecc/sessions) |
  * | ECC_TRANSCRIPT_MAX_BYTES=N | transcript bytes read per hook (default 64 MiB; head + tail beyond) |
  */
-import type { HookEvent } from './hook-events.js';
+import type { HookEvent } from '../sessions/hook-events.js';
 
 const OFF = new Set(['0', 'false', 'off', 'no', 'disabled', 'none', 'never']);
 

@@ -8,8 +8,8 @@
  * never in the vault.
  */
 import type { Runtime } from '../io/runtime.js';
-import type { Harness } from '../sessions/transcript-summary.js';
-import { DEADLINE_MS, HARNESS_EVENT_NAMES, normalizeEvent, normalizeHarness, STDIN_WAIT_MS } from './hook-events.js';
+import type { Harness } from '../sessions/transcripts/transcript-summary.js';
+import { DEADLINE_MS, HARNESS_EVENT_NAMES, normalizeEvent, normalizeHarness, STDIN_WAIT_MS } from '../sessions/hook-events.js';
 import { appendHookLog } from './hook-log.js';
 import { disabledBy, isOn, readHookSettings } from './hook-settings.js';
 
@@ -61,7 +61,7 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
     if (harness === 'codex' && event !== 'session-start') io.stdout('{}\n');
   };
   let sessionsDir: string | undefined;
-  let sessionsModule: typeof import('../sessions/snapshot-store.js') | undefined;
+  let sessionsModule: typeof import('../sessions/snapshots/snapshot-store.js') | undefined;
   const log = (level: 'info' | 'warn' | 'error', message: string) => {
     if (!sessionsDir) return;
     if (level === 'info' && !isOn(rt.env.ECC_HOOK_DEBUG)) return;
@@ -73,7 +73,7 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
     appendHookLog(sessionsDir, { time: rt.now().toISOString(), harness: harness ?? String(harnessArg), event: event ?? eventArg, level, message });
   };
   try {
-    sessionsModule = await import('../sessions/snapshot-store.js');
+    sessionsModule = await import('../sessions/snapshots/snapshot-store.js');
     let refused: string | undefined;
     try {
       sessionsDir = sessionsModule.resolveSessionsDir(rt);
@@ -136,7 +136,7 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
       return 0;
     }
     const [{ recordSession }, memories] = await Promise.all([
-      import('../sessions/session-events.js'),
+      import('../sessions/record-session.js'),
       memoryLister(rt, payload, settings, sessionsDir, deadline),
     ]);
     const outcome = recordSession(rt, {
@@ -181,7 +181,7 @@ async function sessionStart(
   const startup = isStartupPayload(payload);
   const inject = settings.inject && settings.maxChars > 0 && startup;
   const [{ prepareSessionStart }, memories] = await Promise.all([
-    import('../sessions/session-start.js'),
+    import('../sessions/start/session-start.js'),
     inject ? memoryLister(rt, payload, settings, sessionsDir, deadline) : undefined,
   ]);
   const cwd = typeof payload.cwd === 'string' ? payload.cwd : rt.cwd;
@@ -214,9 +214,9 @@ async function memoryLister(
   settings: ReturnType<typeof readHookSettings>,
   sessionsDir: string,
   deadline: number,
-): Promise<import('../sessions/session-start.js').MemoryLister | undefined> {
+): Promise<import('../sessions/start/session-start.js').MemoryLister | undefined> {
   if (!settings.inject || !settings.listMemories) return undefined;
-  const [{ listMemoryPointers }, { resolveRoots }] = await Promise.all([import('../sessions/memory-titles.js'), import('../store/roots.js')]);
+  const [{ listMemoryPointers }, { resolveRoots }] = await Promise.all([import('../sessions/start/memory-titles.js'), import('../store/roots.js')]);
   const cwd = typeof payload.cwd === 'string' && payload.cwd.startsWith('/') ? payload.cwd : rt.cwd;
   return {
     roots: () => resolveRoots({ ...rt, cwd }),

@@ -1,12 +1,23 @@
 /**
  * The ports through which core code sees the outside world: working directory, environment,
- * home directory, clock and randomness. Core code never calls Date.now(), randomBytes or
- * process.env itself, so tests can pin them.
+ * home directory, clock, randomness and the facts of the running process. Core code never calls
+ * Date.now(), randomBytes, process.env or process.pid itself, so tests can pin them (the
+ * architecture test holds it: only src/io/ and the adapters touch `process`).
  */
 import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
 
-export interface Runtime {
+/** Random ids and the facts of the running process: what a writer needs to name its temporary files. */
+export interface ProcessIds {
+  /** `bytes` random bytes as lowercase hex (2 × bytes characters) */
+  randomHex(bytes: number): string;
+  /** id of this process (in the names of work files, so a later run can tell a dead writer's leftovers) */
+  pid: number;
+  /** true when a process with this id exists (it may belong to another user) */
+  isProcessAlive(pid: number): boolean;
+}
+
+export interface Runtime extends ProcessIds {
   /** absolute working directory */
   cwd: string;
   /** environment variables */
@@ -15,9 +26,27 @@ export interface Runtime {
   home: string;
   /** current time */
   now(): Date;
-  /** `bytes` random bytes as lowercase hex (2 × bytes characters) */
-  randomHex(bytes: number): string;
 }
+
+function isProcessAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * The ids and process facts of this process. Needs no working directory or environment, so code
+ * that only names temporary files (the search index) can default to it.
+ */
+export const processIds: ProcessIds = {
+  randomHex: (n: number) => randomBytes(n).toString('hex'),
+  pid: process.pid,
+  isProcessAlive,
+};
 
 /**
  * The runtime of the current Node.js process, with optional overrides.
@@ -31,6 +60,8 @@ export function nodeRuntime(overrides: Partial<Runtime> = {}): Runtime {
     env,
     home: overrides.home ?? env.HOME ?? env.USERPROFILE ?? homedir(),
     now: overrides.now ?? (() => new Date()),
-    randomHex: overrides.randomHex ?? ((n: number) => randomBytes(n).toString('hex')),
+    randomHex: overrides.randomHex ?? processIds.randomHex,
+    pid: overrides.pid ?? processIds.pid,
+    isProcessAlive: overrides.isProcessAlive ?? processIds.isProcessAlive,
   };
 }

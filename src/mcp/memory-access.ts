@@ -7,7 +7,7 @@ import type { Memory, Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
 import type { VaultRoots } from '../store/roots.js';
-import type { Backlink } from '../vault/read-memory.js';
+import type { Backlink } from '../operations/read.js';
 import { assertScopesAllowed, DEFAULT_MCP_SCOPES, isVisibleTo, type ServerIdentity } from './identity.js';
 
 /** Everything a tool or resource handler needs, fixed at start-up. */
@@ -52,7 +52,7 @@ export async function readVisibleMemory(ctx: McpContext, id: string, scopes: rea
   const [{ assertMemoryId }, { scanVault }, { readFromScan }] = await Promise.all([
     import('../store/ids.js'),
     import('../scanner/scan-vault.js'),
-    import('../vault/read-memory.js'),
+    import('../operations/read.js'),
   ]);
   assertMemoryId(id);
   // One scan serves both the fail-closed lookup and the visibility of each backlink.

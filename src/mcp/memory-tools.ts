@@ -4,8 +4,11 @@
  * become tool errors with stable codes (see tool-result.ts).
  */
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type * as z from 'zod';
 import type { Memory } from '../document/contract.js';
-import type { SearchDiagnostics } from '../search/search-memories.js';
+import type { SaveInput } from '../operations/save.js';
+import type { SearchDiagnostics } from '../search/query/search-memories.js';
 import { readVisibleMemory, scopesFor, type McpContext } from './memory-access.js';
 import { RECALL_NOTICE, toolErrorFrom, toolSuccess } from './tool-result.js';
 import { doctorInput, doctorOutput, readInput, readOutput, saveInput, saveOutput, searchInput, searchOutput } from './tool-schemas.js';
@@ -49,6 +52,51 @@ function describeDiagnostics(d: SearchDiagnostics): string[] {
   return lines.length > MAX_DIAGNOSTICS ? [...lines.slice(0, MAX_DIAGNOSTICS), `and ${lines.length - MAX_DIAGNOSTICS} more; run vault doctor`] : lines;
 }
 
+/** `memory_save` arguments, as the input schema delivers them. */
+type SaveArgs = { [K in keyof typeof saveInput]: z.infer<(typeof saveInput)[K]> };
+
+/**
+ * The MCP server's one mapping from `memory_save` arguments to the save operation's input: the
+ * harness is the server's fixed identity (a client cannot choose it), the scope one the operator
+ * allowed.
+ *
+ * @throws VaultError `invalid-input` (user scope disabled)
+ */
+function saveInputFrom(ctx: McpContext, args: SaveArgs): SaveInput {
+  const [scope] = scopesFor(ctx, [args.scope ?? 'project']);
+  return {
+    title: args.title,
+    body: args.body,
+    kind: args.kind,
+    scope,
+    tags: args.tags,
+    links: args.links,
+    targetHarnesses: args.targetHarnesses,
+    sourceHarness: ctx.identity.harness,
+  };
+}
+
+/**
+ * `memory_save`: saves through the save operation (validation, the duplicate check, the
+ * create-only write, the index refresh) and answers like `vault save --json`, with the similar
+ * memories found. The operator's ECC_DRY_RUN=1 makes every save a dry run.
+ */
+export async function runSave(ctx: McpContext, args: SaveArgs): Promise<CallToolResult> {
+  try {
+    const { save } = await import('../operations/save.js');
+    const result = await save(ctx.roots, saveInputFrom(ctx, args), ctx.rt, { dryRun: ctx.rt.env.ECC_DRY_RUN === '1' });
+    return toolSuccess({
+      id: result.memory.id,
+      path: result.path,
+      written: result.written,
+      memory: summarize(result.memory),
+      similar: result.similar.map((x) => ({ id: x.id, path: x.path, reason: x.reason })),
+    });
+  } catch (err) {
+    return toolErrorFrom('MEMORY_WRITE_REJECTED', err, ctx.log);
+  }
+}
+
 /**
  * Registers the memory tools on `server`.
  *
@@ -73,30 +121,7 @@ export function registerMemoryTools(server: McpServer, ctx: McpContext): void {
       outputSchema: saveOutput,
       annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
     },
-    async (args) => {
-      try {
-        const [scope] = scopesFor(ctx, [args.scope ?? 'project']);
-        const { saveMemory } = await import('../vault/save-memory.js');
-        const result = await saveMemory(
-          ctx.roots,
-          {
-            title: args.title,
-            body: args.body,
-            kind: args.kind,
-            scope,
-            tags: args.tags,
-            links: args.links,
-            targetHarnesses: args.targetHarnesses,
-            sourceHarness: harness,
-          },
-          ctx.rt,
-          { dryRun: ctx.rt.env.ECC_DRY_RUN === '1' },
-        );
-        return toolSuccess({ id: result.memory.id, path: result.path, written: result.written, memory: summarize(result.memory) });
-      } catch (err) {
-        return toolErrorFrom('MEMORY_WRITE_REJECTED', err, ctx.log);
-      }
-    },
+    (args) => runSave(ctx, args),
   );
 
   server.registerTool(
@@ -116,7 +141,7 @@ export function registerMemoryTools(server: McpServer, ctx: McpContext): void {
     async (args) => {
       try {
         const scopes = scopesFor(ctx, args.scopes);
-        const { searchMemories } = await import('../search/search-memories.js');
+        const { searchMemories } = await import('../search/query/search-memories.js');
         const found = await searchMemories(ctx.roots, args.query, {
           scopes,
           kinds: args.kinds,

@@ -10,6 +10,9 @@ import { registerMemoryResources } from './memory-resources.js';
 import { registerMemoryTools } from './memory-tools.js';
 import { RECALL_NOTICE } from './tool-result.js';
 
+// The CLI starts the server through this module only (adapters reach each other by their entry).
+export { readServerIdentity, type ServerIdentity } from './identity.js';
+
 /** Name the server announces in `initialize` (as the reference ecc.memory.v1 server does). */
 export const MCP_SERVER_NAME = 'ecc-memory-vault';
 

@@ -39,7 +39,6 @@ const SAFE_MESSAGE_CODES = new Set<VaultErrorCode>([
   'already-exists',
   'duplicate-memory',
   'invalid-input',
-  'dry-run',
 ]);
 
 /** Fixed messages (and hints) for failures whose library text could name absolute paths or files. */

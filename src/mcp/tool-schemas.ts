@@ -62,6 +62,11 @@ export const saveOutput = {
   path: z.string().describe('vault-relative path of the new file'),
   written: z.boolean().describe('false only when the operator runs the server in dry-run mode (ECC_DRY_RUN=1)'),
   memory: memorySummary,
+  similar: z
+    .array(z.object({ id: z.string(), path: z.string(), reason: z.enum(['same-title', 'similar-body']) }))
+    .describe(
+      'memories already in the scope with the same title or a near-identical body; the save went ahead, so read them and consider whether one should supersede the other',
+    ),
 };
 
 /** `memory_search` arguments. */

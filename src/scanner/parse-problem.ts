@@ -5,20 +5,13 @@
  * parser, so they are exact for every error kind (1-based, line 1 = the opening `---`).
  */
 import { createRequire } from 'node:module';
+import type { Diagnostic, DiagnosticCode } from '../diagnostics.js';
 import { FIELD_ORDER } from '../document/contract.js';
-import type { VaultError } from '../errors.js';
+import { DOCUMENT_ERROR_CODES, type VaultError } from '../errors.js';
+import { UNSAFE_BODY_CHARS, UNSAFE_LINE_CHARS } from '../unicode/unsafe-characters.js';
 
-/** A content-free description of why a document is invalid. */
-export interface ParseProblem {
-  /** the VaultError code of the parse failure */
-  code: string;
-  message: string;
-  hint: string | undefined;
-  /** a known frontmatter key or "body"; never an unknown key taken from the file */
-  field: string | undefined;
-  /** 1-based line in the file, when the problem sits on one */
-  line: number | undefined;
-}
+/** The parts of a {@link Diagnostic} that describe a parse failure; `line` is undefined when it sits on no line. */
+export type ParseFailure = Pick<Diagnostic, 'code' | 'message'> & { hint: string | undefined; line: number | undefined };
 
 interface Layout {
   /** text after BOM removal and CRLF normalisation */
@@ -105,9 +98,6 @@ function firstBodyLine(l: Layout): number | undefined {
   return l.closing + 2 <= l.lines.length ? l.closing + 2 : l.closing + 1;
 }
 
-const UNSAFE_BODY = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
-const UNSAFE_VALUE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/u;
-
 /** Plain words for the YAML parser's error codes (its own messages quote the source, so they are not used). */
 const YAML_REASONS: Record<string, string> = {
   MISSING_CHAR: 'a closing quote or bracket is missing',
@@ -131,13 +121,13 @@ function isKnownField(f: string | undefined): f is string {
  * Describes why a document failed to parse, without quoting it.
  *
  * @param bytes the file's bytes (used only to compute the line)
- * @param err the error thrown by parseMemory
+ * @param err the error thrown by parseMemory (a document error code; any other is `invalid-document`)
  */
-export function describeParseError(bytes: Uint8Array, err: VaultError): ParseProblem {
-  const code = err.code;
+export function describeParseError(bytes: Uint8Array, err: VaultError): ParseFailure {
+  const code: DiagnosticCode = (DOCUMENT_ERROR_CODES as readonly string[]).includes(err.code) ? (err.code as DiagnosticCode) : 'invalid-document';
   const rawField = err.field?.replace(/\[\d+\]$/, '');
   const field = isKnownField(rawField) ? rawField : undefined;
-  const out: ParseProblem = { code, message: err.message, hint: err.hint, field, line: err.line };
+  const out: ParseFailure = { code, message: err.message, hint: err.hint, line: err.line };
   if (code === 'invalid-utf8') {
     out.line = firstInvalidUtf8Line(bytes);
     out.message = 'document is not valid UTF-8 text (binary or wrongly encoded file)';
@@ -225,16 +215,16 @@ export function describeParseError(bytes: Uint8Array, err: VaultError): ParsePro
         .replace(/\s*\(got [\s\S]*\)$/, '')
         .replace(/unsupported memory schema [\s\S]*$/, 'unsupported memory schema (expected "ecc.memory.v1")');
       if (!field) out.message = 'a frontmatter value breaks a rule of ecc.memory.v1';
-      if (field && out.line && UNSAFE_VALUE.test(l.lines[out.line - 1]!)) out.message = `${field}: contains a control or bidirectional formatting character`;
+      if (field && out.line && UNSAFE_LINE_CHARS.test(l.lines[out.line - 1]!))
+        out.message = `${field}: contains a control or bidirectional formatting character`;
       break;
     }
     case 'invalid-body':
     case 'body-too-large': {
-      out.field = 'body';
       out.line = firstBodyLine(l);
       if (l.closing !== -1) {
         for (let i = l.closing + 1; i < l.lines.length; i++) {
-          if (UNSAFE_BODY.test(l.lines[i]!)) {
+          if (UNSAFE_BODY_CHARS.test(l.lines[i]!)) {
             out.line = i + 1;
             break;
           }

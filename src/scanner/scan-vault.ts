@@ -3,10 +3,11 @@
  * symbolic link, never enters hidden folders, never throws for a malformed file, and never puts
  * raw file content into a diagnostic. Bounded (files, depth, bytes) and says when a bound was hit.
  */
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, type Dirent, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
 import { relative, sep } from 'node:path';
 import { kindFolder, kindOfFolder, LIMITS, SCOPES, type Memory, type Scope } from '../document/contract.js';
 import type { NonCanonicalReason } from '../document/parse.js';
+import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics.js';
 import { isVaultError } from '../errors.js';
 import { parseMemory } from '../document/parse.js';
 import { parseCanonicalText } from './fast-parse.js';
@@ -15,6 +16,7 @@ import { parseCanonicalText } from './fast-parse.js';
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 import { describeParseError } from './parse-problem.js';
 import { findSecretShapes } from '../secrets/scan-secrets.js';
+import { readFileSafe } from '../store/read-file-safe.js';
 import { guardedDirs, scopeRoot, type VaultRoots } from '../store/roots.js';
 
 /** Bounds of one scan. Generous (100,000+ memories) but finite. */
@@ -48,37 +50,52 @@ export interface ScanEntry {
   text?: string;
 }
 
-/** What kind of problem a diagnostic reports. */
-export type ScanProblemKind =
-  /** the file could not be parsed or validated (see `code`) */
-  | 'invalid-document'
-  /** scope or kind folder disagrees with the frontmatter */
-  | 'location-mismatch'
-  /** a built-in credential shape was found in an existing file */
-  | 'suspected-secret'
-  /** the file could not be opened or read */
-  | 'unreadable';
-
-/** A file that is in the vault but is not a usable memory. Never holds file content. */
-export interface InvalidFile {
-  kind: ScanProblemKind;
+/**
+ * A file that is in the vault but is not a usable memory: its diagnostic (severity error; `code`
+ * a document error code, `invalid-document`, `unreadable`, `location-mismatch` or
+ * `suspected-secret`), plus where the file is and, when it parsed, the id it claims. Never holds
+ * file content.
+ */
+export interface FileDiagnostic extends Diagnostic {
+  /** the scope folder it was found in */
   scope: Scope;
-  path: string;
   absPath: string;
-  /** the VaultError code (for invalid documents) or the kind */
-  code: string;
-  message: string;
-  field?: string | undefined;
-  line?: number | undefined;
-  hint?: string | undefined;
-  /** for a location mismatch: the memory's id, when it parsed */
+  /** the memory's id, when the file parsed (a location mismatch, a quarantined secret) */
   id?: string | undefined;
+}
+
+/** The diagnostic of a file the scanner found and could not use (see {@link FileDiagnostic}). */
+function fileDiagnostic(
+  f: Pick<WalkedFile, 'scope' | 'path' | 'absPath'>,
+  code: DiagnosticCode,
+  line: number | undefined,
+  message: string,
+  hint: string,
+  id?: string,
+): FileDiagnostic {
+  return { ...diagnostic('error', code, f.path, line, message, hint), scope: f.scope, absPath: f.absPath, ...(id !== undefined ? { id } : {}) };
+}
+
+/**
+ * The diagnostic of a file {@link readFileSafe} could not read: too large (a document error) or
+ * unreadable (permissions, a FIFO, a link swapped in).
+ */
+export function readFailure(f: Pick<WalkedFile, 'scope' | 'path' | 'absPath'>, read: { code: string; size?: number }): FileDiagnostic {
+  return read.code === 'too-large'
+    ? fileDiagnostic(
+        f,
+        'document-too-large',
+        undefined,
+        `document is too large (${read.size ?? 'over'} bytes, maximum ${LIMITS.documentMaxBytes})`,
+        'a memory is at most 128 KiB; split it',
+      )
+    : fileDiagnostic(f, 'unreadable', undefined, `file could not be read (${read.code})`, 'check the file permissions');
 }
 
 /** The result of a scan. `complete` is false when a bound was hit or a folder could not be read. */
 export interface ScanResult {
   entries: ScanEntry[];
-  invalid: InvalidFile[];
+  invalid: FileDiagnostic[];
   /** symbolic links found (files or folders), never followed: vault-relative paths */
   symlinks: string[];
   /** regular non-hidden files that are not `*.md` memories, e.g. notes.txt: vault-relative paths */
@@ -290,39 +307,6 @@ export function walkVault(
 }
 
 /**
- * Reads one file safely: no symlink (O_NOFOLLOW), no FIFO or device (regular-file check after
- * open with O_NONBLOCK), at most `maxBytes` (a larger file is reported by size, never read).
- *
- * @returns the bytes and stat info, or an error code
- */
-export function readFileSafe(
-  absPath: string,
-  maxBytes: number,
-): { ok: true; bytes: Buffer; size: number; mtimeMs: number } | { ok: false; code: string; size?: number } {
-  let fd: number | undefined;
-  try {
-    fd = openSync(absPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    const st = fstatSync(fd);
-    if (!st.isFile()) return { ok: false, code: 'not-a-regular-file' };
-    if (st.size > maxBytes) return { ok: false, code: 'too-large', size: st.size };
-    const buf = Buffer.allocUnsafe(Math.min(st.size, maxBytes) + 1);
-    let off = 0;
-    for (;;) {
-      const n = readSync(fd, buf, off, buf.length - off, null);
-      if (n === 0) break;
-      off += n;
-      if (off > maxBytes) return { ok: false, code: 'too-large', size: off };
-      if (off === buf.length) break;
-    }
-    return { ok: true, bytes: buf.subarray(0, off), size: off, mtimeMs: st.mtimeMs };
-  } catch (err) {
-    return { ok: false, code: (err as NodeJS.ErrnoException).code ?? 'read-error' };
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
-}
-
-/**
  * Checks that a memory sits where its frontmatter says: in its scope's folder and its kind's
  * folder (`<scope>/<kind>s/...`; deeper subfolders are allowed).
  *
@@ -356,19 +340,9 @@ export function scanFileBytes(
   bytes: Buffer,
   mtimeMs: number,
   options: { secretCheck: boolean; keepText: boolean },
-): { entry: ScanEntry; invalid?: undefined } | { entry?: undefined; invalid: InvalidFile } {
+): { entry: ScanEntry; invalid?: undefined } | { entry?: undefined; invalid: FileDiagnostic } {
   const base = { scope: f.scope, path: f.path, absPath: f.absPath };
-  if (bytes.length > LIMITS.documentMaxBytes) {
-    return {
-      invalid: {
-        kind: 'invalid-document',
-        ...base,
-        code: 'document-too-large',
-        message: `document is too large (${bytes.length} bytes, maximum ${LIMITS.documentMaxBytes})`,
-        hint: 'a memory is at most 128 KiB; split it',
-      },
-    };
-  }
+  if (bytes.length > LIMITS.documentMaxBytes) return { invalid: readFailure(f, { code: 'too-large', size: bytes.length }) };
   // Decode once: the fast path, the secret re-check and keepText share the text.
   let decoded: string | undefined;
   try {
@@ -382,20 +356,14 @@ export function scanFileBytes(
   } catch (err) {
     const p = isVaultError(err)
       ? describeParseError(bytes, err)
-      : { code: 'invalid-document', message: 'document could not be parsed', field: undefined, line: undefined, hint: undefined };
-    return { invalid: { kind: 'invalid-document', ...base, code: p.code, message: p.message, field: p.field, line: p.line, hint: p.hint } };
+      : { code: 'invalid-document' as const, message: 'document could not be parsed', line: undefined, hint: undefined };
+    return { invalid: fileDiagnostic(f, p.code, p.line, p.message, p.hint ?? 'fix the file so it matches ecc.memory.v1 (see docs/format.md)') };
   }
   const where = locationProblem(parsed.memory, f.scope, f.segments);
   if (where) {
+    const m = parsed.memory;
     return {
-      invalid: {
-        kind: 'location-mismatch',
-        ...base,
-        code: 'location-mismatch',
-        message: where,
-        hint: `move it to ${parsed.memory.scope}/${kindFolder(parsed.memory.kind)}/${parsed.memory.id}.md or fix the frontmatter`,
-        id: parsed.memory.id,
-      },
+      invalid: fileDiagnostic(f, 'location-mismatch', undefined, where, `move it to ${m.scope}/${kindFolder(m.kind)}/${m.id}.md or fix the frontmatter`, m.id),
     };
   }
   const text = decoded ?? bytes.toString('utf8');
@@ -403,14 +371,14 @@ export function scanFileBytes(
     const labels = findSecretShapes(text);
     if (labels.length > 0) {
       return {
-        invalid: {
-          kind: 'suspected-secret',
-          ...base,
-          code: 'suspected-secret',
-          message: `memory contains a suspected secret (${labels.join(', ')}); it is quarantined`,
-          hint: 'remove the credential from the file (and rotate it: it may be in git history)',
-          id: parsed.memory.id,
-        },
+        invalid: fileDiagnostic(
+          f,
+          'suspected-secret',
+          undefined,
+          `memory contains a suspected secret (${labels.join(', ')}); it is quarantined`,
+          'remove the credential from the file (and rotate it: it may be in git history)',
+          parsed.memory.id,
+        ),
       };
     }
   }
@@ -439,25 +407,14 @@ export function scanVault(roots: VaultRoots, options: ScanOptions = {}): ScanRes
   const limits = { ...DEFAULT_SCAN_LIMITS, ...options.limits };
   const secretCheck = options.secretCheck ?? true;
   const entries: ScanEntry[] = [];
-  const invalid: InvalidFile[] = [];
+  const invalid: FileDiagnostic[] = [];
   let scannedBytes = 0;
   const extraReasons: string[] = [];
 
   const walk = walkVault(roots, scopes, limits, (f) => {
     const read = readFileSafe(f.absPath, LIMITS.documentMaxBytes);
     if (!read.ok) {
-      const tooLarge = read.code === 'too-large';
-      invalid.push({
-        kind: tooLarge ? 'invalid-document' : 'unreadable',
-        scope: f.scope,
-        path: f.path,
-        absPath: f.absPath,
-        code: tooLarge ? 'document-too-large' : 'unreadable',
-        message: tooLarge
-          ? `document is too large (${read.size ?? 'over'} bytes, maximum ${LIMITS.documentMaxBytes})`
-          : `file could not be read (${read.code})`,
-        hint: tooLarge ? 'a memory is at most 128 KiB; split it' : 'check the file permissions',
-      });
+      invalid.push(readFailure(f, read));
       return;
     }
     if (scannedBytes + read.size > limits.maxTotalBytes) {

@@ -3,8 +3,6 @@
  * ecc.memory.v1 format (a superset of them) plus secretlint's recommended preset.
  * A finding names the kind of secret and where it is (frontmatter field or body), never the value.
  */
-import { FIELD_ORDER } from '../document/contract.js';
-
 /** One suspected secret: what kind and where. Never holds the secret itself. */
 export interface SecretFinding {
   /** human label of the credential kind, e.g. "GitHub token" */
@@ -57,8 +55,13 @@ function lineAt(starts: number[], offset: number): number {
   return lo + 1;
 }
 
-/** Maps a 1-based line of a memory document to the frontmatter key on it, or "body". */
-function fieldAt(text: string, line: number): string {
+/**
+ * Maps a 1-based line of a memory document to the frontmatter key on it, or "body".
+ *
+ * @param fields the keys that count as fields (a line of another key belongs to the field above
+ *   it); undefined: every top-level key counts
+ */
+function fieldAt(text: string, line: number, fields: readonly string[] | undefined): string {
   const lines = text.split('\n', line);
   let closing = -1;
   for (let i = 1; i < lines.length; i++)
@@ -68,7 +71,7 @@ function fieldAt(text: string, line: number): string {
     }
   if (line === 1 || (closing !== -1 && line > closing + 1)) return line === 1 ? 'frontmatter' : 'body';
   const m = /^([A-Za-z_]+)\s*:/.exec(lines[line - 1] ?? '');
-  if (m && (FIELD_ORDER as readonly string[]).includes(m[1]!)) return m[1]!;
+  if (m && (fields === undefined || fields.includes(m[1]!))) return m[1]!;
   // a continuation line of a block-style value: walk up to its key
   for (let i = line - 2; i >= 1; i--) {
     const k = /^([A-Za-z_]+)\s*:/.exec(lines[i] ?? '');
@@ -165,15 +168,17 @@ function labelFromRule(ruleId: string): string {
  * shapes and secretlint's recommended preset.
  *
  * @param documentText the serialized memory document
+ * @param fields the frontmatter keys a finding may name (the contract's FIELD_ORDER; a finding on
+ *   the line of another key names the field above it); default: any top-level key
  * @returns findings (label, field, line, source), empty when clean; never the secret values
  */
-export async function scanDocumentForSecrets(documentText: string): Promise<SecretFinding[]> {
+export async function scanDocumentForSecrets(documentText: string, fields?: readonly string[]): Promise<SecretFinding[]> {
   const starts = lineStarts(documentText);
   const findings: SecretFinding[] = [];
   const seen = new Set<string>();
   const add = (label: string, offset: number, source: string) => {
     const line = lineAt(starts, offset);
-    const field = fieldAt(documentText, line);
+    const field = fieldAt(documentText, line, fields);
     const key = `${label}\u0000${field}`;
     if (seen.has(key)) return;
     seen.add(key);

@@ -17,8 +17,7 @@ export function generateMemoryId(now: Date, randomHex: (bytes: number) => string
 /**
  * Checks an id given by a user (flag, tool argument) before it is used to build a path.
  *
- * @throws VaultError `invalid-input` when it does not match `^mem_[a-z0-9][a-z0-9_-]{2,127}$`
- *   (grammar from ecc.memory.v1)
+ * @throws VaultError `invalid-input` when it does not match ID_PATTERN (grammar from ecc.memory.v1)
  */
 export function assertMemoryId(id: string, field = 'id'): string {
   if (typeof id !== 'string' || !ID_PATTERN.test(id)) {

@@ -1,6 +1,7 @@
 /**
- * id ↔ path: where a memory of a scope and kind lives, and the vault-relative names shown to
- * users (`team/decisions/mem_x.md`). Paths are built only from validated ids and enum values.
+ * Where things live: a memory of a scope and kind (id ↔ path), the vault-relative names shown to
+ * users (`team/decisions/mem_x.md`), and each scope's search index. Paths are built only from
+ * validated ids and enum values.
  */
 import { join } from 'node:path';
 import { kindFolder, type Kind, type Scope } from '../document/contract.js';
@@ -18,4 +19,25 @@ export function memoryFilePath(roots: VaultRoots, scope: Scope, kind: Kind, id: 
 /** Vault-relative path shown to users and in JSON: `<scope>/<kind>s/<id>.md`. */
 export function vaultRelativePath(scope: Scope, kind: Kind, id: string): string {
   return `${scope}/${kindFolder(kind)}/${id}.md`;
+}
+
+/**
+ * The index folder of one scope. Never inside a committed folder unprotected:
+ *
+ *   team     <worktree git dir>/ecc-memory-index/team     (team memories follow the branch)
+ *   project  <common git dir>/ecc-memory-index/project    (shared by linked worktrees, like the folder)
+ *   user     <user root>/.index
+ *   else     <memory root>/.index/<scope>                  (no git, or roots overridden)
+ *
+ * Every index folder also holds a `.gitignore` of `*`, and hidden folders are never memories.
+ *
+ * @returns an absolute path (the folder may not exist yet)
+ */
+export function indexDirFor(roots: VaultRoots, scope: Scope): string {
+  if (scope === 'user') return join(roots.user, '.index');
+  if (!roots.overridden) {
+    if (scope === 'team' && roots.gitDir) return join(roots.gitDir, 'ecc-memory-index', 'team');
+    if (scope === 'project' && roots.commonGitDir) return join(roots.commonGitDir, 'ecc-memory-index', 'project');
+  }
+  return join(roots.memoryRoot, '.index', scope);
 }

@@ -23,7 +23,7 @@ export interface DraftValues {
   targetHarnesses: readonly string[];
 }
 
-/** What a person wrote in a draft, ready for `saveMemory`. */
+/** What a person wrote in a draft, ready for the save operation (`save`). */
 export interface DraftInput {
   title: string;
   kind: string;

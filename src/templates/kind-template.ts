@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { KINDS, type Kind } from '../document/contract.js';
 import { VaultError } from '../errors.js';
-import { readFileSafe } from '../scanner/scan-vault.js';
+import { readFileSafe } from '../store/read-file-safe.js';
 
 /** One `## Heading` section of a template. */
 export interface TemplateSection {

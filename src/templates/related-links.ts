@@ -3,9 +3,7 @@
  * Obsidian's graph and backlinks panel show the links that the frontmatter `links` list holds
  * (Obsidian does not treat frontmatter ids as links; files are named `<id>.md`, so `[[id]]` resolves).
  */
-
-/** Matches `[[mem_id]]` and `[[mem_id|label]]` (the same grammar `linkedIds` reads). */
-const WIKILINK = /\[\[(mem_[a-z0-9][a-z0-9_-]{2,127})(?:\|[^\]\n]*)?\]\]/g;
+import { WIKILINK_PATTERN } from '../document/contract.js';
 
 /**
  * Appends `Related: [[a]], [[b]]` for each id not already wikilinked in the body.
@@ -15,7 +13,7 @@ const WIKILINK = /\[\[(mem_[a-z0-9][a-z0-9_-]{2,127})(?:\|[^\]\n]*)?\]\]/g;
  * @returns the body, unchanged when every id is already linked from it
  */
 export function appendRelatedLine(body: string, ids: readonly string[]): string {
-  const present = new Set([...body.matchAll(WIKILINK)].map((m) => m[1]!));
+  const present = new Set([...body.matchAll(WIKILINK_PATTERN)].map((m) => m[1]!));
   const missing = [...new Set(ids)].filter((id) => !present.has(id));
   if (missing.length === 0) return body;
   return `${body.trimEnd()}\n\nRelated: ${missing.map((id) => `[[${id}]]`).join(', ')}`;

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a plain ES module script without type declarations
 import { CLI_DOCS_PATH, renderCliDocs } from '../../scripts/gen-cli-docs.mjs';
 import { buildParser } from '../../src/cli/main.js';
-import { commandModules } from '../../src/cli/commands/index.js';
+import { commandModules } from '../../src/cli/commands/registry.js';
 
 describe('docs/cli.md', () => {
   it('is generated from the current yargs definitions', async () => {

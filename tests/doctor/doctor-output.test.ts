@@ -2,7 +2,7 @@ import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
-import type { CliIo } from '../../src/cli/context.js';
+import type { CliIo } from '../../src/cli/command-context.js';
 import { nodeRuntime } from '../../src/io/runtime.js';
 import { cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';
 import { memoryText } from './corpus-vault.js';

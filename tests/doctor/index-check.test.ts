@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { runDoctor } from '../../src/doctor/run-doctor.js';
 import { nodeRuntime } from '../../src/io/runtime.js';
 import { resolveRoots } from '../../src/store/roots.js';
-import { refreshIndex } from '../../src/search/index-status.js';
+import { refreshIndex } from '../../src/search/index/index-status.js';
 import { cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';
 import { memoryText } from './corpus-vault.js';
 

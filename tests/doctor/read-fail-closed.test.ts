@@ -8,7 +8,7 @@ import { parseMemoryFast } from '../../src/scanner/fast-parse.js';
 import { scanVault } from '../../src/scanner/scan-vault.js';
 import { resolveRoots } from '../../src/store/roots.js';
 import { nodeRuntime } from '../../src/io/runtime.js';
-import { readMemory } from '../../src/vault/read-memory.js';
+import { readMemory } from '../../src/operations/read.js';
 import { cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';
 import { validMemory } from '../unit/arbitraries.js';
 import { memoryText } from './corpus-vault.js';

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { DEADLINE_MS, INSTALLED_TIMEOUT_S } from '../../src/hooks/hook-events.js';
+import { DEADLINE_MS, INSTALLED_TIMEOUT_S } from '../../src/sessions/hook-events.js';
 import { cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';
 
 type Settings = { hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ type: string; command: string; timeout: number }> }>> } & Record<

@@ -2,7 +2,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadSnapshot } from '../../src/sessions/snapshot-store.js';
+import { loadSnapshot } from '../../src/sessions/snapshots/snapshot-store.js';
 import { BIN, cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';
 import { hook, sessionsDirOf, snapshotNames } from './hook-helpers.js';
 

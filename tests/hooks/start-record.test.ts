@@ -1,5 +1,5 @@
 /**
- * The start record (src/sessions/start-cache.ts): session start reuses what the last snapshot
+ * The start record (src/sessions/start/start-cache.ts): session start reuses what the last snapshot
  * write of its worktree recorded only while nothing it was made from changed, answers exactly
  * as the full path would, and a stale, forged or foreign record never shows anything wrong.
  */

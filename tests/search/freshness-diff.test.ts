@@ -2,10 +2,10 @@
 // must agree with the plain table-based answer for random generations, overlays and file listings.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { GenerationDocs, compareWalkOrder, toColumns } from '../../src/search/generation-docs.js';
-import type { StatFile } from '../../src/search/index-build.js';
-import type { DocRecord, InvalidRecord, OverlayEntry } from '../../src/search/index-format.js';
-import { diffFiles } from '../../src/search/index-freshness.js';
+import { GenerationDocs, compareWalkOrder, toColumns } from '../../src/search/index/generation-docs.js';
+import type { StatFile } from '../../src/search/index/index-build.js';
+import type { DocRecord, InvalidRecord, OverlayEntry } from '../../src/search/index/index-format.js';
+import { diffFiles } from '../../src/search/index/index-freshness.js';
 
 const name = fc.constantFrom('a', 'b', 'a.md', 'b-c.md', 'Z.md', 'é.md', 'a-b', 'x_1.md');
 const path = fc.array(name, { minLength: 1, maxLength: 3 }).map((segs) => ['notes', ...segs].join('/'));
@@ -15,7 +15,7 @@ function doc(p: string, fp: { size: number; mtime: number }): DocRecord {
   return { scope: 'team', path: p, id: 'mem_x', kind: 'note', status: 'active', tags: [], targets: [], updated: 0, len: [0, 0, 0, 0, 0], ...fp };
 }
 function invalid(p: string, fp: { size: number; mtime: number }): InvalidRecord {
-  return { path: p, kind: 'unreadable', code: 'unreadable', message: 'x', ...fp };
+  return { path: p, code: 'unreadable', severity: 'error', message: 'x', hint: 'h', ...fp };
 }
 
 describe('diffFiles', () => {

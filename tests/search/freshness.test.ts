@@ -45,8 +45,8 @@ describe('index freshness (through the CLI)', () => {
     mems[1] = memory({ title: 'Alpha beta gamma too', body: 'alpha beta gamma kiwifruit again' });
     putMemories(repo, ...mems);
     await search(repo, env, 'warm');
-    const { bucketOf, bucketFileName } = await import('../../src/search/index-format.js');
-    const { tokenize } = await import('../../src/search/tokenizer.js');
+    const { bucketOf, bucketFileName } = await import('../../src/search/index/index-format.js');
+    const { tokenize } = await import('../../src/search/analysis/tokenizer.js');
     const keep = new Set(tokenize('alpha beta gamma').map((t) => bucketFileName(bucketOf(t))));
     const damaged = bucketFileName(bucketOf(tokenize('kiwifruit')[0]!));
     expect(keep.has(damaged)).toBe(false);

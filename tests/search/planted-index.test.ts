@@ -7,8 +7,8 @@ import { cpSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFi
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serializeMemory } from '../../src/document/serialize.js';
-import { bucketFileName, bucketOf, IndexUnusable } from '../../src/search/index-format.js';
-import { BucketReader, encodeBucket } from '../../src/search/postings.js';
+import { bucketFileName, bucketOf, IndexUnusable } from '../../src/search/index/index-format.js';
+import { BucketReader, encodeBucket } from '../../src/search/index/postings.js';
 import { cliEnv, gitRepo, runBin, tempDir } from '../helpers.js';
 import { memory, memoryPath, putMemories } from './search-helpers.js';
 

@@ -5,13 +5,13 @@
 import fc from 'fast-check';
 import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
-import { GenerationDocs, toColumns } from '../../src/search/generation-docs.js';
-import { PostingsBuilder } from '../../src/search/index-build.js';
-import { BUCKET_COUNT, FIELDS, IndexUnusable, type DocRecord, type OverlayEntry } from '../../src/search/index-format.js';
-import type { ScopeIndex } from '../../src/search/index-freshness.js';
-import { countTerms } from '../../src/search/memory-terms.js';
-import { BucketReader, encodeBucket } from '../../src/search/postings.js';
-import { EXPANSION_WEIGHT, FIELD_BOOST, fuzzyFor, prefixFor, rankDocuments } from '../../src/search/query-ranking.js';
+import { GenerationDocs, toColumns } from '../../src/search/index/generation-docs.js';
+import { PostingsBuilder } from '../../src/search/index/index-build.js';
+import { BUCKET_COUNT, FIELDS, IndexUnusable, type DocRecord, type OverlayEntry } from '../../src/search/index/index-format.js';
+import type { ScopeIndex } from '../../src/search/index/index-freshness.js';
+import { countTerms } from '../../src/search/index/memory-terms.js';
+import { BucketReader, encodeBucket } from '../../src/search/index/postings.js';
+import { EXPANSION_WEIGHT, FIELD_BOOST, fuzzyFor, prefixFor, rankDocuments } from '../../src/search/query/query-ranking.js';
 
 // Two word families whose first letters share nothing, so no word is one edit away from a word
 // of the other family: fuzzy matching that keeps the first two characters (ours) and fuzzy

@@ -51,7 +51,7 @@ describe('vault search through the CLI', () => {
     const ja = memory({ title: 'セッション', body: 'セッションをRedisに保存します。' });
     const cafe = memory({ title: 'Café near the office', body: 'Good wifi.' });
     const nfd = memory({ title: 'Re\u0301sume\u0301 template', body: 'CV layout.' });
-    const code = memory({ title: 'Search module', body: 'See src/search/index-store.ts and the foo_bar flag in v2.1.' });
+    const code = memory({ title: 'Search module', body: 'See src/search/index/index-store.ts and the foo_bar flag in v2.1.' });
     const k8s = memory({ title: 'Deploys', body: 'We deploy with kubernetes.' });
     const long = memory({ title: 'Long one', body: `${'lorem ipsum dolor sit amet '.repeat(2420)}zanzibarian` });
     putMemories(repo, zh, ja, cafe, nfd, code, k8s, long);

@@ -1,8 +1,8 @@
 import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
-import { foldText, tokenize } from '../../src/search/tokenizer.js';
-import { stemEnglish } from '../../src/search/stem-english.js';
-import { makeExcerpt, markTerms } from '../../src/search/excerpt.js';
+import { foldText, tokenize } from '../../src/search/analysis/tokenizer.js';
+import { stemEnglish } from '../../src/search/analysis/stem-english.js';
+import { makeExcerpt, markTerms } from '../../src/search/query/excerpt.js';
 
 describe('tokenizer', () => {
   it("regression: MiniSearch's default tokenizer cannot find a word inside unspaced Chinese; ours can", () => {

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { serializeMemory } from '../../src/document/serialize.js';
 import { BIN, cliEnv, gitRepo, runBin } from '../helpers.js';
 import { memory, memoryPath, putMemories } from './search-helpers.js';
-import { indexStatus } from '../../src/search/index-status.js';
+import { indexStatus } from '../../src/search/index/index-status.js';
 import { resolveRoots } from '../../src/store/roots.js';
 import { nodeRuntime } from '../../src/io/runtime.js';
 

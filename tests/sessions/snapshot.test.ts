@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildInjectionText, HISTORICAL_MARKER, SUMMARY_BEGIN, SUMMARY_END, TRUNCATION_MARKER } from '../../src/sessions/injection-text.js';
-import { deriveShortId, sanitizeShortId } from '../../src/sessions/session-ids.js';
+import { buildInjectionText, HISTORICAL_MARKER, SUMMARY_BEGIN, SUMMARY_END, TRUNCATION_MARKER } from '../../src/sessions/start/injection-text.js';
+import { deriveShortId, sanitizeShortId } from '../../src/sessions/snapshots/session-ids.js';
 import {
   mergeSnapshots,
   parseSnapshot,
@@ -9,7 +9,7 @@ import {
   SNAPSHOT_END,
   withNote,
   type SessionSnapshot,
-} from '../../src/sessions/snapshot.js';
+} from '../../src/sessions/snapshots/snapshot.js';
 
 const base: SessionSnapshot = {
   project: 'demo',

@@ -1,6 +1,6 @@
 /**
- * The caches of session start, at the library level: start records (src/sessions/start-cache.ts)
- * and the per-folder memory title cache (src/sessions/memory-titles.ts), against stale,
+ * The caches of session start, at the library level: start records (src/sessions/start/start-cache.ts)
+ * and the per-folder memory title cache (src/sessions/start/memory-titles.ts), against stale,
  * concurrent, racy and forged states.
  */
 import { spawnSync } from 'node:child_process';
@@ -8,9 +8,9 @@ import { lstatSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../../src/io/runtime.js';
-import { listMemoryPointers, type ListProof } from '../../src/sessions/memory-titles.js';
-import { renderSnapshot, type SessionSnapshot } from '../../src/sessions/snapshot.js';
-import { readStartRecord, startFromRecord, writeStartRecord } from '../../src/sessions/start-cache.js';
+import { listMemoryPointers, type ListProof } from '../../src/sessions/start/memory-titles.js';
+import { renderSnapshot, type SessionSnapshot } from '../../src/sessions/snapshots/snapshot.js';
+import { readStartRecord, startFromRecord, writeStartRecord } from '../../src/sessions/start/start-cache.js';
 import type { VaultRoots } from '../../src/store/roots.js';
 import { tempDir } from '../helpers.js';
 

@@ -9,10 +9,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../../src/io/runtime.js';
 import { redactSecretShapes, SECRET_PATTERNS } from '../../src/secrets/scan-secrets.js';
-import { listMemoryPointers } from '../../src/sessions/memory-titles.js';
-import { renderSnapshot, type SessionSnapshot } from '../../src/sessions/snapshot.js';
-import { discoverSnapshot, indexSnapshot, readSnapshotIndex } from '../../src/sessions/snapshot-index.js';
-import { redact } from '../../src/sessions/text.js';
+import { listMemoryPointers } from '../../src/sessions/start/memory-titles.js';
+import { renderSnapshot, type SessionSnapshot } from '../../src/sessions/snapshots/snapshot.js';
+import { discoverSnapshot, indexSnapshot, readSnapshotIndex } from '../../src/sessions/snapshots/snapshot-index.js';
+import { redact } from '../../src/sessions/transcripts/text.js';
 import type { VaultRoots } from '../../src/store/roots.js';
 import { tempDir } from '../helpers.js';
 

@@ -1,8 +1,8 @@
 import { appendFileSync, copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkTranscriptPath, readTranscript } from '../../src/sessions/read-transcript.js';
-import { emptySummary, noteToolError } from '../../src/sessions/transcript-summary.js';
+import { checkTranscriptPath, readTranscript } from '../../src/sessions/transcripts/read-transcript.js';
+import { emptySummary, noteToolError } from '../../src/sessions/transcripts/transcript-summary.js';
 import { CLAUDE_DAG, CLAUDE_ODD, CLAUDE_SESSION, CLAUDE_SUBAGENTS, CODEX_CURRENT, CODEX_OLD } from '../hooks/hook-helpers.js';
 import { tempDir } from '../helpers.js';
 

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { FIELD_ORDER, type Frontmatter } from '../../src/document/contract.js';
 import { validateFrontmatter } from '../../src/document/validate.js';
 import { isVaultError } from '../../src/errors.js';
-import { checkFrontmatter, schemaAccepts } from '../../src/schema/check-frontmatter.js';
+import { checkFrontmatter, schemaAccepts } from '../../src/document/check-frontmatter.js';
 import { REPO } from '../helpers.js';
 import { memoryId, slug, validFrontmatter } from './arbitraries.js';
 

@@ -9,10 +9,11 @@ import { parseMemory } from '../../src/document/parse.js';
 import { nodeRuntime, type Runtime } from '../../src/io/runtime.js';
 import { generateMemoryId } from '../../src/store/ids.js';
 import { resolveRoots } from '../../src/store/roots.js';
-import { checkScope, writeFileExclusive } from '../../src/store/write-exclusive.js';
-import { initVault } from '../../src/vault/init-vault.js';
-import { buildMemory, saveMemory } from '../../src/vault/save-memory.js';
-import { readMemory } from '../../src/vault/read-memory.js';
+import { writeFileExclusive } from '../../src/store/atomic-write.js';
+import { checkScope } from '../../src/store/scope-folders.js';
+import { initVault } from '../../src/operations/init.js';
+import { buildMemory, save as saveMemory, sourceHarnessFromEnv } from '../../src/operations/save.js';
+import { readMemory } from '../../src/operations/read.js';
 import { fixture, tempDir } from '../helpers.js';
 
 function runtime(cwd: string, env: Record<string, string> = {}): Runtime {
@@ -99,7 +100,14 @@ describe('saveMemory and buildMemory', () => {
     const repo = fixture({ '.git/HEAD': 'x' });
     const rt = runtime(repo, { ECC_MEMORY_HARNESS: 'codex' });
     const roots = resolveRoots(rt);
-    const input = { title: '  “Quoted” title  ', body: '\n body \n', tags: ['#auth', 'auth', 'db'], trust: 'reviewed', status: 'superseded' } as never;
+    const input = {
+      title: '  “Quoted” title  ',
+      body: '\n body \n',
+      tags: ['#auth', 'auth', 'db'],
+      trust: 'reviewed',
+      status: 'superseded',
+      sourceHarness: sourceHarnessFromEnv(rt.env),
+    } as never;
     const r = await saveMemory(roots, input, rt);
     expect(r.memory).toMatchObject({
       id: 'mem_20260726_aaaaaaaaaaaaaaaaaaa0',
@@ -123,8 +131,10 @@ describe('saveMemory and buildMemory', () => {
 
   it('treats an empty ECC_MEMORY_HARNESS as unset', () => {
     const dir = tempDir();
-    expect(buildMemory({ title: 't', body: 'b' }, runtime(dir, { ECC_MEMORY_HARNESS: '', VAULT_HARNESS: 'cursor' })).sourceHarness).toBe('cursor');
-    expect(buildMemory({ title: 't', body: 'b' }, runtime(dir, { ECC_MEMORY_HARNESS: '' })).sourceHarness).toBe('unknown');
+    const harness = (env: Record<string, string>) =>
+      buildMemory({ title: 't', body: 'b', sourceHarness: sourceHarnessFromEnv(env) }, runtime(dir, env)).sourceHarness;
+    expect(harness({ ECC_MEMORY_HARNESS: '', VAULT_HARNESS: 'cursor' })).toBe('cursor');
+    expect(harness({ ECC_MEMORY_HARNESS: '' })).toBe('unknown');
   });
 
   it('refuses what the contract refuses, before writing', async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sanitizeTerminalText } from '../../src/cli/terminal-text.js';
+import { sanitizeTerminalText } from '../../src/unicode/terminal-text.js';
 
 describe('sanitizeTerminalText', () => {
   it('removes escape sequences, controls, bidi marks, hiding zero-width and tag characters, keeps emoji ZWJ', () => {

@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import type { Scope } from '../../document/contract.js';
 import { EXIT } from '../../errors.js';
-import { printJson, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs } from '../context.js';
+import { printJson, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs } from '../command-context.js';
 
 interface DoctorArgs extends GlobalArgs {
   format?: string;
@@ -56,7 +56,7 @@ export const doctorCommand = (ctx: CliContext) => ({
         const [{ formatGithub }, { repoPathOf }, { sanitizeTerminalText }] = await Promise.all([
           import('../../doctor/report-format.js'),
           import('../../doctor/repo-path.js'),
-          import('../terminal-text.js'),
+          import('../../unicode/terminal-text.js'),
         ]);
         const text = formatGithub(report, (p) => repoPathOf(roots, p.path), Boolean(argv.strict));
         // For the Actions runner (not a terminal) the escaped text is exact, so file= names the real
@@ -65,7 +65,7 @@ export const doctorCommand = (ctx: CliContext) => ({
       } else {
         const [{ formatText, NO_PAINT }, { sanitizeTerminalText }, { displayName }] = await Promise.all([
           import('../../doctor/report-format.js'),
-          import('../terminal-text.js'),
+          import('../../unicode/terminal-text.js'),
           import('../../doctor/display-name.js'),
         ]);
         const env = ctx.io.runtime.env;

@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import type { Scope } from '../../document/contract.js';
 import { EXIT } from '../../errors.js';
-import { printJson, printText, rootsFor, runCommand, type CliContext, type GlobalArgs } from '../context.js';
+import { printJson, printText, rootsFor, runCommand, type CliContext, type GlobalArgs } from '../command-context.js';
 
 interface FmtArgs extends GlobalArgs {
   paths?: string[];
@@ -27,7 +27,7 @@ export const fmtCommand = (ctx: CliContext) => ({
       .example('$0 fmt team/decisions/mem_x.md', 'fix one file'),
   handler: (argv: FmtArgs) =>
     runCommand(ctx, argv, async () => {
-      const [{ fmtMemories }, { displayName }] = await Promise.all([import('../../vault/fmt-memory.js'), import('../../doctor/display-name.js')]);
+      const [{ fmtMemories }, { displayName }] = await Promise.all([import('../../operations/fmt.js'), import('../../doctor/display-name.js')]);
       const roots = await rootsFor(ctx, argv);
       const check = Boolean(argv.check);
       const result = fmtMemories(roots, (argv.paths ?? []).map(String), ctx.io.runtime, { check, ...(argv.scope?.length ? { scopes: argv.scope } : {}) });

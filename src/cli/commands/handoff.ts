@@ -1,8 +1,9 @@
 import { realpathSync } from 'node:fs';
 import type { Argv } from 'yargs';
-import { EXIT, VaultError } from '../../errors.js';
-import { printJson, printText, rootsFor, runCommand, usageError, type CliContext, refreshSearchIndex, printSaved } from '../context.js';
-import { readBodyInput, similarCheck, warnSimilar, type SaveArgs } from './save.js';
+import { SCOPES } from '../../document/contract.js';
+import { EXIT } from '../../errors.js';
+import { printText, rootsFor, runCommand, usageError, type CliContext } from '../command-context.js';
+import { readBodyInput, reportSaved, saveInputFrom, saveOptionsFrom, type SaveArgs } from './save.js';
 
 /** True when two worktree paths name the same folder (symlinks resolved when they exist). */
 function sameWorktree(a: string, b: string): boolean {
@@ -41,7 +42,7 @@ export const handoffCommand = (ctx: CliContext) => ({
       .option('from', { type: 'string', describe: 'harness handing off (source_harness)' })
       .option('target', { type: 'string', array: true, describe: 'harness that should pick it up (repeatable; alias of --target-harness)' })
       .option('target-harness', { type: 'string', array: true, describe: 'harness that should pick it up (repeatable; default all)' })
-      .option('scope', { type: 'string', choices: ['project', 'team', 'user'], describe: 'project (default), team or user' })
+      .option('scope', { type: 'string', choices: SCOPES, describe: 'project (default), team or user' })
       .option('tag', { type: 'string', array: true, describe: 'tag (repeatable)' })
       .option('link', { type: 'string', array: true, describe: 'id of a related memory (repeatable)' })
       .option('id', { type: 'string', describe: 'explicit id' })
@@ -51,97 +52,58 @@ export const handoffCommand = (ctx: CliContext) => ({
         '$0 handoff --from-session 6e4f2a1b --title "Auth refactor: where it stands" --target-harness codex',
         'hand a Claude Code session over to Codex',
       ),
-  handler: (argv: HandoffArgs) =>
-    runCommand(ctx, argv, async () => {
-      for (const flag of ['title', 'from-session', 'from', 'scope', 'id'] as const)
-        if (Array.isArray(argv[flag])) usageError(`--${flag} may be given only once`);
-      // Everything missing is named at once (a bare `vault handoff` used to name only --title).
-      const hasSource = argv['from-session'] !== undefined || (argv.from ?? argv['source-harness']) !== undefined;
-      if (argv.title === undefined && !hasSource)
-        usageError(
-          'a hand-off needs --title and a source: --from-session <shortid> (see `vault sessions list`), or --from <harness> --target <harness> with --body, --body-file or --stdin',
-          'e.g. vault handoff --from-session 6e4f2a1b --title "Auth refactor: where it stands"',
-        );
-      if (argv.title === undefined) usageError('a hand-off needs --title "<1..200 characters>"');
-      const targets = [...(argv.target ?? []), ...(argv['target-harness'] ?? [])];
-      let body: string;
-      let source = argv.from ?? argv['source-harness'];
-      let sessionWorktree: string | undefined;
-      if (argv['from-session'] !== undefined) {
-        if (argv.body !== undefined || argv['body-file'] !== undefined || argv.stdin)
-          usageError('--from-session builds the body itself: leave out --body, --body-file and --stdin');
-        const ref = String(argv['from-session']);
-        const store = await import('../../sessions/snapshot-store.js');
-        const dir = store.resolveSessionsDir(ctx.io.runtime);
-        const file = ref.trim() ? store.findSnapshotFile(dir, ref) : undefined;
-        if (!file)
-          throw new VaultError('not-found', `no session snapshot with short id, session id or file name ${JSON.stringify(ref.slice(0, 80))}`, {
-            field: 'from-session',
-            hint: 'run `vault sessions list` to see them',
-          });
-        const id = file.shortId;
-        const snapshot = store.loadSnapshot(file.path);
-        if (!snapshot)
-          throw new VaultError('invalid-input', `session snapshot ${id} is incomplete or damaged`, {
-            field: 'from-session',
-            hint: 'let the next hook rewrite it, or pick another snapshot',
-          });
-        const { handoffBodyFromSnapshot } = await import('../../sessions/handoff-body.js');
-        body = handoffBodyFromSnapshot(snapshot);
-        source ??= snapshot.harness;
-        sessionWorktree = snapshot.worktree;
-      } else {
-        if (source === undefined)
-          usageError(
-            'a hand-off needs --from <harness> (or --from-session <shortid>)',
-            'e.g. vault handoff --from claude-code --target codex --title "..." --body "..."',
-          );
-        if (!targets.length) usageError('a hand-off needs at least one --target <harness> (or "all")');
-        body = await readBodyInput(ctx, argv);
-      }
-      const { saveMemory } = await import('../../vault/save-memory.js');
-      const roots = await rootsFor(ctx, argv);
-      const dryRun = Boolean(argv['dry-run']) || ctx.io.runtime.env.ECC_DRY_RUN === '1';
-      const check = similarCheck(roots, Boolean(argv.unique));
-      const result = await saveMemory(
-        roots,
-        {
-          title: argv.title,
-          body,
-          kind: 'handoff',
-          scope: argv.scope,
-          tags: argv.tag,
-          links: argv.link,
-          sourceHarness: source,
-          targetHarnesses: targets.length ? targets : undefined,
-          id: argv.id,
-        },
-        ctx.io.runtime,
-        { dryRun, beforeWrite: check.beforeWrite },
-      );
-      const m = result.memory;
-      if (result.written) await refreshSearchIndex(roots, [m.scope]);
-      if (argv.json) {
-        printJson(ctx, {
-          id: m.id,
-          path: result.path,
-          scope: m.scope,
-          kind: m.kind,
-          written: result.written,
-          sourceHarness: m.sourceHarness,
-          targetHarnesses: m.targetHarnesses,
-          similar: check.similar,
-        });
-        return EXIT.ok;
-      }
-      warnSimilar(ctx, check.similar);
-      if (sessionWorktree !== undefined && !sameWorktree(sessionWorktree, roots.worktreeRoot)) {
-        ctx.io.stderr(
-          `warning: that session ran in ${sessionWorktree}, not in this worktree (${roots.worktreeRoot}); the hand-off is saved in this worktree's vault\n`,
-        );
-      }
-      printSaved(ctx, result, roots);
-      printText(ctx, `  from ${m.sourceHarness} for ${m.targetHarnesses.join(', ')}`);
-      return EXIT.ok;
-    }),
+  handler: (argv: HandoffArgs) => runCommand(ctx, argv, () => runHandoff(ctx, argv)),
 });
+
+/**
+ * `vault handoff`: builds the body from a session snapshot (or reads it), saves a `handoff`
+ * memory through the save operation, and reports it.
+ *
+ * @throws VaultError `usage` when the title or the source is missing; whatever the save refuses
+ */
+export async function runHandoff(ctx: CliContext, argv: HandoffArgs): Promise<number> {
+  for (const flag of ['title', 'from-session', 'from', 'scope', 'id'] as const) if (Array.isArray(argv[flag])) usageError(`--${flag} may be given only once`);
+  // Everything missing is named at once (a bare `vault handoff` used to name only --title).
+  const hasSource = argv['from-session'] !== undefined || (argv.from ?? argv['source-harness']) !== undefined;
+  if (argv.title === undefined && !hasSource)
+    usageError(
+      'a hand-off needs --title and a source: --from-session <shortid> (see `vault sessions list`), or --from <harness> --target <harness> with --body, --body-file or --stdin',
+      'e.g. vault handoff --from-session 6e4f2a1b --title "Auth refactor: where it stands"',
+    );
+  if (argv.title === undefined) usageError('a hand-off needs --title "<1..200 characters>"');
+  const targets = [...(argv.target ?? []), ...(argv['target-harness'] ?? [])];
+  let body: string;
+  let source = argv.from ?? argv['source-harness'];
+  let sessionWorktree: string | undefined;
+  if (argv['from-session'] !== undefined) {
+    if (argv.body !== undefined || argv['body-file'] !== undefined || argv.stdin)
+      usageError('--from-session builds the body itself: leave out --body, --body-file and --stdin');
+    const { handoffFromSession } = await import('../../operations/handoff.js');
+    const handoff = await handoffFromSession(ctx.io.runtime, String(argv['from-session']));
+    body = handoff.body;
+    source ??= handoff.harness;
+    sessionWorktree = handoff.worktree;
+  } else {
+    if (source === undefined)
+      usageError(
+        'a hand-off needs --from <harness> (or --from-session <shortid>)',
+        'e.g. vault handoff --from claude-code --target codex --title "..." --body "..."',
+      );
+    if (!targets.length) usageError('a hand-off needs at least one --target <harness> (or "all")');
+    body = await readBodyInput(ctx, argv);
+  }
+  const { save } = await import('../../operations/save.js');
+  const roots = await rootsFor(ctx, argv);
+  const input = await saveInputFrom(ctx, argv, { body, kind: 'handoff', sourceHarness: source, targetHarnesses: targets.length ? targets : undefined });
+  const result = await save(roots, input, ctx.io.runtime, saveOptionsFrom(ctx, argv));
+  const m = result.memory;
+  reportSaved(ctx, argv, result, roots, { sourceHarness: m.sourceHarness, targetHarnesses: m.targetHarnesses });
+  if (argv.json) return EXIT.ok;
+  if (sessionWorktree !== undefined && !sameWorktree(sessionWorktree, roots.worktreeRoot)) {
+    ctx.io.stderr(
+      `warning: that session ran in ${sessionWorktree}, not in this worktree (${roots.worktreeRoot}); the hand-off is saved in this worktree's vault\n`,
+    );
+  }
+  printText(ctx, `  from ${m.sourceHarness} for ${m.targetHarnesses.join(', ')}`);
+  return EXIT.ok;
+}

@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import type { CliContext, GlobalArgs } from '../context.js';
+import type { CliContext, GlobalArgs } from '../command-context.js';
 
 interface HookArgs extends GlobalArgs {
   event: string;
@@ -20,7 +20,7 @@ export const hookCommand = (ctx: CliContext) => ({
       .option('harness', { type: 'string', describe: 'claude-code (default) or codex' })
       .epilog('Reads the JSON payload on stdin (at most 1 MiB), prints nothing or one JSON document. Kill switches: see docs/hooks.md.'),
   handler: async (argv: HookArgs) => {
-    const [{ runHook }, { readStdinPayload }] = await Promise.all([import('../../hooks/run-hook.js'), import('../../hooks/hook-main.js')]);
-    ctx.exitCode = await runHook(String(argv.event), argv.harness, { readPayload: readStdinPayload, stdout: (t) => ctx.io.stdout(t), runtime: ctx.io.runtime });
+    const { runHookCommand } = await import('../../hooks/hook-main.js');
+    ctx.exitCode = await runHookCommand(String(argv.event), argv.harness, (t) => ctx.io.stdout(t), ctx.io.runtime);
   },
 });

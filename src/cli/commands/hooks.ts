@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { VaultError } from '../../errors.js';
-import { printJson, printText, runCommand, usageError, type CliContext, type GlobalArgs } from '../context.js';
+import { printJson, printText, runCommand, usageError, type CliContext, type GlobalArgs } from '../command-context.js';
 
 interface HooksArgs extends GlobalArgs {
   action: string;
@@ -38,7 +38,7 @@ export const hooksCommand = (ctx: CliContext) => ({
       if (Array.isArray(argv.harness) || Array.isArray(argv.scope)) usageError('--harness and --scope may be given only once');
       const harness = argv.harness as 'claude-code' | 'codex';
       const scope = (argv.scope ?? 'project') as 'project' | 'user';
-      const { settingsFileFor, planInstall, planUninstall, readSettingsFile, applySettingsPlan, diffLines } = await import('../../hooks/install-hooks.js');
+      const { settingsFileFor, planInstall, planUninstall, readSettingsFile, applySettingsPlan, diffLines } = await import('../../operations/install-hooks.js');
       const { findWorktreeRoot } = await import('../../store/roots.js');
       const rt = ctx.io.runtime;
       const file = settingsFileFor(harness, scope, { worktreeRoot: findWorktreeRoot(rt.cwd), home: rt.home, env: rt.env });

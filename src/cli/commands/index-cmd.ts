@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
-import type { Scope } from '../../document/contract.js';
-import { printJson, printText, rootsFor, runCommand, type CliContext, type GlobalArgs } from '../context.js';
+import { SCOPES, type Scope } from '../../document/contract.js';
+import { printJson, printText, rootsFor, runCommand, type CliContext, type GlobalArgs } from '../command-context.js';
 
 interface IndexArgs extends GlobalArgs {
   rebuild?: boolean;
@@ -18,10 +18,10 @@ export const indexCommand = (ctx: CliContext) => ({
   builder: (y: Argv) =>
     y
       .option('rebuild', { type: 'boolean', describe: 'rebuild from the Markdown files (a progress bar appears on a terminal when it takes over a second)' })
-      .option('scope', { type: 'string', array: true, choices: ['project', 'team', 'user'], describe: 'scopes (default project and team)' }),
+      .option('scope', { type: 'string', array: true, choices: SCOPES, describe: 'scopes (default project and team)' }),
   handler: (argv: IndexArgs) =>
     runCommand(ctx, argv, async () => {
-      const { refreshIndex, rebuildIndex, indexStatus } = await import('../../search/index-status.js');
+      const { refreshIndex, rebuildIndex, indexStatus } = await import('../../search/index/index-status.js');
       const roots = await rootsFor(ctx, argv);
       const scopes = argv.scope?.length ? [...new Set(argv.scope)] : (['project', 'team'] as Scope[]);
       let bar:

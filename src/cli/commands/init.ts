@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import type { Scope } from '../../document/contract.js';
-import { printJson, printText, rootsFor, runCommand, type CliContext, type GlobalArgs } from '../context.js';
+import { printJson, printText, rootsFor, runCommand, type CliContext, type GlobalArgs } from '../command-context.js';
 
 interface InitArgs extends GlobalArgs {
   scope?: Scope[];
@@ -23,14 +23,14 @@ export const initCommand = (ctx: CliContext) => ({
       .example('$0 init', 'create .ecc/memory/{team,project} with kind folders'),
   handler: (argv: InitArgs) =>
     runCommand(ctx, argv, async () => {
-      const { initVault } = await import('../../vault/init-vault.js');
+      const { initVault } = await import('../../operations/init.js');
       const roots = await rootsFor(ctx, argv);
       const scopes = [...new Set(argv.scope?.length ? argv.scope : (['project', 'team'] as Scope[]))];
       const dryRun = Boolean(argv['dry-run']) || ctx.io.runtime.env.ECC_DRY_RUN === '1';
       const result = initVault(roots, scopes, { dryRun });
       const obsidian = [];
       if (argv.obsidian && !dryRun) {
-        const { writeObsidianConfig } = await import('../../vault/obsidian-config.js');
+        const { writeObsidianConfig } = await import('../../operations/obsidian-config.js');
         const dirs = [...(scopes.some((s) => s !== 'user') ? [roots.memoryRoot] : []), ...(scopes.includes('user') ? [roots.user] : [])];
         for (const dir of dirs)
           obsidian.push(writeObsidianConfig(dir, { hiddenFolders: ['.index/'], ...(dir === roots.user ? { dirMode: 0o700, fileMode: 0o600 } : {}) }));

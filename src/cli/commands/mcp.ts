@@ -1,7 +1,7 @@
 import type { Argv } from 'yargs';
 import { isVaultError, VaultError } from '../../errors.js';
-import { runCommand, type CliContext, type GlobalArgs } from '../context.js';
-import { sanitizeTerminalText } from '../terminal-text.js';
+import { runCommand, type CliContext, type GlobalArgs } from '../command-context.js';
+import { sanitizeTerminalText } from '../../unicode/terminal-text.js';
 
 /**
  * A failed launch exits 1 with one line on stderr: MCP clients show a server's stderr and exit
@@ -51,7 +51,7 @@ export const mcpCommand = (ctx: CliContext) => ({
       ),
   handler: (argv: McpArgs) =>
     runCommand(ctx, argv, async () => {
-      const { readServerIdentity } = await import('../../mcp/identity.js');
+      const { readServerIdentity, serveStdio } = await import('../../mcp/server.js');
       let identity;
       let roots;
       let rt = ctx.io.runtime;
@@ -65,7 +65,6 @@ export const mcpCommand = (ctx: CliContext) => ({
         ctx.io.stderr(`vault mcp: startup failed: ${sanitizeTerminalText(err.message)}\n`);
         return STARTUP_FAILED;
       }
-      const { serveStdio } = await import('../../mcp/server.js');
       await serveStdio({ roots, rt, identity, log: (line) => ctx.io.stderr(`${line}\n`) });
       return 0;
     }),

@@ -1,7 +1,8 @@
 import type { Argv } from 'yargs';
-import { KINDS, type Kind } from '../../document/contract.js';
+import { KINDS, SCOPES, type Kind } from '../../document/contract.js';
 import { VaultError } from '../../errors.js';
-import { printJson, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs, refreshSearchIndex, printSaved } from '../context.js';
+import { rootsFor, runCommand, usageError, type CliContext, type GlobalArgs } from '../command-context.js';
+import { reportSaved, saveInputFrom, saveOptionsFrom } from './save.js';
 
 interface NewArgs extends GlobalArgs {
   kind?: string;
@@ -43,7 +44,7 @@ export const newCommand = (ctx: CliContext) => ({
     y
       .option('kind', { type: 'string', choices: [...KINDS], describe: 'kind of memory; picks templates/<kind>.md (default note)' })
       .option('title', { type: 'string', describe: 'title, 1..200 characters (can also be written in the draft)' })
-      .option('scope', { type: 'string', choices: ['project', 'team', 'user'], describe: 'project (local, default), team (committed) or user (~/.ecc)' })
+      .option('scope', { type: 'string', choices: SCOPES, describe: 'project (local, default), team (committed) or user (~/.ecc)' })
       .option('tag', { type: 'string', array: true, describe: 'tag (repeatable; a leading # is dropped)' })
       .option('link', { type: 'string', array: true, describe: 'id of a related or superseded memory (repeatable)' })
       .option('source-harness', { type: 'string', describe: 'who writes it (default $ECC_MEMORY_HARNESS, $VAULT_HARNESS, else "unknown")' })
@@ -117,9 +118,9 @@ export const newCommand = (ctx: CliContext) => ({
             hint: 'write at least one section',
           });
         }
-        const { saveMemory } = await import('../../vault/save-memory.js');
-        const dryRun = Boolean(argv['dry-run']) || rt.env.ECC_DRY_RUN === '1';
-        const result = await saveMemory(roots, { ...draft, sourceHarness: argv['source-harness'], id: argv.id }, rt, { dryRun });
+        const { save } = await import('../../operations/save.js');
+        // the draft's values (title, kind, scope, tags, links, targets, body) win over the flags
+        const result = await save(roots, await saveInputFrom(ctx, argv, draft), rt, saveOptionsFrom(ctx, argv));
         if (result.written) {
           rmSync(argv.draft !== undefined ? draftPath : dirname(draftPath), { recursive: true, force: true });
           // a kept draft reopened with --draft sits in the private folder an earlier `vault new` made: remove it once empty
@@ -131,14 +132,8 @@ export const newCommand = (ctx: CliContext) => ({
             }
           }
         }
-        if (result.written) await refreshSearchIndex(roots, [result.memory.scope]);
-        else keep('dry run: nothing saved');
-        const m = result.memory;
-        if (argv.json) {
-          printJson(ctx, { id: m.id, path: result.path, scope: m.scope, kind: m.kind, written: result.written });
-        } else {
-          printSaved(ctx, result, roots);
-        }
+        if (!result.written) keep('dry run: nothing saved');
+        reportSaved(ctx, argv, result, roots);
       } catch (err) {
         keep('nothing saved');
         throw err;

@@ -2,11 +2,11 @@
  * The body of `vault read`, free of yargs: shared by the yargs command (commands/read.ts) and
  * the lean start-up path (cli/lean-main.ts), so both print byte-identical output.
  */
-import type { Scope } from '../../document/contract.js';
-import { printJson, printText, rootsFor, type CliContext, type GlobalArgs } from '../context.js';
+import { SCOPES, type Scope } from '../../document/contract.js';
+import { printJson, printText, rootsFor, type CliContext, type GlobalArgs } from '../command-context.js';
 
 /** Allowed `--scope` values of `vault read`, in the order the help text lists them. */
-export const READ_SCOPE_CHOICES: readonly Scope[] = ['team', 'project', 'user'];
+export const READ_SCOPE_CHOICES: readonly Scope[] = SCOPES;
 
 /** Parsed arguments of `vault read`, shaped as yargs delivers them. */
 export interface ReadArgs extends GlobalArgs {
@@ -21,7 +21,7 @@ export interface ReadArgs extends GlobalArgs {
  * @throws VaultError `not-found`, `ambiguous`, `read-incomplete`, `invalid-input` (a malformed id)
  */
 export async function runRead(ctx: CliContext, argv: ReadArgs): Promise<void> {
-  const { readMemory } = await import('../../vault/read-memory.js');
+  const { readMemory } = await import('../../operations/read.js');
   const roots = await rootsFor(ctx, argv);
   const scopes = argv.scope?.length ? [...new Set(argv.scope)] : (['project', 'team'] as Scope[]);
   const r = readMemory(roots, String(argv.id), { scopes });

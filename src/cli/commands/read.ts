@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { runCommand, type CliContext } from '../context.js';
+import { runCommand, type CliContext } from '../command-context.js';
 import { READ_SCOPE_CHOICES, runRead, type ReadArgs } from './read-run.js';
 
 /** `vault read <id>`: print one memory, fail-closed (body in read-run.ts, shared with the lean path). */

@@ -1,6 +1,8 @@
 import type { Argv } from 'yargs';
+import { KINDS, SCOPES } from '../../document/contract.js';
 import { EXIT, VaultError } from '../../errors.js';
-import { printJson, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs, refreshSearchIndex, printSaved } from '../context.js';
+import { printJson, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs, printSaved } from '../command-context.js';
+import type { SaveInput, SaveOptions, SaveResult } from '../../operations/save.js';
 import type { VaultRoots } from '../../store/roots.js';
 
 export interface SaveArgs extends GlobalArgs {
@@ -49,7 +51,7 @@ export async function readBodyInput(ctx: CliContext, argv: SaveArgs): Promise<st
     if (buf.length >= BODY_READ_CAP) throw tooLarge('standard input');
     return decode(buf, 'standard input');
   }
-  const { readFileSafe } = await import('../../scanner/scan-vault.js');
+  const { readFileSafe } = await import('../../store/read-file-safe.js');
   const { resolve } = await import('node:path');
   const file = resolve(ctx.io.runtime.cwd, argv['body-file']!);
   const read = readFileSafe(file, BODY_READ_CAP);
@@ -84,13 +86,13 @@ export const saveCommand = (ctx: CliContext) => ({
       .option('kind', {
         type: 'string',
         requiresArg: true,
-        choices: ['context', 'decision', 'fact', 'handoff', 'lesson', 'note', 'preference', 'runbook'],
+        choices: KINDS,
         describe: 'kind of memory (default note)',
       })
       .option('scope', {
         type: 'string',
         requiresArg: true,
-        choices: ['project', 'team', 'user'],
+        choices: SCOPES,
         describe: 'project (local, default), team (committed) or user (~/.ecc)',
       })
       .option('tag', { type: 'string', requiresArg: true, array: true, describe: 'tag (repeatable; a leading # is dropped)' })
@@ -113,98 +115,90 @@ export const saveCommand = (ctx: CliContext) => ({
         'a body from templates/runbook.md',
       )
       .example('$0 save --scope team --kind decision --title "Use Redis sessions" --body "..." --tag auth', 'record a team decision'),
-  handler: (argv: SaveArgs) =>
-    runCommand(ctx, argv, async () => {
-      for (const flag of ['kind', 'scope', 'title', 'id', 'source-harness', 'body', 'body-file'] as const) {
-        if (Array.isArray(argv[flag])) usageError(`--${flag} may be given only once`);
-      }
-      let body: string;
-      if (argv.template) {
-        if (argv.body !== undefined || argv['body-file'] !== undefined || argv.stdin)
-          usageError('--template fills the body itself: leave out --body, --body-file and --stdin');
-        const { loadTemplate, fillTemplate, parseSectionValues } = await import('../../templates/index.js');
-        body = fillTemplate(loadTemplate(argv.kind ?? 'note'), parseSectionValues(argv.section ?? []));
-      } else {
-        if (argv.section?.length) usageError('--section needs --template', 'e.g. vault save --kind decision --template --section "Decision=We will ..."');
-        body = await readBodyInput(ctx, argv);
-      }
-      if (argv.wikilinks) {
-        if (!argv.link?.length) usageError('--wikilinks needs at least one --link ID');
-        const { appendRelatedLine } = await import('../../templates/related-links.js');
-        const { assertMemoryId } = await import('../../store/ids.js');
-        body = appendRelatedLine(
-          body,
-          argv.link.map((id) => assertMemoryId(String(id).trim(), 'links')),
-        );
-      }
-      const { saveMemory } = await import('../../vault/save-memory.js');
-      const roots = await rootsFor(ctx, argv);
-      const dryRun = Boolean(argv['dry-run']) || ctx.io.runtime.env.ECC_DRY_RUN === '1';
-      const check = similarCheck(roots, Boolean(argv.unique));
-      const result = await saveMemory(
-        roots,
-        {
-          title: argv.title,
-          body,
-          kind: argv.kind,
-          scope: argv.scope,
-          tags: argv.tag,
-          links: argv.link,
-          sourceHarness: argv['source-harness'],
-          targetHarnesses: argv['target-harness'],
-          id: argv.id,
-        },
-        ctx.io.runtime,
-        { dryRun, beforeWrite: check.beforeWrite },
-      );
-      const m = result.memory;
-      if (result.written) await refreshSearchIndex(roots, [m.scope]);
-      if (argv.json) {
-        printJson(ctx, { id: m.id, path: result.path, scope: m.scope, kind: m.kind, written: result.written, similar: check.similar });
-      } else {
-        warnSimilar(ctx, check.similar);
-        printSaved(ctx, result, roots);
-      }
-      return EXIT.ok;
-    }),
+  handler: (argv: SaveArgs) => runCommand(ctx, argv, () => runSave(ctx, argv)),
 });
 
-/** A memory already in the scope that a new one resembles. */
-export interface SimilarMemory {
-  id: string;
-  path: string;
-  reason: string;
+/**
+ * `vault save`: reads the body (flag, file, stdin or template), then saves through the save
+ * operation and reports what it did.
+ *
+ * @throws VaultError `usage` for conflicting or repeated flags; whatever the save refuses
+ */
+export async function runSave(ctx: CliContext, argv: SaveArgs): Promise<number> {
+  for (const flag of ['kind', 'scope', 'title', 'id', 'source-harness', 'body', 'body-file'] as const) {
+    if (Array.isArray(argv[flag])) usageError(`--${flag} may be given only once`);
+  }
+  let body: string;
+  if (argv.template) {
+    if (argv.body !== undefined || argv['body-file'] !== undefined || argv.stdin)
+      usageError('--template fills the body itself: leave out --body, --body-file and --stdin');
+    const { loadTemplate, fillTemplate, parseSectionValues } = await import('../../templates/index.js');
+    body = fillTemplate(loadTemplate(argv.kind ?? 'note'), parseSectionValues(argv.section ?? []));
+  } else {
+    if (argv.section?.length) usageError('--section needs --template', 'e.g. vault save --kind decision --template --section "Decision=We will ..."');
+    body = await readBodyInput(ctx, argv);
+  }
+  if (argv.wikilinks) {
+    if (!argv.link?.length) usageError('--wikilinks needs at least one --link ID');
+    const { appendRelatedLine } = await import('../../templates/related-links.js');
+    const { assertMemoryId } = await import('../../store/ids.js');
+    body = appendRelatedLine(
+      body,
+      argv.link.map((id) => assertMemoryId(String(id).trim(), 'links')),
+    );
+  }
+  const { save } = await import('../../operations/save.js');
+  const roots = await rootsFor(ctx, argv);
+  const result = await save(roots, await saveInputFrom(ctx, argv, { body }), ctx.io.runtime, saveOptionsFrom(ctx, argv));
+  reportSaved(ctx, argv, result, roots);
+  return EXIT.ok;
+}
+
+/** The flags of `vault save` that `vault handoff` and `vault new` share. */
+export type SaveFlags = Partial<
+  Pick<SaveArgs, 'title' | 'kind' | 'scope' | 'tag' | 'link' | 'source-harness' | 'target-harness' | 'id' | 'dry-run' | 'unique'>
+>;
+
+/**
+ * The CLI's one mapping from its flags to the save operation's input (save, handoff, new):
+ * kebab-case flags to {@link SaveInput}, the writer defaulting to ECC_MEMORY_HARNESS /
+ * VAULT_HARNESS (see sourceHarnessFromEnv). `values` are what the command decided itself (the
+ * body; handoff's kind and harnesses; the draft of `vault new`), and win over the flags.
+ */
+export async function saveInputFrom(ctx: CliContext, argv: SaveFlags, values: Partial<SaveInput> & { body: string }): Promise<SaveInput> {
+  const { sourceHarnessFromEnv } = await import('../../operations/save.js');
+  const input: SaveInput = {
+    title: argv.title ?? '',
+    kind: argv.kind,
+    scope: argv.scope,
+    tags: argv.tag,
+    links: argv.link,
+    sourceHarness: argv['source-harness'],
+    targetHarnesses: argv['target-harness'],
+    id: argv.id,
+    ...values,
+  };
+  input.sourceHarness ??= sourceHarnessFromEnv(ctx.io.runtime.env);
+  return input;
+}
+
+/** `--dry-run` (or ECC_DRY_RUN=1) and `--unique`, as the save operation takes them. */
+export function saveOptionsFrom(ctx: CliContext, argv: SaveFlags): SaveOptions {
+  return { dryRun: Boolean(argv['dry-run']) || ctx.io.runtime.env.ECC_DRY_RUN === '1', unique: Boolean(argv.unique) };
 }
 
 /**
- * The duplicate check of a save (save, handoff): `beforeWrite` for saveMemory looks up memories
- * of the same scope with the same normalised title or a near-identical body, and with `unique`
- * refuses the save (VaultError `duplicate-memory`). It runs only once every other check passed:
- * the lookup refreshes the search index, which a refused save or a dry run must never write.
- * `similar` holds what it found.
+ * Reports a save (save, handoff, new): with `--json` the id, path, scope, kind, whether it was
+ * written and the similar memories (plus `extra`); otherwise a warning about similar memories on
+ * stderr and {@link printSaved}.
  */
-export function similarCheck(
-  roots: VaultRoots,
-  unique: boolean,
-): { beforeWrite: (memory: { title: string; body: string; scope: string; id: string }) => Promise<void>; similar: SimilarMemory[] } {
-  const similar: SimilarMemory[] = [];
-  return {
-    similar,
-    beforeWrite: async (memory) => {
-      const { findSimilarMemories } = await import('../../search/similar-memories.js');
-      for (const x of await findSimilarMemories(roots, { title: memory.title, body: memory.body, scope: memory.scope as 'project', id: memory.id }))
-        similar.push({ id: x.id, path: x.path, reason: x.reason });
-      if (unique && similar.length) {
-        throw new VaultError('duplicate-memory', `a similar memory already exists: ${similar.map((x) => `${x.id} (${x.reason})`).join(', ')}`, {
-          rule: 'unique',
-          hint: `read it with \`vault read ${similar[0]!.id}\`, or save without --unique to keep both`,
-        });
-      }
-    },
-  };
-}
-
-/** Warns on stderr that similar memories exist (the save went ahead). */
-export function warnSimilar(ctx: CliContext, similar: readonly SimilarMemory[]): void {
+export function reportSaved(ctx: CliContext, argv: GlobalArgs, result: SaveResult, roots: VaultRoots, extra: Record<string, unknown> = {}): void {
+  const m = result.memory;
+  const similar = result.similar.map((x) => ({ id: x.id, path: x.path, reason: x.reason }));
+  if (argv.json) {
+    printJson(ctx, { id: m.id, path: result.path, scope: m.scope, kind: m.kind, written: result.written, ...extra, similar });
+    return;
+  }
   if (similar.length) ctx.io.stderr(`warning: similar memories already exist: ${similar.map((x) => `${x.id} (${x.reason})`).join(', ')}\n`);
+  printSaved(ctx, result, roots);
 }

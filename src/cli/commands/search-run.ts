@@ -2,15 +2,15 @@
  * The body of `vault search`, free of yargs: shared by the yargs command (commands/search.ts)
  * and the lean start-up path (cli/lean-main.ts), so both print byte-identical output.
  */
-import type { Kind, Scope, Status } from '../../document/contract.js';
-import { printJson, rootsFor, usageError, type CliContext, type GlobalArgs } from '../context.js';
+import { KINDS, SCOPES, STATUSES, type Kind, type Scope, type Status } from '../../document/contract.js';
+import { printJson, rootsFor, usageError, type CliContext, type GlobalArgs } from '../command-context.js';
 
 /** Allowed `--scope` values of `vault search`, in the order the help text lists them. */
-export const SEARCH_SCOPE_CHOICES: readonly Scope[] = ['project', 'team', 'user'];
+export const SEARCH_SCOPE_CHOICES: readonly Scope[] = SCOPES;
 /** Allowed `--kind` values (the contract's kinds). */
-export const SEARCH_KIND_CHOICES: readonly Kind[] = ['context', 'decision', 'fact', 'handoff', 'lesson', 'note', 'preference', 'runbook'];
+export const SEARCH_KIND_CHOICES: readonly Kind[] = KINDS;
 /** Allowed `--status` values. */
-export const SEARCH_STATUS_CHOICES: readonly Status[] = ['active', 'rejected', 'superseded'];
+export const SEARCH_STATUS_CHOICES: readonly Status[] = STATUSES;
 
 /**
  * Parsed arguments of `vault search`, shaped as yargs delivers them (kebab-case keys). A
@@ -41,7 +41,7 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
     if (Array.isArray(argv[flag])) usageError(`--${flag} may be given only once`);
   }
   if (argv.limit !== undefined && Number.isNaN(argv.limit)) usageError('--limit must be a number from 1 to 100');
-  const { searchMemories } = await import('../../search/search-memories.js');
+  const { searchMemories } = await import('../../search/query/search-memories.js');
   const roots = await rootsFor(ctx, argv);
   const query = (argv.query ?? []).map(String).join(' ');
   const response = await searchMemories(roots, query, {
@@ -59,9 +59,9 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
     return;
   }
   const [{ sanitizeTerminalText: clean }, { markTerms }, { tokenizeQuery }] = await Promise.all([
-    import('../terminal-text.js'),
-    import('../../search/excerpt.js'),
-    import('../../search/tokenizer.js'),
+    import('../../unicode/terminal-text.js'),
+    import('../../search/query/excerpt.js'),
+    import('../../search/analysis/tokenizer.js'),
   ]);
   const env = ctx.io.runtime.env;
   const tty = ctx.io.stdoutIsTTY && !env.NO_COLOR && env.TERM !== 'dumb';

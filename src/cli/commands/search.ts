@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { runCommand, type CliContext } from '../context.js';
+import { runCommand, type CliContext } from '../command-context.js';
 import { runSearch, SEARCH_KIND_CHOICES, SEARCH_SCOPE_CHOICES, SEARCH_STATUS_CHOICES, type SearchArgs } from './search-run.js';
 
 /** `vault search [query..]`: ranked search over the vault, fresh on every call (body in search-run.ts, shared with the lean path). */

@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { VaultError } from '../../errors.js';
-import { printJson, printText, runCommand, type CliContext, type GlobalArgs } from '../context.js';
+import { printJson, printText, runCommand, type CliContext, type GlobalArgs } from '../command-context.js';
 
 interface SessionsArgs extends GlobalArgs {
   action: string;
@@ -19,7 +19,7 @@ export const sessionsCommand = (ctx: CliContext) => ({
       .option('all', { type: 'boolean', describe: 'list: every worktree (default: all; kept for symmetry)' }),
   handler: (argv: SessionsArgs) =>
     runCommand(ctx, argv, async () => {
-      const store = await import('../../sessions/snapshot-store.js');
+      const store = await import('../../sessions/snapshots/snapshot-store.js');
       const dir = store.resolveSessionsDir(ctx.io.runtime);
       if (argv.action === 'list') {
         const rows = store.listSnapshots(dir).map((f) => {

@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { EXIT } from '../../errors.js';
-import { printJson, printText, rootsFor, runCommand, type CliContext, type GlobalArgs, refreshSearchIndex } from '../context.js';
+import { printJson, printText, rootsFor, runCommand, type CliContext, type GlobalArgs } from '../command-context.js';
 
 interface ShareArgs extends GlobalArgs {
   id: string;
@@ -18,12 +18,9 @@ export const shareCommand = (ctx: CliContext) => ({
   builder: (y: Argv) => y.positional('id', { type: 'string', describe: 'memory id (mem_...)' }),
   handler: (argv: ShareArgs) =>
     runCommand(ctx, argv, async () => {
-      const [{ shareMemory }, { repoPathOf }] = await Promise.all([import('../../vault/share-memory.js'), import('../../doctor/repo-path.js')]);
+      const [{ shareMemory }, { repoPathOf }] = await Promise.all([import('../../operations/share.js'), import('../../doctor/repo-path.js')]);
       const roots = await rootsFor(ctx, argv);
       const r = await shareMemory(roots, String(argv.id), ctx.io.runtime);
-      // the scope it left (its vault-relative path starts with the scope) and team
-      const fromScope = (['project', 'user'] as const).find((sc) => r.from.startsWith(`${sc}/`));
-      await refreshSearchIndex(roots, fromScope ? [fromScope, 'team'] : ['team']);
       const gitAdd = `git add ${shellQuote(repoPathOf(roots, r.to))}`;
       if (argv.json) {
         printJson(ctx, { id: r.memory.id, from: r.from, to: r.to, gitAdd });

@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
-import type { Scope } from '../../document/contract.js';
-import { printText, rootsFor, runCommand, type CliContext, type GlobalArgs } from '../context.js';
+import { SCOPES, type Scope } from '../../document/contract.js';
+import { printText, rootsFor, runCommand, type CliContext, type GlobalArgs } from '../command-context.js';
 
 interface WatchArgs extends GlobalArgs {
   scope?: Scope[];
@@ -13,13 +13,13 @@ export const watchCommand = (ctx: CliContext) => ({
   describe: 'keep the search index fresh while memory files change (Ctrl-C to stop)',
   builder: (y: Argv) =>
     y
-      .option('scope', { type: 'string', array: true, choices: ['project', 'team', 'user'], describe: 'scopes to watch (default project and team)' })
+      .option('scope', { type: 'string', array: true, choices: SCOPES, describe: 'scopes to watch (default project and team)' })
       .option('debounce', { type: 'number', default: 200, describe: 'milliseconds to wait for changes to settle' }),
   handler: (argv: WatchArgs) =>
     runCommand(ctx, argv, async () => {
       const [{ watch }, { refreshIndex }, { existsSync }, { relative, sep }] = await Promise.all([
         import('chokidar'),
-        import('../../search/index-status.js'),
+        import('../../search/index/index-status.js'),
         import('node:fs'),
         import('node:path'),
       ]);

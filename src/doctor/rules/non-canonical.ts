@@ -4,8 +4,8 @@
  * YAML (what editors such as Obsidian write) and body spacing are warnings: the values are fine,
  * and `vault fmt` restores the form without changing a value.
  */
-import { isSelected, type DoctorContext } from '../context.js';
-import { problem, type Problem } from '../problem.js';
+import { isSelected, type DoctorContext } from '../rule-context.js';
+import { diagnostic, type Diagnostic } from '../../diagnostics.js';
 import type { NonCanonicalReason } from '../../document/parse.js';
 
 const WHAT: Record<NonCanonicalReason, string> = {
@@ -25,7 +25,7 @@ function firstDifference(text: string | undefined, canonical: string): number | 
 }
 
 /** Warnings for readable memories that are not in canonical form. */
-export async function checkCanonicalForm(ctx: DoctorContext): Promise<Problem[]> {
+export async function checkCanonicalForm(ctx: DoctorContext): Promise<Diagnostic[]> {
   const todo = ctx.scan.entries.filter((e) => !e.canonical && isSelected(ctx, e.path));
   if (todo.length === 0) return [];
   const { serializeMemory } = await import('../../document/serialize.js');
@@ -33,7 +33,7 @@ export async function checkCanonicalForm(ctx: DoctorContext): Promise<Problem[]>
     const compact = firstDifference(e.text, serializeMemory(e.memory));
     const spaced = firstDifference(e.text, serializeMemory(e.memory, { listSeparator: ', ' }));
     const line = e.nonCanonical.includes('bom') || e.nonCanonical.includes('crlf') ? 1 : Math.max(spaced ?? 1, compact ?? 1);
-    return problem(
+    return diagnostic(
       'warning',
       'non-canonical',
       e.path,

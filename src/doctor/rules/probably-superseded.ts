@@ -3,16 +3,16 @@
  * reviewed human edit of its `status`. An active memory linked by a newer active memory of the
  * same kind or the same title probably should be retired: a warning on the old one.
  */
-import { isSelected, keyLine, linksOf, type DoctorContext } from '../context.js';
-import { problem, type Problem } from '../problem.js';
+import { isSelected, keyLine, linksOf, type DoctorContext } from '../rule-context.js';
+import { diagnostic, type Diagnostic } from '../../diagnostics.js';
 
 function sameTitle(a: string, b: string): boolean {
   return a.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ') === b.normalize('NFKC').toLowerCase().replace(/\s+/g, ' ');
 }
 
 /** Warnings for active memories that a newer memory of the same kind or title links to. */
-export function checkSuperseded(ctx: DoctorContext): Problem[] {
-  const out: Problem[] = [];
+export function checkSuperseded(ctx: DoctorContext): Diagnostic[] {
+  const out: Diagnostic[] = [];
   const reported = new Set<string>();
   for (const newer of ctx.scan.entries) {
     if (newer.memory.status !== 'active') continue;
@@ -27,7 +27,7 @@ export function checkSuperseded(ctx: DoctorContext): Problem[] {
         if (reported.has(key)) continue;
         reported.add(key);
         out.push(
-          problem(
+          diagnostic(
             'warning',
             'probably-superseded',
             old.path,

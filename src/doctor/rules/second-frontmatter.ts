@@ -3,8 +3,8 @@
  * file still parses (the second block becomes the start of the body), but its values are
  * silently ignored: an error that names the line where the second block starts.
  */
-import { isSelected, type DoctorContext } from '../context.js';
-import { problem, type Problem } from '../problem.js';
+import { isSelected, type DoctorContext } from '../rule-context.js';
+import { diagnostic, type Diagnostic } from '../../diagnostics.js';
 
 /** The 1-based line where a second frontmatter block starts, or undefined. */
 export function secondFrontmatterLine(text: string): number | undefined {
@@ -25,14 +25,14 @@ export function secondFrontmatterLine(text: string): number | undefined {
 }
 
 /** Errors for memories whose body starts with another frontmatter block. */
-export function checkSecondFrontmatter(ctx: DoctorContext): Problem[] {
-  const out: Problem[] = [];
+export function checkSecondFrontmatter(ctx: DoctorContext): Diagnostic[] {
+  const out: Diagnostic[] = [];
   for (const e of ctx.scan.entries) {
     if (!isSelected(ctx, e.path) || e.text === undefined) continue;
     const line = secondFrontmatterLine(e.text);
     if (line === undefined) continue;
     out.push(
-      problem(
+      diagnostic(
         'error',
         'second-frontmatter',
         e.path,

@@ -4,12 +4,12 @@
  * home folder, so a link from a team memory to either resolves here but is broken in every other
  * clone: a warning. Links are frontmatter `links` and body wikilinks (see linkedIds).
  */
-import { bodyLineOf, isSelected, keyLine, linksOf, type DoctorContext } from '../context.js';
-import { problem, type Problem } from '../problem.js';
+import { bodyLineOf, isSelected, keyLine, linksOf, type DoctorContext } from '../rule-context.js';
+import { diagnostic, type Diagnostic } from '../../diagnostics.js';
 
 /** Warnings for team memories linking to memories that exist only in the project or user scope. */
-export function checkTeamLinksLocal(ctx: DoctorContext): Problem[] {
-  const out: Problem[] = [];
+export function checkTeamLinksLocal(ctx: DoctorContext): Diagnostic[] {
+  const out: Diagnostic[] = [];
   for (const e of ctx.scan.entries) {
     if (e.scope !== 'team') continue;
     for (const target of linksOf(e)) {
@@ -19,7 +19,7 @@ export function checkTeamLinksLocal(ctx: DoctorContext): Problem[] {
       const where = [...new Set(found.map((t) => t.scope))].join(' and ');
       const inFrontmatter = e.memory.links.includes(target);
       out.push(
-        problem(
+        diagnostic(
           'warning',
           'team-links-local',
           e.path,

@@ -5,8 +5,8 @@
  * commands → passing run for runbooks, open todo items at a stop for hand-offs. No model, no
  * network, no file system: the caller reads the transcript and stores the state.
  */
-import type { Harness } from '../transcript-summary.js';
-import { capText, clipRaw, oneLine, redact, stripControls } from '../text.js';
+import type { Harness } from '../transcripts/transcript-summary.js';
+import { capText, clipRaw, oneLine, redact, stripControls } from '../transcripts/text.js';
 import { commandFamily, errorLines, firstLine, isLookOnly, outputSaysFailed } from './commands.js';
 import { type CueSentence, cueSentences, isRejection, reasonIn, sentences, statementOf } from './cues.js';
 import { claudeEvents, codexEvents, detectHarness, type TranscriptEvent } from './records.js';

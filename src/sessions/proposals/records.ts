@@ -5,8 +5,8 @@
  * `{timestamp, type, payload}` envelope and the legacy bare items) are both read; anything
  * else is skipped. Every string taken from a record is bounded before any regex sees it.
  */
-import type { Harness } from '../transcript-summary.js';
-import { bounded, textOf } from '../transcript-summary.js';
+import type { Harness } from '../transcripts/transcript-summary.js';
+import { bounded, textOf } from '../transcripts/transcript-summary.js';
 import { codexExit, shellEditedFiles } from './commands.js';
 
 /** Where an event sits in the transcript. */

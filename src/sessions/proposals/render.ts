@@ -5,7 +5,7 @@
  * and capped once more on the way out, so a proposal is always a valid memory candidate.
  */
 import { createHash } from 'node:crypto';
-import { capText, oneLine, paragraph } from '../text.js';
+import { capText, oneLine, paragraph } from '../transcripts/text.js';
 import type { ProposalKind } from './types.js';
 
 /** Bounds of a proposal (characters are UTF-16 units). Title limit from ecc.memory.v1 (200). */

@@ -3,7 +3,7 @@
  * plain JSON, so a caller can store the state and the proposals in the sessions folder between
  * hook runs.
  */
-import type { Harness } from '../transcript-summary.js';
+import type { Harness } from '../transcripts/transcript-summary.js';
 
 /** The memory kinds the extractor proposes (a subset of the ecc.memory.v1 kinds). */
 export type ProposalKind = 'decision' | 'lesson' | 'runbook' | 'preference' | 'handoff';

@@ -1,0 +1,264 @@
+/**
+ * Installing the lifecycle hooks into a harness's configuration, and removing them again.
+ *
+ * Both harnesses use the same shape: `{"hooks": {"<Event>": [{"matcher"?, "hooks": [{"type":
+ * "command", "command", "timeout"}]}]}}` with timeouts in seconds.
+ * - Claude Code: `<worktree>/.claude/settings.local.json` (project scope, not committed) or
+ *   `~/.claude/settings.json` (user scope).
+ * - Codex: `<worktree>/.codex/hooks.json` or `$CODEX_HOME/hooks.json` (default `~/.codex`).
+ *
+ * The merge touches nothing but our own entries, recognised by their command
+ * (`… hook <event> --harness <harness>`): installing twice equals installing once, and
+ * uninstalling removes exactly those entries (and the groups, event lists and `hooks` object
+ * that held only them). Every written file is replaced atomically (store/atomic-write.ts) after a
+ * backup.
+ */
+import { constants, copyFileSync, lstatSync, mkdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { VaultError } from '../errors.js';
+import { writeFileAtomic } from '../store/atomic-write.js';
+import type { Harness } from '../sessions/transcripts/transcript-summary.js';
+import { EVENTS_BY_HARNESS, HARNESS_EVENT_NAMES, INSTALLED_TIMEOUT_S, normalizeEvent, type HookEvent } from '../sessions/hook-events.js';
+
+/** Where hooks are installed. */
+export type InstallScope = 'project' | 'user';
+
+/**
+ * The configuration file for a harness and scope.
+ *
+ * @param where `worktreeRoot` (project scope), `home` and `env` (user scope; CODEX_HOME)
+ */
+export function settingsFileFor(
+  harness: Harness,
+  scope: InstallScope,
+  where: { worktreeRoot: string; home: string; env: Readonly<Record<string, string | undefined>> },
+): string {
+  if (harness === 'claude-code')
+    return scope === 'project' ? join(where.worktreeRoot, '.claude', 'settings.local.json') : join(where.home, '.claude', 'settings.json');
+  if (scope === 'project') return join(where.worktreeRoot, '.codex', 'hooks.json');
+  return join(where.env.CODEX_HOME || join(where.home, '.codex'), 'hooks.json');
+}
+
+/** The command line of one installed hook. */
+export function hookCommand(prefix: string, harness: Harness, event: HookEvent): string {
+  return `${prefix} hook ${event} --harness ${harness}`;
+}
+
+const OURS = /(?:^|[\s"'/\\])(?:vault|memory-vault|vault\.js)["']?\s+hook\s+([A-Za-z:_-]+)\s+--harness\s+([a-z-]+)\s*$/;
+
+/** The event and harness of a command we installed, or undefined for anybody else's. */
+export function ourHook(command: unknown): { event: HookEvent; harness: string } | undefined {
+  if (typeof command !== 'string') return undefined;
+  const m = OURS.exec(command);
+  const event = m ? normalizeEvent(m[1]!) : undefined;
+  return m && event ? { event, harness: m[2]! } : undefined;
+}
+
+type Json = Record<string, unknown>;
+
+function isObject(v: unknown): v is Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function parseSettings(text: string | undefined, file: string): Json {
+  if (text === undefined || !text.trim()) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text.startsWith('\ufeff') ? text.slice(1) : text); // an editor's byte order mark
+  } catch {
+    throw new VaultError('invalid-input', `${file} is not valid JSON; not touching it`, {
+      field: 'settings',
+      rule: 'JSON object',
+      hint: 'fix or remove the file, then run the command again',
+    });
+  }
+  if (!isObject(value))
+    throw new VaultError('invalid-input', `${file} does not hold a JSON object; not touching it`, {
+      field: 'settings',
+      rule: 'JSON object',
+      hint: 'fix the file, then run the command again',
+    });
+  if (value.hooks !== undefined && !isObject(value.hooks))
+    throw new VaultError('invalid-input', `${file}: "hooks" is not an object; not touching it`, {
+      field: 'hooks',
+      rule: 'object',
+      hint: 'fix the file, then run the command again',
+    });
+  // an event's entries are a list of groups; anything else is someone's mistake, never overwritten
+  for (const [name, groups] of Object.entries(value.hooks ?? {})) {
+    if (!Array.isArray(groups))
+      throw new VaultError('invalid-input', `${file}: "hooks.${name}" is not a list; not touching it`, {
+        field: `hooks.${name}`,
+        rule: 'array of hook groups',
+        hint: 'fix the file, then run the command again',
+      });
+  }
+  return value;
+}
+
+function render(value: Json): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/** A planned change of one configuration file. */
+export interface SettingsPlan {
+  file: string;
+  /** current content, undefined when the file does not exist */
+  before: string | undefined;
+  /** new content, undefined when the file is to be deleted (it held only our hooks) */
+  after: string | undefined;
+  changed: boolean;
+  /** `<Event>: <command>` lines added, updated or removed */
+  changes: string[];
+}
+
+/**
+ * Plans installing our hooks into a configuration file's text.
+ *
+ * @param prefix the command that runs vault (e.g. `"/usr/bin/node" "/opt/vault/bin/vault.js"` or `vault`)
+ */
+export function planInstall(file: string, before: string | undefined, harness: Harness, prefix: string): SettingsPlan {
+  const settings = parseSettings(before, file);
+  const hooks: Json = isObject(settings.hooks) ? settings.hooks : {};
+  const changes: string[] = [];
+  for (const event of EVENTS_BY_HARNESS[harness]) {
+    const name = HARNESS_EVENT_NAMES[event];
+    const command = hookCommand(prefix, harness, event);
+    const timeout = INSTALLED_TIMEOUT_S[event];
+    const groups = Array.isArray(hooks[name]) ? (hooks[name] as unknown[]) : [];
+    let found = false;
+    for (const group of groups) {
+      if (!isObject(group) || !Array.isArray(group.hooks)) continue;
+      for (const entry of group.hooks) {
+        if (!isObject(entry)) continue;
+        const ours = ourHook(entry.command);
+        if (!ours || ours.event !== event || ours.harness !== harness) continue;
+        found = true;
+        if (entry.command !== command || entry.timeout !== timeout || entry.type !== 'command') {
+          entry.type = 'command';
+          entry.command = command;
+          entry.timeout = timeout;
+          changes.push(`~ ${name}: ${command} (timeout ${timeout} s)`);
+        }
+      }
+    }
+    if (!found) {
+      const group: Json = event === 'session-start' ? { matcher: 'startup', hooks: [] } : { hooks: [] };
+      (group.hooks as unknown[]).push({ type: 'command', command, timeout });
+      groups.push(group);
+      changes.push(`+ ${name}: ${command} (timeout ${timeout} s)`);
+    }
+    hooks[name] = groups;
+  }
+  if (!changes.length) return { file, before, after: before, changed: false, changes };
+  const after = render({ ...settings, hooks });
+  return { file, before, after, changed: after !== before, changes };
+}
+
+/** Plans removing our hooks (of one harness) from a configuration file's text. */
+export function planUninstall(file: string, before: string | undefined, harness: Harness): SettingsPlan {
+  if (before === undefined) return { file, before, after: undefined, changed: false, changes: [] };
+  const settings = parseSettings(before, file);
+  if (!isObject(settings.hooks)) return { file, before, after: before, changed: false, changes: [] };
+  const hooks = settings.hooks;
+  const changes: string[] = [];
+  for (const name of Object.keys(hooks)) {
+    const groups = hooks[name];
+    if (!Array.isArray(groups)) continue;
+    const keptGroups: unknown[] = [];
+    for (const group of groups) {
+      if (!isObject(group) || !Array.isArray(group.hooks)) {
+        keptGroups.push(group);
+        continue;
+      }
+      const kept = group.hooks.filter((entry) => {
+        const ours = isObject(entry) ? ourHook(entry.command) : undefined;
+        if (ours && ours.harness === harness) {
+          changes.push(`- ${name}: ${String((entry as Json).command)}`);
+          return false;
+        }
+        return true;
+      });
+      if (kept.length === group.hooks.length) keptGroups.push(group);
+      else if (kept.length) keptGroups.push({ ...group, hooks: kept });
+    }
+    if (keptGroups.length) hooks[name] = keptGroups;
+    else if (groups.length) delete hooks[name];
+  }
+  if (!changes.length) return { file, before, after: before, changed: false, changes };
+  const next: Json = { ...settings };
+  if (Object.keys(hooks).length === 0) delete next.hooks;
+  const after = Object.keys(next).length === 0 ? undefined : render(next);
+  return { file, before, after, changed: true, changes };
+}
+
+/** Reads a configuration file (never through a symlink). */
+export function readSettingsFile(file: string): string | undefined {
+  let st;
+  try {
+    st = lstatSync(file);
+  } catch {
+    return undefined;
+  }
+  if (st.isSymbolicLink())
+    throw new VaultError('symlink-refused', `${file} is a symbolic link; not touching it`, {
+      rule: 'no symlinks',
+      hint: 'edit the file it points to by hand, or replace the link with a file',
+    });
+  if (!st.isFile()) throw new VaultError('io-error', `${file} is not a regular file`);
+  if (st.size > 4 * 1024 * 1024) throw new VaultError('invalid-input', `${file} is larger than 4 MiB; not touching it`, { field: 'settings' });
+  return readFileSync(file, 'utf8');
+}
+
+/**
+ * Applies a plan: backs the current file up to `<file>.vault-backup-<stamp>`, then writes the
+ * new content atomically (or deletes the file when the plan says so).
+ *
+ * @returns the backup path, when one was made
+ */
+export function applySettingsPlan(plan: SettingsPlan, stamp: string, randomHex: (n: number) => string): string | undefined {
+  if (!plan.changed) return undefined;
+  const dir = dirname(plan.file);
+  let backup: string | undefined;
+  if (plan.before !== undefined) {
+    backup = `${plan.file}.vault-backup-${stamp}`;
+    try {
+      copyFileSync(plan.file, backup, constants.COPYFILE_EXCL);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      backup = `${plan.file}.vault-backup-${stamp}-${randomHex(3)}`; // two runs in one millisecond
+      copyFileSync(plan.file, backup, constants.COPYFILE_EXCL);
+    }
+  }
+  if (plan.after === undefined) {
+    unlinkSync(plan.file);
+    return backup;
+  }
+  mkdirSync(dir, { recursive: true });
+  writeFileAtomic(plan.file, plan.after, { tempPath: join(dir, `.${plan.file.split(/[\\/]/).pop()}.${randomHex(6)}.tmp`), commit: 'replace', mode: 0o644 });
+  return backup;
+}
+
+/** A line diff of two texts (`-` removed, `+` added, ` ` kept), for --dry-run. */
+export function diffLines(before: string, after: string): string {
+  const a = before ? before.replace(/\n$/, '').split('\n') : [];
+  const b = after ? after.replace(/\n$/, '').split('\n') : [];
+  const n = a.length;
+  const m = b.length;
+  // LCS table; settings files are small (the reader caps them at 4 MiB, real ones are a few KB).
+  const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
+  for (let i = n - 1; i >= 0; i--)
+    for (let j = m - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+  const out: string[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < n || j < m) {
+    if (i < n && j < m && a[i] === b[j]) {
+      out.push(`  ${a[i]}`);
+      i++;
+      j++;
+    } else if (j < m && (i === n || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) out.push(`+ ${b[j++]}`);
+    else out.push(`- ${a[i++]}`);
+  }
+  return out.join('\n');
+}

@@ -1,0 +1,130 @@
+/**
+ * The on-disk shape of the search index, its version numbers and the term → bucket rule.
+ *
+ * One index per scope folder:
+ *
+ *   <index dir>/.gitignore           "*": the folder never enters git, wherever it sits
+ *   <index dir>/state.json           format, schema, generation, and the overlay of files changed
+ *                                    since that generation was built (small; rewritten on refresh)
+ *   <index dir>/g-<generation>/docs.json     per-file fingerprints and metadata (columns)
+ *   <index dir>/g-<generation>/bNNN.bin      postings of the terms that fall in bucket NNN (see postings.ts)
+ *
+ * A generation folder is written once and never changed; refreshes only rewrite state.json.
+ * Terms are bucketed by their first two characters, so a query loads only the buckets of its
+ * own terms, and every prefix and fuzzy expansion of a term is in the term's bucket (fuzzy
+ * matching therefore never changes the first two characters, like Elasticsearch's
+ * `prefix_length: 2`).
+ */
+import type { Diagnostic } from '../../diagnostics.js';
+import type { Kind, Scope, Status } from '../../document/contract.js';
+
+/** Bumped whenever the files' shape or the tokenizer changes: an index of another format is rebuilt. */
+export const INDEX_FORMAT_VERSION = 8;
+/** Number of term buckets in a generation. */
+export const BUCKET_COUNT = 128;
+/** MiniSearch fields, in field-id order. */
+export const FIELDS = ['title', 'tags', 'kind', 'id', 'body'] as const;
+export type FieldName = (typeof FIELDS)[number];
+/** A file modified less than this long before it was read may change again within the same mtime tick. */
+export const RACY_WINDOW_MS = 2000;
+
+/** Fingerprint and filter metadata of one indexed memory (a row of docs.json). */
+export interface DocRecord {
+  /** the scope folder it is in (not stored: every generation belongs to one scope) */
+  scope: Scope;
+  /** path below the scope folder, `/`-separated (`decisions/mem_x.md`) */
+  path: string;
+  id: string;
+  kind: Kind;
+  status: Status;
+  tags: string[];
+  targets: string[];
+  /** updated_at in ms since the epoch */
+  updated: number;
+  /** file size in bytes */
+  size: number;
+  /** file mtime in ms; -1 forces a re-read on the next freshness check (racy or unknown) */
+  mtime: number;
+  /** number of terms per field, in {@link FIELDS} order */
+  len: number[];
+}
+
+/** A memory changed since the generation was built, with its terms (term → frequency per field). */
+export interface OverlayDoc extends DocRecord {
+  terms: Record<string, number[]>;
+}
+
+/**
+ * A file of the vault that is not a usable memory, remembered so it is not re-read on every
+ * search: the scanner's diagnostic of it (FileDiagnostic) with `path` below the scope folder, its
+ * fingerprint, and the id it claims when it parsed.
+ */
+export interface InvalidRecord extends Diagnostic {
+  /** path below the scope folder, `/`-separated (`notes/mem_x.md`) */
+  path: string;
+  /** file size in bytes; -1 when unknown */
+  size: number;
+  /** file mtime in ms; -1 forces a re-read on the next freshness check */
+  mtime: number;
+  id?: string | undefined;
+}
+
+/** One overlay entry: the file now holds this memory, is invalid, or is gone. */
+export type OverlayEntry = { doc: OverlayDoc } | { invalid: InvalidRecord } | { deleted: true };
+
+/** state.json */
+export interface IndexState {
+  format: number;
+  schema: string;
+  scope: Scope;
+  /** absolute scope folder the index describes */
+  root: string;
+  generation: string;
+  /** path → what changed since the generation was built */
+  overlay: Record<string, OverlayEntry>;
+}
+
+/** docs.json, as stored (columns keep it small and fast to parse). */
+export interface StoredDocs {
+  format: number;
+  schema: string;
+  scope: Scope;
+  generation: string;
+  bucketCount: number;
+  /** byte length of each bucket file (0 = no file) */
+  buckets: number[];
+  /** path, or 0 when it is the canonical `<kind>s/<id>.md` */
+  path: (string | 0)[];
+  id: string[];
+  kind: number[];
+  status: number[];
+  tags: string[][];
+  targets: string[][];
+  updated: number[];
+  size: number[];
+  mtime: number[];
+  /** FIELDS.length numbers per document */
+  len: number[];
+  invalid: InvalidRecord[];
+}
+
+/** Why an index (or one of its files) could not be used: it is then rebuilt from the files, never trusted. */
+export class IndexUnusable extends Error {
+  override readonly name = 'IndexUnusable';
+}
+
+/** The bucket of a term: FNV-1a of its first two UTF-16 units. */
+export function bucketOf(term: string): number {
+  const key = term.slice(0, 2);
+  let h = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) {
+    h ^= key.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return (h >>> 0) % BUCKET_COUNT;
+}
+
+/** File name of a bucket inside a generation folder. */
+export function bucketFileName(bucket: number): string {
+  return `b${String(bucket).padStart(3, '0')}.bin`;
+}

@@ -1,0 +1,69 @@
+/**
+ * Reads one vault file for the index: the scanner's checks (safe read, parse, location, built-in
+ * secret shapes), then the memory's terms per field. A file that is not a usable memory becomes an
+ * {@link InvalidRecord} (the scanner's diagnostic), never an exception.
+ */
+import { diagnostic } from '../../diagnostics.js';
+import { LIMITS, type Memory } from '../../document/contract.js';
+import { readFailure, scanFileBytes, type FileDiagnostic, type WalkedFile } from '../../scanner/scan-vault.js';
+import { readFileSafe } from '../../store/read-file-safe.js';
+import { FIELDS, type InvalidRecord, type OverlayDoc } from './index-format.js';
+import { tokenize } from '../analysis/tokenizer.js';
+
+/** The terms of a memory, field by field, in {@link FIELDS} order. */
+export function memoryFieldTerms(memory: Pick<Memory, 'title' | 'tags' | 'kind' | 'id' | 'body'>): string[][] {
+  return [tokenize(memory.title), memory.tags.flatMap((t) => tokenize(t)), [memory.kind], tokenize(memory.id), tokenize(memory.body)];
+}
+
+/** Term → frequency per field, and the number of terms per field. */
+export function countTerms(fieldTerms: string[][]): { terms: Record<string, number[]>; len: number[] } {
+  const terms: Record<string, number[]> = Object.create(null);
+  const len = fieldTerms.map((ts) => ts.length);
+  fieldTerms.forEach((ts, f) => {
+    for (const t of ts) {
+      const row = (terms[t] ??= new Array<number>(FIELDS.length).fill(0));
+      row[f] = row[f]! + 1;
+    }
+  });
+  return { terms, len };
+}
+
+/** What {@link readIndexableFile} found. */
+export type IndexableFile = { doc: OverlayDoc; memory: Memory } | { invalid: InvalidRecord };
+
+/** The index's record of a file the scanner could not use: its diagnostic, path below the scope folder, fingerprint. */
+function invalidRecord(d: FileDiagnostic, relPath: string, size: number, mtime: number): InvalidRecord {
+  return { ...diagnostic(d.severity, d.code, relPath, d.line, d.message, d.hint, d.column), size, mtime, ...(d.id !== undefined ? { id: d.id } : {}) };
+}
+
+/**
+ * Reads and checks one walked `*.md` file exactly as the scanner does (scanFileBytes: safe read,
+ * parse, location, built-in secret shapes), then counts the memory's terms.
+ *
+ * @param file from the scanner's walk
+ * @param relPath path below the scope folder
+ */
+export function readIndexableFile(file: WalkedFile, relPath: string): IndexableFile {
+  const read = readFileSafe(file.absPath, LIMITS.documentMaxBytes);
+  if (!read.ok) return { invalid: invalidRecord(readFailure(file, read), relPath, read.size ?? -1, -1) };
+  const scanned = scanFileBytes(file, read.bytes, read.mtimeMs, { secretCheck: true, keepText: false });
+  if (scanned.invalid) return { invalid: invalidRecord(scanned.invalid, relPath, read.size, read.mtimeMs) };
+  const memory = scanned.entry.memory;
+  const base = { path: relPath, size: read.size, mtime: read.mtimeMs };
+  const { terms, len } = countTerms(memoryFieldTerms(memory));
+  return {
+    memory,
+    doc: {
+      ...base,
+      scope: file.scope,
+      id: memory.id,
+      kind: memory.kind,
+      status: memory.status,
+      tags: memory.tags,
+      targets: memory.targetHarnesses,
+      updated: Date.parse(memory.updatedAt),
+      len,
+      terms,
+    },
+  };
+}

@@ -1,0 +1,356 @@
+/**
+ * The search API: `searchMemories(roots, query, options)`, used by `vault search`, the MCP server
+ * and the hooks. Every call checks the index's freshness first (and repairs it), so results always
+ * reflect the Markdown files; a broken index is rebuilt and never fails a search.
+ */
+import { join } from 'node:path';
+import { KINDS, LIMITS, SCOPES, STATUSES, type Kind, type Memory, type Scope, type Status } from '../../document/contract.js';
+import { parseMemory } from '../../document/parse.js';
+import { VaultError } from '../../errors.js';
+import { readFileSafe } from '../../store/read-file-safe.js';
+import { scopeRoot, type VaultRoots } from '../../store/roots.js';
+import { makeExcerpt } from './excerpt.js';
+import { diagnostic, type Diagnostic } from '../../diagnostics.js';
+import { bucketOf } from '../index/index-format.js';
+import { openScopeIndex, type FreshnessReport, type ScopeIndex } from '../index/index-freshness.js';
+import { IndexUnusable } from '../index/index-store.js';
+import { compareCandidates, liveDocs, rankDocuments, type Candidate, type DocFilter, type LiveDoc } from './query-ranking.js';
+import { foldText, tokenize, tokenizeQuery } from '../analysis/tokenizer.js';
+
+/** Filters and limits of a search. Every filter narrows; unset filters do not. */
+export interface SearchOptions {
+  /** scopes to search (default project and team; user only when asked) */
+  scopes?: readonly Scope[] | undefined;
+  /** any of these kinds */
+  kinds?: readonly Kind[] | undefined;
+  /** every one of these tags */
+  tags?: readonly string[] | undefined;
+  /** any of these statuses (default ["active"]) */
+  statuses?: readonly Status[] | undefined;
+  /** memories for this harness: its name or "all" among target_harnesses */
+  targetHarness?: string | undefined;
+  /** updated_at at or after: ISO-8601 timestamp, or a date (YYYY-MM-DD, start of that day UTC) */
+  since?: string | undefined;
+  /** updated_at at or before: ISO-8601 timestamp, or a date (YYYY-MM-DD, end of that day UTC) */
+  until?: string | undefined;
+  /** results to return, 1..100 (default 20) */
+  limit?: number | undefined;
+  /**
+   * expand queries of three or more terms with the most characteristic words of the top eight
+   * results, at a lower weight (pseudo-relevance feedback; default true)
+   */
+  feedback?: boolean | undefined;
+}
+
+/** One search result. `path` is vault-relative (`team/decisions/mem_x.md`). */
+export interface SearchHit {
+  id: string;
+  title: string;
+  kind: Kind;
+  scope: Scope;
+  status: Status;
+  tags: string[];
+  /** relevance (BM25+ with field boosts); 0 for an empty query */
+  score: number;
+  path: string;
+  /** about 240 characters of the best-matching passage, `…` where cut */
+  excerpt: string;
+  updatedAt: string;
+}
+
+/** What the search noticed on the way: bad files, skipped links, index repairs. */
+export interface SearchDiagnostics {
+  /** vault files that are not usable memories (the scanner's diagnostics; vault-relative paths) */
+  invalidFiles: Diagnostic[];
+  /** symbolic links found and not followed (vault-relative) */
+  skippedSymlinks: string[];
+  /** false when the walk hit a limit or could not read a folder */
+  complete: boolean;
+  incompleteReasons: string[];
+  /** per scope: whether the index was fresh, refreshed or rebuilt */
+  index: Array<Pick<FreshnessReport, 'scope' | 'action' | 'reason' | 'added' | 'changed' | 'removed' | 'persisted'>>;
+}
+
+/** The answer of {@link searchMemories}. */
+export interface SearchResponse {
+  results: SearchHit[];
+  diagnostics: SearchDiagnostics;
+  /** number of memories matching the query and filters (results holds at most `limit`) */
+  total: number;
+}
+
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 100;
+
+function invalidInput(field: string, message: string, hint: string): VaultError {
+  return new VaultError('invalid-input', `${field}: ${message}`, { field, hint });
+}
+
+function checkEnum<T extends string>(field: string, values: readonly string[] | undefined, allowed: readonly T[]): T[] | undefined {
+  if (values === undefined) return undefined;
+  for (const v of values)
+    if (!(allowed as readonly string[]).includes(v))
+      throw invalidInput(field, `must be one of: ${allowed.join(', ')} (got ${echoed(String(v))})`, `use one of: ${allowed.join(', ')}`);
+  return [...new Set(values)] as T[];
+}
+
+/**
+ * A rejected filter value as an error message quotes it: whole when it is made of date
+ * characters only (up to 40), else its first 12 characters and an ellipsis, so a credential
+ * pasted into the wrong flag is not repeated on the terminal or into logs.
+ */
+function echoed(v: string): string {
+  return JSON.stringify(/^[0-9TZ:.+ -]{1,40}$/.test(v) || v.length <= 12 ? v : `${v.slice(0, 12)}…`);
+}
+
+/** Parses a --since/--until bound to ms since the epoch. Dates mean the start (since) or end (until) of that UTC day. */
+export function parseTimeBound(field: 'since' | 'until', value: string): number {
+  const v = value.trim();
+  const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(v);
+  const ms = Date.parse(dateOnly ? `${v}T00:00:00.000Z` : v);
+  if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) || Number.isNaN(ms)) {
+    throw invalidInput(field, `must be a date (YYYY-MM-DD) or an ISO-8601 timestamp (got ${echoed(v)})`, 'e.g. 2026-07-26 or 2026-07-26T20:00:00.000Z');
+  }
+  return dateOnly && field === 'until' ? ms + 86_399_999 : ms;
+}
+
+/** Checks options and turns them into a document filter. @throws VaultError `invalid-input` */
+export function resolveSearchOptions(options: SearchOptions): { scopes: Scope[]; limit: number; filter: DocFilter } {
+  const scopes = checkEnum('scope', options.scopes, SCOPES) ?? (['project', 'team'] as Scope[]);
+  const kinds = checkEnum('kind', options.kinds, KINDS);
+  const statuses = checkEnum('status', options.statuses, STATUSES) ?? (['active'] as Status[]);
+  const limit = options.limit ?? DEFAULT_LIMIT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT)
+    throw invalidInput('limit', `must be a whole number from 1 to ${MAX_LIMIT} (got ${String(limit)})`, `e.g. --limit ${DEFAULT_LIMIT}`);
+  const tags = options.tags?.map((t) => String(t).trim().replace(/^#/, '').toLowerCase());
+  const harness = options.targetHarness?.trim().toLowerCase();
+  const since = options.since !== undefined ? parseTimeBound('since', options.since) : undefined;
+  const until = options.until !== undefined ? parseTimeBound('until', options.until) : undefined;
+  const filter: DocFilter = (d: LiveDoc) =>
+    statuses.includes(d.status) &&
+    (!kinds || kinds.includes(d.kind)) &&
+    (!tags || tags.every((t) => d.tags.includes(t))) &&
+    (!harness || harness === 'all' || d.targets.includes(harness) || d.targets.includes('all')) &&
+    (since === undefined || d.updated >= since) &&
+    (until === undefined || d.updated <= until);
+  return { scopes, limit, filter };
+}
+
+/** Reads a candidate's file again (the truth) for its title, tags and excerpt; once per search (see {@link memoReader}). */
+type CandidateReader = (doc: LiveDoc) => Memory | undefined;
+
+function memoReader(roots: VaultRoots): CandidateReader {
+  const seen = new Map<LiveDoc, Memory | undefined>();
+  return (doc) => {
+    if (!seen.has(doc)) seen.set(doc, readCandidate(roots, doc));
+    return seen.get(doc);
+  };
+}
+
+function readCandidate(roots: VaultRoots, doc: LiveDoc): Memory | undefined {
+  const r = readFileSafe(join(scopeRoot(roots, doc.scope), ...doc.path.split('/')), LIMITS.documentMaxBytes);
+  if (!r.ok) return undefined;
+  try {
+    const m = parseMemory(r.bytes).memory;
+    return m.id === doc.id ? m : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Opens every requested scope's index fresh, collecting diagnostics.
+ *
+ * @param rebuild true, or the reason, to build every index from the files (default: refresh)
+ */
+export function openIndexes(
+  roots: VaultRoots,
+  scopes: readonly Scope[],
+  rebuild: boolean | string = false,
+): { indexes: ScopeIndex[]; diagnostics: SearchDiagnostics } {
+  const diagnostics: SearchDiagnostics = { invalidFiles: [], skippedSymlinks: [], complete: true, incompleteReasons: [], index: [] };
+  const indexes: ScopeIndex[] = [];
+  for (const scope of scopes) {
+    const { index, report } = openScopeIndex(roots, scope, { rebuild });
+    indexes.push(index);
+    diagnostics.index.push({
+      scope,
+      action: report.action,
+      reason: report.reason,
+      added: report.added,
+      changed: report.changed,
+      removed: report.removed,
+      persisted: report.persisted,
+    });
+    diagnostics.skippedSymlinks.push(...report.symlinks);
+    if (!report.complete) diagnostics.complete = false;
+    diagnostics.incompleteReasons.push(...report.incompleteReasons);
+    const invalid = [...index.base.invalid.filter((r) => !(r.path in index.overlay))];
+    for (const p in index.overlay) {
+      const e = index.overlay[p]!;
+      if ('invalid' in e) invalid.push(e.invalid);
+    }
+    for (const r of invalid.sort((a, b) => (a.path < b.path ? -1 : 1))) {
+      diagnostics.invalidFiles.push(diagnostic(r.severity, r.code, `${scope}/${r.path}`, r.line, r.message, r.hint, r.column));
+    }
+  }
+  return { indexes, diagnostics };
+}
+
+function toHit(doc: LiveDoc, m: Memory, score: number, terms: readonly string[]): SearchHit {
+  return {
+    id: m.id,
+    title: m.title,
+    kind: m.kind,
+    scope: doc.scope,
+    status: m.status,
+    tags: m.tags,
+    score: Math.round(score * 1000) / 1000,
+    path: `${doc.scope}/${doc.path}`,
+    excerpt: makeExcerpt(m.body, terms),
+    updatedAt: m.updatedAt,
+  };
+}
+
+const PHRASE_IN_TITLE = 1.5;
+const PHRASE_IN_BODY = 1.2;
+
+/**
+ * Searches the vault.
+ *
+ * The query is tokenised like the memories (any language, case and accents folded, English
+ * stop words dropped, Porter stems); words are combined with OR and ranked by BM25+ with
+ * title > tags > kind/id > body, prefix and light fuzzy matches, and a boost when the whole query
+ * appears as a phrase in the title or body. Queries of three or more terms get one round of
+ * pseudo-relevance feedback (see {@link SearchOptions.feedback}). An empty query lists the
+ * memories newest first under the same filters.
+ *
+ * @param roots the vault's roots (see resolveRoots)
+ * @param query free text; empty lists newest first
+ * @param options filters and limit (defaults: project and team, active, 20)
+ * @returns at most `limit` hits, the total number of matches, and diagnostics (invalid files,
+ *   skipped symlinks, index repairs); never fails because of the index or a bad file
+ * @throws VaultError `invalid-input` for a bad option (unknown kind, limit outside 1..100, bad date)
+ */
+export async function searchMemories(roots: VaultRoots, query: string, options: SearchOptions = {}): Promise<SearchResponse> {
+  const { scopes, limit, filter } = resolveSearchOptions(options);
+  const terms = tokenizeQuery(query);
+  const read = memoReader(roots);
+  let opened = openIndexes(roots, scopes);
+  let candidates: Candidate[];
+  const rank = (indexes: ScopeIndex[]): Candidate[] => {
+    let ranked = rankOrList(indexes, query, terms, filter);
+    if (options.feedback !== false && terms.length >= FEEDBACK_MIN_TERMS && ranked.length > 0) {
+      const expansion = feedbackTerms(read, indexes, ranked.slice(0, FEEDBACK_DOCS), terms);
+      if (expansion.size > 0) ranked = rankDocuments(indexes, [...terms, ...expansion.keys()], filter, expansion);
+    }
+    return ranked;
+  };
+  try {
+    candidates = rank(opened.indexes);
+  } catch (err) {
+    if (!(err instanceof IndexUnusable)) throw err;
+    // a bucket vanished or was damaged after the check: rebuild once from the files
+    opened = openIndexes(roots, scopes, `a damaged bucket (${err.message})`);
+    candidates = rank(opened.indexes);
+  }
+  const total = candidates.length;
+  const results: SearchHit[] = [];
+  if (query.trim() === '') {
+    for (const c of candidates) {
+      if (results.length >= limit) break;
+      const m = read(c.doc);
+      if (m) results.push(toHit(c.doc, m, 0, terms));
+    }
+    return { results, diagnostics: opened.diagnostics, total };
+  }
+  const phrase = terms.length >= 2 ? foldText(query).replace(/\s+/gu, ' ').trim() : '';
+  // the phrase boost can reorder the best few dozen; without a phrase the order is final
+  const want = phrase ? Math.max(limit * 3, 30) : limit;
+  const reread: Array<{ c: Candidate; m: Memory }> = [];
+  for (const c of candidates) {
+    if (reread.length >= want) break;
+    const m = read(c.doc);
+    if (!m) continue;
+    let score = c.score;
+    if (phrase) {
+      if (foldText(m.title).includes(phrase)) score *= PHRASE_IN_TITLE;
+      else if (foldText(m.body).replace(/\s+/gu, ' ').includes(phrase)) score *= PHRASE_IN_BODY;
+    }
+    reread.push({ c: { ...c, score }, m });
+  }
+  reread.sort((a, b) => compareCandidates(a.c, b.c));
+  for (const { c, m } of reread.slice(0, limit)) results.push(toHit(c.doc, m, c.score, terms));
+  return { results, diagnostics: opened.diagnostics, total };
+}
+
+/** Pseudo-relevance feedback (RM3-style): queries of 3+ terms are expanded with words of the top documents. */
+const FEEDBACK_MIN_TERMS = 3;
+const FEEDBACK_DOCS = 8;
+const FEEDBACK_TERMS = 12;
+const FEEDBACK_WEIGHT = 0.2;
+
+/** Feedback words in more than this share of the memories say nothing about the topic (and cost most). */
+const FEEDBACK_MAX_DF = 0.05;
+
+/**
+ * How many memories of the indexes contain `term`, from the bucket headers (no postings are
+ * decoded). Counts the generation's documents, so a memory changed since the generation was
+ * built may be counted as before the change: close enough for choosing feedback words.
+ */
+function docFrequency(indexes: readonly ScopeIndex[]): (term: string) => number {
+  return (term) => {
+    let df = 0;
+    for (const ix of indexes) {
+      const reader = ix.loadBucket(bucketOf(term));
+      const i = reader.indexOf(term);
+      if (i >= 0) df += reader.documentsWith(i);
+      for (const p in ix.overlay) {
+        const e = ix.overlay[p]!;
+        if ('doc' in e && Object.hasOwn(e.doc.terms, term)) df++;
+      }
+    }
+    return df;
+  };
+}
+
+/**
+ * The words that best characterise the top results: term-frequency share, summed with each
+ * document's relative score, times inverse document frequency; the query's own terms and words in
+ * more than {@link FEEDBACK_MAX_DF} of the memories are left out. Each is weighted for the second pass.
+ */
+function feedbackTerms(read: CandidateReader, indexes: readonly ScopeIndex[], top: readonly Candidate[], queryTerms: readonly string[]): Map<string, number> {
+  const own = new Set(queryTerms);
+  const weight = new Map<string, number>();
+  const best = top[0]!.score || 1;
+  for (const c of top) {
+    const m = read(c.doc);
+    if (!m) continue;
+    const ts = tokenize(`${m.title} ${m.body}`).filter((t) => t.length >= 3 && !own.has(t));
+    if (ts.length === 0) continue;
+    const tf = new Map<string, number>();
+    for (const t of ts) tf.set(t, (tf.get(t) ?? 0) + 1);
+    for (const [t, n] of tf) weight.set(t, (weight.get(t) ?? 0) + (n / ts.length) * (c.score / best));
+  }
+  const total = indexes.reduce((a, ix) => a + ix.base.count, 0) || 1;
+  const df = docFrequency(indexes);
+  const scored: Array<[string, number]> = [];
+  // the strongest few dozen by frequency are the only ones worth a document-frequency lookup
+  for (const [t, w] of [...weight].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, FEEDBACK_TERMS * 2)) {
+    const n = df(t);
+    if (n < 2 || n > FEEDBACK_MAX_DF * total) continue;
+    scored.push([t, w * Math.log(total / n)]);
+  }
+  const chosen = scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, FEEDBACK_TERMS);
+  return new Map(chosen.map(([t]) => [t, FEEDBACK_WEIGHT]));
+}
+
+function rankOrList(indexes: ScopeIndex[], query: string, terms: string[], filter: DocFilter): Candidate[] {
+  if (query.trim() === '') {
+    return liveDocs(indexes)
+      .filter(filter)
+      .map((doc) => ({ doc, score: 0, terms: [] }))
+      .sort(compareCandidates);
+  }
+  return rankDocuments(indexes, terms, filter);
+}

@@ -1,0 +1,87 @@
+/**
+ * Hook events per harness: the names `vault hook <event>` accepts, what each does, how long it
+ * may take, and the installed timeout (always longer than the internal deadline, so the harness
+ * never kills a hook that is still inside its budget).
+ *
+ * Claude Code events (settings.json `hooks`): SessionStart, Stop, PreCompact, SessionEnd.
+ * Codex events (`hooks.json`): SessionStart, Stop (turn-scoped), PreCompact; Codex has no
+ * SessionEnd, so its Stop keeps the snapshot current after every turn.
+ */
+import type { Harness } from './transcripts/transcript-summary.js';
+
+/** Our event names. */
+export type HookEvent = 'session-start' | 'stop' | 'session-end' | 'pre-compact';
+
+export const HOOK_EVENTS: readonly HookEvent[] = ['session-start', 'stop', 'session-end', 'pre-compact'];
+
+/** The harness's own event name for each of ours. */
+export const HARNESS_EVENT_NAMES: Record<HookEvent, string> = {
+  'session-start': 'SessionStart',
+  stop: 'Stop',
+  'session-end': 'SessionEnd',
+  'pre-compact': 'PreCompact',
+};
+
+/** Events installed per harness. */
+export const EVENTS_BY_HARNESS: Record<Harness, readonly HookEvent[]> = {
+  'claude-code': ['session-start', 'stop', 'pre-compact', 'session-end'],
+  codex: ['session-start', 'stop', 'pre-compact'],
+};
+
+/** Internal deadline of a hook run, ms (stdin read included). */
+export const DEADLINE_MS: Record<HookEvent, number> = {
+  'session-start': 3000,
+  stop: 8000,
+  'session-end': 8000,
+  'pre-compact': 8000,
+};
+
+/** How long stdin may take to deliver the payload, ms. */
+export const STDIN_WAIT_MS: Record<HookEvent, number> = {
+  'session-start': 2000,
+  stop: 3000,
+  'session-end': 3000,
+  'pre-compact': 3000,
+};
+
+/** Timeout written into the harness configuration, seconds (> the internal deadline). */
+export const INSTALLED_TIMEOUT_S: Record<HookEvent, number> = {
+  'session-start': 10,
+  stop: 30,
+  'session-end': 30,
+  'pre-compact': 30,
+};
+
+/**
+ * Maps an event name as typed or as a harness names it (`session-start`, `SessionStart`,
+ * `session_start`, `sessionstart`) to ours.
+ *
+ * @returns the event, or undefined for events we do not handle (e.g. SubagentStop, PostCompact)
+ */
+export function normalizeEvent(name: string): HookEvent | undefined {
+  const key = name
+    .trim()
+    .toLowerCase()
+    .replace(/[-_:\s]/g, '');
+  switch (key) {
+    case 'sessionstart':
+      return 'session-start';
+    case 'stop':
+      return 'stop';
+    case 'sessionend':
+      return 'session-end';
+    case 'precompact':
+      return 'pre-compact';
+    default:
+      return undefined;
+  }
+}
+
+/** Maps `--harness` values (`claude-code`, `claude`, `codex`) to a harness. */
+export function normalizeHarness(name: string | undefined): Harness | undefined {
+  if (name === undefined) return 'claude-code';
+  const key = name.trim().toLowerCase();
+  if (key === 'claude-code' || key === 'claude' || key === 'claudecode') return 'claude-code';
+  if (key === 'codex' || key === 'codex-cli') return 'codex';
+  return undefined;
+}

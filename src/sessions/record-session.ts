@@ -1,0 +1,138 @@
+/**
+ * What the stop, session-end and pre-compact hooks do, as a library operation
+ * ({@link recordSession}): read the transcript and create or update this session's snapshot
+ * (never a placeholder when there is nothing to record). Session start is in session-start.ts.
+ * Nothing here writes outside the sessions folder or touches the vault.
+ */
+import { statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import type { Runtime } from '../io/runtime.js';
+import { checkTranscriptPath, readTranscript, type TranscriptPathProblem } from './transcripts/read-transcript.js';
+import { deriveShortId } from './snapshots/session-ids.js';
+import { mergeSnapshots, snapshotFromSummary, withNote, type SessionSnapshot } from './snapshots/snapshot.js';
+import { listForRecord, type MemoryLister } from './start/session-start.js';
+import { sessionsMtime, writeStartRecord } from './start/start-cache.js';
+import { discoverSnapshot, indexSnapshot } from './snapshots/snapshot-index.js';
+import { ensureStartDir, loadSnapshot, updateSnapshot } from './snapshots/snapshot-store.js';
+import { oneLine } from './transcripts/text.js';
+import type { Harness, TranscriptSummary } from './transcripts/transcript-summary.js';
+import { identifyWorktree } from './snapshots/worktree-identity.js';
+
+/** Lifecycle events that record a snapshot. */
+export type RecordEvent = 'stop' | 'session-end' | 'pre-compact';
+
+/** Input of {@link recordSession}, taken from a hook payload. */
+export interface RecordInput {
+  harness: Harness;
+  event: RecordEvent;
+  /** `transcript_path` as received (validated here) */
+  transcriptPath: unknown;
+  /** `session_id` as received */
+  sessionId: unknown;
+  /** `cwd` as received */
+  cwd: unknown;
+  /** pre-compact: `trigger` (manual / auto) */
+  trigger?: unknown;
+  sessionsDir: string;
+  /** absolute deadline, ms since epoch */
+  deadline: number;
+  transcriptMaxBytes?: number;
+  /** list the memories relevant to the snapshot into the worktree's start record */
+  memories?: MemoryLister;
+  /** prune snapshots older than this many days (at most once an hour); undefined: never */
+  retentionDays?: number | undefined;
+}
+
+/** What {@link recordSession} did. */
+export interface RecordOutcome {
+  written: boolean;
+  /** absolute path of the snapshot written */
+  path?: string;
+  shortId?: string;
+  /** why nothing was written (for the log) */
+  skipped?: 'no-transcript' | 'no-session-id' | 'empty-transcript' | 'no-snapshot-to-annotate' | TranscriptPathProblem;
+  summary?: TranscriptSummary;
+}
+
+function usableDir(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !isAbsolute(value) || value.length > 4096 || value.includes('\u0000')) return undefined;
+  try {
+    return statSync(value).isDirectory() ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function hasContent(s: TranscriptSummary): boolean {
+  return Boolean(s.goal || s.prompts.length || s.files.length || s.commands.length || s.lastAssistant || s.compactions.length);
+}
+
+/**
+ * Creates or updates the snapshot of the session a hook payload names.
+ *
+ * Without a valid transcript, stop and session-end write nothing; pre-compact only adds a
+ * compaction note to an existing snapshot of the same session and worktree.
+ *
+ * @throws VaultError `io-error` (sessions folder, lock, write), `invalid-input` (transcript)
+ */
+export function recordSession(rt: Runtime, input: RecordInput): RecordOutcome {
+  const now = () => rt.now().getTime();
+  const nowIso = rt.now().toISOString();
+  const checked = input.transcriptPath === undefined || input.transcriptPath === null ? undefined : checkTranscriptPath(input.transcriptPath);
+  const transcript = checked?.ok ? checked.path : undefined;
+  const payloadSession = typeof input.sessionId === 'string' && input.sessionId.trim() ? oneLine(input.sessionId, 200) : undefined;
+  const compactNote =
+    input.event === 'pre-compact'
+      ? `Context compaction (${typeof input.trigger === 'string' ? oneLine(input.trigger, 20) : 'unknown'}) started at ${nowIso}`
+      : undefined;
+
+  let summary: TranscriptSummary | undefined;
+  if (transcript) {
+    summary = readTranscript(transcript, {
+      harness: input.harness,
+      deadline: input.deadline,
+      now,
+      ...(input.transcriptMaxBytes ? { maxBytes: input.transcriptMaxBytes } : {}),
+    });
+    if (!hasContent(summary) && !compactNote) return { written: false, skipped: 'empty-transcript', summary };
+  } else if (!compactNote) {
+    return { written: false, skipped: checked && !checked.ok ? checked.problem : 'no-transcript' };
+  }
+
+  const sessionId = payloadSession ?? summary?.sessionId;
+  const shortId = deriveShortId(transcript, sessionId);
+  if (!sessionId || !shortId) return { written: false, skipped: 'no-session-id' };
+  const cwd = usableDir(input.cwd) ?? usableDir(summary?.cwd) ?? (typeof summary?.cwd === 'string' && isAbsolute(summary.cwd) ? summary.cwd : undefined);
+  if (!cwd) return { written: false, skipped: 'no-transcript' };
+  const where = identifyWorktree(cwd);
+
+  const result = updateSnapshot(
+    input.sessionsDir,
+    { shortId, sessionId, worktree: where.worktree },
+    rt,
+    (existing: SessionSnapshot | undefined, id: string) => {
+      let next: SessionSnapshot | undefined;
+      if (summary && hasContent(summary)) {
+        const fresh = snapshotFromSummary(summary, where, { sessionId, shortId: id, transcript, event: input.event, now: nowIso });
+        next = existing ? mergeSnapshots(existing, fresh) : fresh;
+      } else next = existing ? { ...existing, updates: existing.updates + 1, updatedAt: nowIso, lastEvent: input.event } : undefined;
+      if (!next) return undefined; // never a placeholder
+      return compactNote ? withNote(next, compactNote) : next;
+    },
+  );
+  if (!result.written) return { written: false, skipped: 'no-snapshot-to-annotate', ...(summary ? { summary } : {}) };
+  const name = result.path!.slice(input.sessionsDir.length + 1);
+  indexSnapshot(input.sessionsDir, name, where, rt);
+  // Pruning is due at most once an hour; done here, session start's fast path never waits for it.
+  discoverSnapshot(input.sessionsDir, where, rt, { maxAgeMs: 0, retentionDays: input.retentionDays, find: false });
+  // The start record of this worktree, for the next session start (start-cache.ts). The sessions
+  // folder's mtime is read now, right after this hook's writes there; the memory list (ranked by
+  // the snapshot as written, read back as session start will read it) takes longer, and anything
+  // written meanwhile by another session makes the record stale rather than wrong.
+  ensureStartDir(input.sessionsDir); // created first: making it changes the sessions folder
+  const folderMtime = sessionsMtime(input.sessionsDir);
+  const written = input.memories ? loadSnapshot(result.path!) : undefined;
+  const memories = input.memories && written ? listForRecord(input.memories, written) : undefined;
+  writeStartRecord(input.sessionsDir, where, name, folderMtime, memories ?? null, rt);
+  return { written: true, path: result.path!, shortId: result.snapshot?.shortId ?? shortId, ...(summary ? { summary } : {}) };
+}

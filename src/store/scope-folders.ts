@@ -1,0 +1,179 @@
+/**
+ * The scope folders a write goes into: checked before anything is created (no symbolic link on
+ * the way, lstat only; the project scope's fail-closed .gitignore exact), then created with the
+ * scope's permissions. The file itself is written by store/atomic-write.ts.
+ */
+import { lstatSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { kindFolder, type Kind, type Scope } from '../document/contract.js';
+import { VaultError } from '../errors.js';
+import { writeFileExclusive } from './atomic-write.js';
+import { PROJECT_GITIGNORE } from './layout.js';
+import { guardedDirs, scopeRoot, type VaultRoots } from './roots.js';
+
+/** Permission bits: private in project and user scope, ordinary in the committed team scope. */
+export function modesFor(scope: Scope): { dir: number; file: number } {
+  return scope === 'team' ? { dir: 0o755, file: 0o644 } : { dir: 0o700, file: 0o600 };
+}
+
+function errnoOf(err: unknown): string | undefined {
+  return (err as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/**
+ * Makes sure `dir` exists as a real directory (not a symlink), creating it with `mode`.
+ *
+ * @throws VaultError `symlink-refused` when it is a symbolic link, `io-error` when it is not a
+ *   directory or cannot be created
+ */
+export function ensureRealDir(dir: string, mode: number, label: string): void {
+  try {
+    const st = lstatSync(dir);
+    if (st.isSymbolicLink()) {
+      throw new VaultError('symlink-refused', `refusing to write through a symbolic link: ${label}`, {
+        rule: 'no symlinks in the vault',
+        hint: 'replace the link with a real directory',
+      });
+    }
+    if (!st.isDirectory()) {
+      throw new VaultError('io-error', `${label} exists but is not a directory`, { hint: 'move the file out of the way' });
+    }
+    return;
+  } catch (err) {
+    if (errnoOf(err) !== 'ENOENT') throw wrapIo(err, `cannot inspect ${label}`);
+  }
+  try {
+    mkdirSync(dir, { mode });
+  } catch (err) {
+    if (errnoOf(err) !== 'EEXIST') throw wrapIo(err, `cannot create ${label}`);
+    ensureRealDir(dir, mode, label);
+  }
+}
+
+function wrapIo(err: unknown, what: string): VaultError {
+  if (err instanceof VaultError) return err;
+  const code = errnoOf(err) ?? 'unknown';
+  return new VaultError('io-error', `${what} (${code})`, {
+    hint: code === 'EACCES' ? 'check the folder permissions' : 'check the path and try again',
+    cause: err,
+  });
+}
+
+/**
+ * Checks the project scope's fail-closed .gitignore without writing anything.
+ *
+ * @returns 'ok' (exact content), 'missing' (not there yet)
+ * @throws VaultError `gitignore-mismatch` when it exists with any other content,
+ *   `symlink-refused` when it is a link
+ */
+export function checkProjectGitignore(projectDir: string): 'ok' | 'missing' {
+  const file = join(projectDir, '.gitignore');
+  let st;
+  try {
+    st = lstatSync(file);
+  } catch {
+    return 'missing';
+  }
+  if (st.isSymbolicLink()) {
+    throw new VaultError('symlink-refused', 'project memory .gitignore is a symbolic link', {
+      rule: 'no symlinks in the vault',
+      hint: 'replace it with a regular file',
+    });
+  }
+  const content = st.isFile() && st.size < 1024 ? readFileSync(file, 'utf8') : undefined;
+  if (content !== PROJECT_GITIGNORE) {
+    throw new VaultError('gitignore-mismatch', 'project memory .gitignore does not contain the required fail-closed rules', {
+      field: 'project/.gitignore',
+      rule: 'content is exactly "*\\n!.gitignore\\n"',
+      hint: `make ${file} contain exactly two lines: "*" and "!.gitignore", so local memories are never committed`,
+    });
+  }
+  return 'ok';
+}
+
+/**
+ * Prepares a scope's folders for a write: checks symlinks and the project .gitignore first
+ * (nothing is created when a check fails), then creates missing folders and the .gitignore.
+ *
+ * @param kinds kind folders to create inside the scope (none = just the scope folder)
+ * @returns the folders that were created (absolute)
+ * @throws VaultError `symlink-refused`, `gitignore-mismatch`, `io-error`
+ */
+export function prepareScope(roots: VaultRoots, scope: Scope, kinds: readonly Kind[]): string[] {
+  const { dir: dirMode } = modesFor(scope);
+  const chain = scopeChain(roots, scope, kinds);
+  checkScope(roots, scope, kinds); // check before creating anything
+  const root = scopeRoot(roots, scope);
+  const created: string[] = [];
+  for (const dir of chain) {
+    let existed = true;
+    try {
+      lstatSync(dir);
+    } catch {
+      existed = false;
+    }
+    // Parents of the guarded chain (the worktree, the home directory) must already exist,
+    // except for the user root and override roots, which we create like mkdir -p.
+    if (!existed) mkdirParents(dirname(dir), dirMode);
+    ensureRealDir(dir, dirMode, dir);
+    if (!existed) created.push(dir);
+  }
+  if (scope === 'project') writeGitignore(root);
+  return created;
+}
+
+function scopeChain(roots: VaultRoots, scope: Scope, kinds: readonly Kind[]): string[] {
+  const root = scopeRoot(roots, scope);
+  return [...guardedDirs(roots, scope), ...kinds.map((k) => join(root, kindFolder(k)))];
+}
+
+/**
+ * The checks of {@link prepareScope} without its writes: no folder of the scope is a symbolic
+ * link (or a file), and the project scope's .gitignore is absent or exact.
+ *
+ * @param kinds kind folders that would be created
+ * @returns the folders that do not exist yet (absolute), outermost first
+ * @throws VaultError `symlink-refused`, `gitignore-mismatch`, `io-error`
+ */
+export function checkScope(roots: VaultRoots, scope: Scope, kinds: readonly Kind[]): string[] {
+  const missing: string[] = [];
+  for (const dir of scopeChain(roots, scope, kinds)) {
+    let st;
+    try {
+      st = lstatSync(dir);
+    } catch {
+      missing.push(dir);
+      continue;
+    }
+    if (st.isSymbolicLink()) {
+      throw new VaultError('symlink-refused', `refusing to write through a symbolic link: ${dir}`, {
+        rule: 'no symlinks in the vault',
+        hint: 'replace the link with a real directory',
+      });
+    }
+    if (!st.isDirectory()) throw new VaultError('io-error', `${dir} exists but is not a directory`, { hint: 'move the file out of the way' });
+  }
+  if (scope === 'project') checkProjectGitignore(scopeRoot(roots, scope));
+  return missing;
+}
+
+function mkdirParents(dir: string, mode: number): void {
+  try {
+    mkdirSync(dir, { recursive: true, mode });
+  } catch (err) {
+    throw wrapIo(err, `cannot create ${dir}`);
+  }
+}
+
+function writeGitignore(projectDir: string): void {
+  if (checkProjectGitignore(projectDir) === 'ok') return;
+  try {
+    writeFileExclusive(join(projectDir, '.gitignore'), PROJECT_GITIGNORE, 0o644, () => 'gitignore');
+  } catch (err) {
+    if (err instanceof VaultError && err.code === 'already-exists') {
+      checkProjectGitignore(projectDir);
+      return;
+    }
+    throw err;
+  }
+}
