@@ -4,10 +4,10 @@
  */
 import { createRequire } from 'node:module';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { McpContext } from './memory-access.js';
 import { registerMemoryResources } from './memory-resources.js';
 import { registerMemoryTools } from './memory-tools.js';
+import { LineStdioTransport } from './stdio-transport.js';
 import { RECALL_NOTICE } from './tool-result.js';
 
 /** Name the server announces in `initialize` (as the reference ecc.memory.v1 server does). */
@@ -49,7 +49,8 @@ export function createVaultMcpServer(ctx: McpContext): McpServer {
  * Serves the vault over stdio until the client closes standard input.
  *
  * Anything that would print to stdout through `console` is redirected to stderr first, so a
- * stray log line from a dependency cannot corrupt the JSON-RPC stream.
+ * stray log line from a dependency cannot corrupt the JSON-RPC stream. Messages are read by
+ * {@link LineStdioTransport}: a line over 1 MiB is refused with `-32700` and the server goes on.
  *
  * @param ctx server context
  * @returns when the connection has closed
@@ -62,7 +63,7 @@ export async function serveStdio(ctx: McpContext): Promise<void> {
   console.warn = toStderr;
 
   const server = createVaultMcpServer(ctx);
-  const transport = new StdioServerTransport();
+  const transport = new LineStdioTransport(process.stdin, process.stdout);
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();
   });

@@ -78,8 +78,10 @@ describe('vault mcp: protocol hygiene', () => {
     expect(Array.isArray(byId.get(10).result.structuredContent.results)).toBe(true); // requests run concurrently: the save may not be indexed yet
     expect(byId.get(11).result.structuredContent.ok).toBe(true);
     expect(byId.get(9).error.code).toBe(-32002);
-    // every request got exactly one answer, the notification none
-    expect(ids.sort((a, b) => Number(a) - Number(b))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    // every request got exactly one answer, the notification none, the line that is not JSON a parse error
+    expect(byId.get(null).error).toEqual({ code: -32700, message: 'Parse error' });
+    expect(ids.filter((id) => id !== null).sort((a, b) => Number(a) - Number(b))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(ids.filter((id) => id === null)).toHaveLength(1);
     expect(text).not.toContain(secret);
     expect(text).not.toContain(repo); // no absolute paths
     expect(text).not.toMatch(/\n\s+at [\w.<>]+ \(/); // no stack traces
