@@ -8,6 +8,8 @@ import type { McpContext } from './memory-access.js';
 import { registerMemoryResources } from './memory-resources.js';
 import { registerMemoryTools } from './memory-tools.js';
 import { LineStdioTransport } from './stdio-transport.js';
+import { toolCallRefusal } from './tool-arguments.js';
+import { TOOL_INPUTS } from './tool-schemas.js';
 import { RECALL_NOTICE } from './tool-result.js';
 
 /** Name the server announces in `initialize` (as the reference ecc.memory.v1 server does). */
@@ -63,7 +65,8 @@ export async function serveStdio(ctx: McpContext): Promise<void> {
   console.warn = toStderr;
 
   const server = createVaultMcpServer(ctx);
-  const transport = new LineStdioTransport(process.stdin, process.stdout);
+  // tool arguments are checked before the SDK sees them: it would answer a bad one as a tool result
+  const transport = new LineStdioTransport(process.stdin, process.stdout, { screen: (message) => toolCallRefusal(message, TOOL_INPUTS) });
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();
   });

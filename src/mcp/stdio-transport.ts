@@ -10,6 +10,7 @@
  *   message is answered `-32600` "Invalid Request" (JSON-RPC 2.0 §5.1; `id` when it has a usable
  *   one, else null). The server keeps serving after either.
  * - A trailing CR is tolerated and blank lines are skipped.
+ * - An error answer is sent without the SDK's "MCP error <code>: " prefix (the client adds one).
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
@@ -35,6 +36,17 @@ interface Writable {
   once(event: 'drain', listener: () => void): unknown;
 }
 
+/**
+ * The message without the "MCP error <code>: " that the SDK's McpError puts before its text: the
+ * client's SDK adds it again, and people read "MCP error -32602: MCP error -32602: ...".
+ */
+function withoutCodePrefix(message: JSONRPCMessage): JSONRPCMessage {
+  const error = (message as { error?: { code?: unknown; message?: unknown } }).error;
+  if (!error || typeof error.message !== 'string') return message;
+  const prefix = `MCP error ${String(error.code)}: `;
+  return error.message.startsWith(prefix) ? ({ ...message, error: { ...error, message: error.message.slice(prefix.length) } } as JSONRPCMessage) : message;
+}
+
 /** A bounded newline-delimited JSON-RPC transport over a readable and a writable stream. */
 export class LineStdioTransport implements Transport {
   onclose?: () => void;
@@ -48,16 +60,24 @@ export class LineStdioTransport implements Transport {
   private skipping = false;
   private started = false;
 
+  private readonly maxBytes: number;
+  private readonly screen: ((message: JSONRPCMessage) => JSONRPCMessage | undefined) | undefined;
+
   /**
    * @param input where messages arrive (process.stdin)
    * @param output where answers go (process.stdout)
-   * @param maxBytes longest accepted line in bytes
+   * @param options `maxBytes`: longest accepted line in bytes (default {@link MAX_MESSAGE_BYTES});
+   *   `screen`: returns the answer to a message the server refuses before handling it (the
+   *   message is then not passed on), or undefined
    */
   constructor(
     private readonly input: Readable,
     private readonly output: Writable,
-    private readonly maxBytes = MAX_MESSAGE_BYTES,
-  ) {}
+    options: { maxBytes?: number; screen?: (message: JSONRPCMessage) => JSONRPCMessage | undefined } = {},
+  ) {
+    this.maxBytes = options.maxBytes ?? MAX_MESSAGE_BYTES;
+    this.screen = options.screen;
+  }
 
   private readonly onData = (chunk: Buffer): void => {
     let start = 0;
@@ -107,7 +127,14 @@ export class LineStdioTransport implements Transport {
       this.reply(usable ? (id as string | number) : null, INVALID_REQUEST, 'Invalid Request');
       return;
     }
-    this.onmessage?.(parsed.data);
+    let refusal: JSONRPCMessage | undefined;
+    try {
+      refusal = this.screen?.(parsed.data);
+    } catch (err) {
+      this.onerror?.(err instanceof Error ? err : new Error(String(err))); // a broken screen lets the server decide
+    }
+    if (refusal) this.send(refusal).catch(() => undefined);
+    else this.onmessage?.(parsed.data);
   }
 
   private reply(id: string | number | null, code: number, message: string, data?: unknown): void {
@@ -130,7 +157,7 @@ export class LineStdioTransport implements Transport {
   }
 
   send(message: JSONRPCMessage): Promise<void> {
-    return this.write(`${JSON.stringify(message)}\n`);
+    return this.write(`${JSON.stringify(withoutCodePrefix(message))}\n`);
   }
 
   async close(): Promise<void> {

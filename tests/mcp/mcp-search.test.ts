@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, gitRepo, runCli, SHARED } from '../helpers.js';
-import { callError, callOk, startMcp } from './mcp-client.js';
+import { callError, callOk, callRefused, startMcp } from './mcp-client.js';
 
 const FIXTURES = join(SHARED, 'fixtures/ecc');
 const OLDER = 'mem_20260725_01kolder'; // decision "Drop stateless JWT for server sessions", targets ["all"]
@@ -22,10 +22,15 @@ function repoWithFixtures(): string {
 const ids = (r: { results: Array<{ id: string }> }) => r.results.map((x) => x.id);
 
 describe('vault mcp: memory_search', () => {
-  it('finds memories targeted at its harness or "all", and a client-supplied harness changes nothing', async () => {
+  it('finds memories targeted at its harness or "all", and refuses a client-supplied harness', async () => {
     const repo = repoWithFixtures();
     const cursor = await startMcp(repo, cliEnv({ ECC_MEMORY_HARNESS: 'cursor' }));
-    const r = await callOk(cursor, 'memory_search', { query: 'sessions redis', targetHarness: 'claude', harness: 'claude' });
+    const refused = await callRefused(cursor, 'memory_search', { query: 'sessions redis', targetHarness: 'claude', harness: 'claude' });
+    expect(refused.code).toBe(-32602);
+    expect(refused.message).toBe(
+      'MCP error -32602: Invalid arguments for memory_search: unknown arguments "targetHarness", "harness" (the harness identity comes from the server\'s environment at launch (ECC_MEMORY_HARNESS), never from the client); allowed: query, scopes, kinds, tags, statuses, since, until, limit',
+    );
+    const r = await callOk(cursor, 'memory_search', { query: 'sessions redis' });
     expect(r.harness).toBe('cursor');
     expect(ids(r)).toEqual([OLDER]);
     expect(r.total).toBe(1);

@@ -73,7 +73,7 @@ describe('vault mcp: transport limits', () => {
     expect(r.stderr).toContain(`refused a message of more than ${MiB} bytes`);
   });
 
-  it.runIf(process.platform === 'linux')('skips the rest of an oversized line without buffering it (64 MiB line, peak memory checked)', async () => {
+  it.runIf(process.platform === 'linux')('skips the rest of an oversized line without buffering it (96 MiB line, peak memory checked)', async () => {
     const child = spawn(process.execPath, [BIN, 'mcp'], { cwd: gitRepo(), env: cliEnv({ ECC_MEMORY_HARNESS: 'cursor' }), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
@@ -89,13 +89,14 @@ describe('vault mcp: transport limits', () => {
     const before = peakKiB();
     await write('{"jsonrpc":"2.0","id":3,"method":"ping","params":{"pad":"');
     const block = 'x'.repeat(MiB);
-    for (let i = 0; i < 64; i++) await write(block);
+    for (let i = 0; i < 96; i++) await write(block);
     await write(`"}}\n${JSON.stringify(ping(4))}\n`);
     await answered(4);
     const growthMiB = (peakKiB() - before) / 1024;
     child.stdin.end();
     await new Promise((resolve) => child.on('close', resolve));
     expect(stdout).toContain('"message is too large"');
-    expect(growthMiB, `peak memory grew by ${growthMiB.toFixed(1)} MiB`).toBeLessThan(32);
+    // garbage chunks wait for the collector, so memory grows some; holding the line would be 96 MiB and more
+    expect(growthMiB, `peak memory grew by ${growthMiB.toFixed(1)} MiB`).toBeLessThan(48);
   });
 });
