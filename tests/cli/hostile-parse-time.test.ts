@@ -7,28 +7,16 @@
  * the benchmark uses too; the bounds here are generous (5 s per command over all of them at once;
  * the benchmark records the real figures).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseMemory } from '../../src/document/parse.js';
 import { isVaultError } from '../../src/errors.js';
 import { describeParseError } from '../../src/scanner/parse-problem.js';
-import { hostileDocuments } from '../../scripts/hostile-frontmatter.mjs';
 import { cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';
+import { HOSTILE_DOCUMENTS as DOCS, hostileRepo } from '../hostile-vault.js';
 
-const DOCS: { cls: string; name: string; text: string }[] = hostileDocuments();
 const COMMAND_BOUND_MS = 5000;
-
-/** A git repo whose team vault holds every hostile document, as mem_hostile_<n>.md. */
-function hostileRepo(): string {
-  const repo = gitRepo();
-  const dir = join(repo, '.ecc/memory/team/decisions');
-  mkdirSync(dir, { recursive: true });
-  DOCS.forEach((d, i) => {
-    writeFileSync(join(dir, `mem_hostile_${String(i).padStart(3, '0')}.md`), d.text);
-  });
-  return repo;
-}
 
 describe('hostile frontmatter costs bounded work (hardening item 1)', () => {
   it('covers every class with several variants, each at most 128 KiB', () => {
