@@ -40,9 +40,12 @@ function refuseEngine(): never {
  */
 export function parseCanonicalBlock(block: string): Record<string, unknown> | undefined {
   const out: Record<string, unknown> = Object.create(null);
-  const lines = block.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const m = CANONICAL_LINE.exec(lines[i]!);
+  // line by line without splitting first: most blocks that are not canonical fail on line 1
+  for (let i = 0, at = 0; at <= block.length; i++) {
+    const nl = block.indexOf('\n', at);
+    const end = nl === -1 ? block.length : nl;
+    const m = CANONICAL_LINE.exec(block.slice(at, end));
+    at = end + 1;
     if (!m) return undefined;
     const key = m[1]!;
     let value: unknown;
@@ -162,10 +165,18 @@ function whitespaceScan(block: string): number {
   let total = 0;
   let run = 0; // length of the whitespace run starting at the current position
   for (let i = block.length - 1; i >= -1; i--) {
-    if (i === -1 || block[i] === '\n') total += run; // the position after a newline is a line start
-    if (i >= 0) run = /\s/.test(block[i]!) ? run + 1 : 0;
+    if (i === -1 || block.charCodeAt(i) === 10) total += run; // the position after a newline is a line start
+    if (i >= 0) run = isRegExpSpace(block.charCodeAt(i)) ? run + 1 : 0;
   }
   return total;
+}
+
+/** What `\s` matches in a JavaScript regex, for one UTF-16 code unit. */
+function isRegExpSpace(c: number): boolean {
+  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
+  return (
+    c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+  );
 }
 
 /**

@@ -4,8 +4,8 @@
  * and so in every command. Before the fix one such file made `read` take 70 s, `doctor` 61 s and
  * `fmt` 32 s. The shapes (flow collections, quoted scalars, tags, anchors and aliases, deep
  * nesting, long keys, many keys, blank lines) come from scripts/hostile-frontmatter.mjs, which
- * the benchmark uses too; the bounds here are generous (5 s per command over all of them at once;
- * the benchmark records the real figures).
+ * the benchmark uses too; the bounds here are generous (5 s per command over all of them at once,
+ * beyond the command's start-up; about 1 s in all on an idle machine, see docs/benchmarks.md).
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -45,8 +45,9 @@ describe('hostile frontmatter costs bounded work (hardening item 1)', () => {
     expect(problem.message).not.toMatch(/(.)\1{15}/); // no run of the file's repeated text
   });
 
-  it(`read, search, doctor, fmt --check, share and index each finish in under ${COMMAND_BOUND_MS / 1000} s over a vault of every shape`, async () => {
+  it(`read, search, doctor, fmt --check, share and index each spend under ${COMMAND_BOUND_MS / 1000} s on a vault of every shape`, async () => {
     const repo = hostileRepo();
+    const empty = gitRepo();
     const env = cliEnv();
     const expected: [string[], number][] = [
       [['read', 'mem_hostile_000'], 6], // incomplete: the vault holds invalid files
@@ -56,13 +57,19 @@ describe('hostile frontmatter costs bounded work (hardening item 1)', () => {
       [['share', 'mem_hostile_001'], 6],
       [['index'], 0],
     ];
-    for (const [args, code] of expected) {
+    const timed = async (args: string[], cwd: string) => {
       const started = Date.now();
-      const r = await runCli(args, { cwd: repo, env, timeoutMs: 120_000 });
-      const ms = Date.now() - started;
+      const r = await runCli(args, { cwd, env, timeoutMs: 120_000 });
+      return { r, ms: Date.now() - started };
+    };
+    for (const [args, code] of expected) {
+      // The same command on an empty vault first: its start-up under the machine's current load
+      // (a loaded 2-core machine runs it several times slower), which the bound leaves out.
+      const startup = (await timed(args, empty)).ms;
+      const { r, ms } = await timed(args, repo);
       expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(code);
       expect(r.stderr, args.join(' ')).not.toMatch(/internal error|\n\s+at /);
-      expect(ms, `vault ${args.join(' ')} took ${ms} ms`).toBeLessThan(COMMAND_BOUND_MS);
+      expect(ms - startup, `vault ${args.join(' ')} took ${ms} ms (${startup} ms on an empty vault)`).toBeLessThan(COMMAND_BOUND_MS);
     }
   });
 
