@@ -30,6 +30,15 @@ function shown(name: string): string {
   return JSON.stringify(redactSecretShapes(name.slice(0, 64)).text);
 }
 
+/** The input schema of tool `name`; an unknown tool is refused (-32602, as in the reference). */
+function schemaOf(name: string, inputs: Readonly<Record<string, z.ZodObject>>): z.ZodObject {
+  const schema = Object.hasOwn(inputs, name) ? inputs[name] : undefined;
+  if (!schema) {
+    throw new ProtocolError(INVALID_PARAMS, `Unknown tool ${shown(name)}; this server has ${Object.keys(inputs).join(', ')}`, { tool: name.slice(0, 64) });
+  }
+  return schema;
+}
+
 /**
  * Checks the arguments of one tools/call.
  *
@@ -42,10 +51,7 @@ export function checkToolArguments(
   inputs: Readonly<Record<string, z.ZodObject>>,
 ): void {
   const { name } = params;
-  const schema = Object.hasOwn(inputs, name) ? inputs[name] : undefined;
-  if (!schema) {
-    throw new ProtocolError(INVALID_PARAMS, `Unknown tool ${shown(name)}; this server has ${Object.keys(inputs).join(', ')}`, { tool: name.slice(0, 64) });
-  }
+  const schema = schemaOf(name, inputs);
   const args = params.arguments ?? {};
   const allowed = Object.keys(schema.shape);
   const unknown = Object.keys(args).filter((k) => !Object.hasOwn(schema.shape, k));
@@ -85,7 +91,8 @@ export function toolCallRefusal(message: JSONRPCMessage, inputs: Readonly<Record
     if (typeof params?.name !== 'string') throw new ProtocolError(INVALID_PARAMS, 'Invalid params: tools/call needs the name of a tool');
     const args = params.arguments;
     if (args !== undefined && (args === null || typeof args !== 'object' || Array.isArray(args))) {
-      throw new ProtocolError(INVALID_PARAMS, `Invalid arguments for ${shown(params.name)}: arguments must be an object`);
+      schemaOf(params.name, inputs); // an unknown tool is named as such
+      throw new ProtocolError(INVALID_PARAMS, `Invalid arguments for ${params.name}: arguments must be an object`, { tool: params.name });
     }
     checkToolArguments({ name: params.name, arguments: args as Record<string, unknown> | undefined }, inputs);
     return undefined;

@@ -137,4 +137,36 @@ describe('vault mcp: protocol hygiene', () => {
       expect(quiet.stderr).not.toContain('warning');
     }
   });
+
+  it('refuses tool arguments that are not an object, and keys such as __proto__ and constructor, with -32602', async () => {
+    const raw = (id: number, params: string) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":${params}}`;
+    const r = await runRawMcp(gitRepo(), cliEnv({ ECC_MEMORY_HARNESS: 'cursor' }), [
+      INIT,
+      INITIALIZED,
+      raw(2, '{"name":"memory_read","arguments":{"id":"mem_abc_def","__proto__":{"x":1}}}'),
+      raw(3, '{"name":"memory_read","arguments":{"id":"mem_abc_def","constructor":1}}'),
+      raw(4, '{"name":"memory_read","arguments":[1,2]}'),
+      raw(5, '{"name":"memory_read","arguments":null}'),
+      raw(6, '{"name":"__proto__","arguments":{}}'),
+      raw(7, '{"name":"memory_doctor"}'),
+    ]);
+    const byId = new Map(
+      r.stdout
+        .toString('utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .map((m) => [m.id, m]),
+    );
+    expect(byId.get(2).error.message).toBe('Invalid arguments for memory_read: unknown argument "__proto__"; allowed: id, scopes');
+    expect(byId.get(3).error.message).toBe('Invalid arguments for memory_read: unknown argument "constructor"; allowed: id, scopes');
+    for (const id of [4, 5])
+      expect(byId.get(id).error).toEqual({
+        code: -32602,
+        message: 'Invalid arguments for memory_read: arguments must be an object',
+        data: { tool: 'memory_read' },
+      });
+    expect(byId.get(6).error.message).toBe('Unknown tool "__proto__"; this server has memory_save, memory_search, memory_read, memory_doctor');
+    expect(byId.get(7).result.structuredContent.ok).toBe(true); // no arguments at all is an empty object
+  });
 });
