@@ -40,9 +40,12 @@ function refuseEngine(): never {
  */
 export function parseCanonicalBlock(block: string): Record<string, unknown> | undefined {
   const out: Record<string, unknown> = Object.create(null);
-  const lines = block.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const m = CANONICAL_LINE.exec(lines[i]!);
+  // line by line without splitting first: most blocks that are not canonical fail on line 1
+  for (let i = 0, at = 0; at <= block.length; i++) {
+    const nl = block.indexOf('\n', at);
+    const end = nl === -1 ? block.length : nl;
+    const m = CANONICAL_LINE.exec(block.slice(at, end));
+    at = end + 1;
     if (!m) return undefined;
     const key = m[1]!;
     let value: unknown;
@@ -67,10 +70,12 @@ export function parseCanonicalBlock(block: string): Record<string, unknown> | un
 
 /**
  * Limits on frontmatter that goes through gray-matter and the YAML parser. A valid ecc.memory.v1
- * frontmatter is at most about 15 KiB, about 150 lines in block style, and one level of lists; the
- * limits are far above that and far below what makes the parsers slow (gray-matter's comment
- * regex is quadratic in blank lines, YAML's unique-key check in keys, its composer recursive in
- * nesting). Ours, not the format's: canonical `key: <JSON>` lines never reach them.
+ * frontmatter is at most about 15 KiB, about 150 lines and 1,150 YAML tokens in block style (with a
+ * comment on every line), and one level of lists; the limits are far above that and far below what
+ * makes the parsers slow (gray-matter's comment regex is quadratic in blank lines, YAML's
+ * unique-key check in keys, its composer recursive in nesting, and every YAML error costs an
+ * Error object: 32 KiB of `]}` is 32,000 errors and took 4 s). Ours, not the format's: canonical
+ * `key: <JSON>` lines never reach them.
  */
 export const YAML_LIMITS = {
   /** UTF-8 bytes of the frontmatter block */
@@ -81,6 +86,15 @@ export const YAML_LIMITS = {
   maxDepth: 8,
   /** commas outside quoted scalars (flow collection items) */
   maxCommas: 2000,
+  /** tokens of the YAML lexer (scalars, indicators, spaces, newlines, comments): bounds all later work */
+  maxTokens: 4000,
+  /** block indicators (`-`, `?`, `:`) on one line outside flow collections: bounds compact nesting (`- - - a`) */
+  maxIndicatorsPerLine: 8,
+  /**
+   * characters gray-matter's comment regex (`/^\s*#[^\n]+/gm`) scans: the whitespace run from each
+   * line start, summed (1,000 lines of 31 spaces are 15 million characters, 100 ms)
+   */
+  maxWhitespaceScan: 64 * 1024,
 } as const;
 
 /**
@@ -142,6 +156,106 @@ export function assertYamlLimits(block: string): void {
     else if (c === ',' && ++commas > YAML_LIMITS.maxCommas) refuse(`more than ${YAML_LIMITS.maxCommas} list items`, line);
     prev = c;
   }
+  if (whitespaceScan(block) > YAML_LIMITS.maxWhitespaceScan) refuse('too many lines of only spaces');
+  assertTokenLimits(block, refuse);
+}
+
+/** What `/^\s*#/gm` scans in `block`: the length of the whitespace run from each line start, summed. */
+function whitespaceScan(block: string): number {
+  let total = 0;
+  let run = 0; // length of the whitespace run starting at the current position
+  for (let i = block.length - 1; i >= -1; i--) {
+    if (i === -1 || block.charCodeAt(i) === 10) total += run; // the position after a newline is a line start
+    if (i >= 0) run = isRegExpSpace(block.charCodeAt(i)) ? run + 1 : 0;
+  }
+  return total;
+}
+
+/** What `\s` matches in a JavaScript regex, for one UTF-16 code unit. */
+function isRegExpSpace(c: number): boolean {
+  if (c < 128) return c === 32 || (c >= 9 && c <= 13);
+  return (
+    c === 0xa0 || c === 0x1680 || (c >= 0x2000 && c <= 0x200a) || c === 0x2028 || c === 0x2029 || c === 0x202f || c === 0x205f || c === 0x3000 || c === 0xfeff
+  );
+}
+
+/**
+ * Runs the YAML lexer (linear, and stopped at the limit) so that the parser and composer after it
+ * see a bounded number of tokens, errors and nesting levels, whatever the shape of the block.
+ * Anchors, aliases and tags are refused here, at their first token: they are never valid in a
+ * memory, and thousands of them make the composer slow (each one is an error, or a key compared
+ * with every other key of its map).
+ */
+function assertTokenLimits(block: string, refuse: (what: string, line?: number) => never): void {
+  const { Lexer } = yaml();
+  let tokens = 0;
+  let line = 2;
+  let onLine = 0;
+  let flow = 0;
+  let scalarNext = false;
+  for (const token of new Lexer().lex(block)) {
+    if (++tokens > YAML_LIMITS.maxTokens) refuse(`more than ${YAML_LIMITS.maxTokens} YAML tokens`, line);
+    if (token === '\n' || token === '\r\n') {
+      line++;
+      onLine = 0;
+      continue;
+    }
+    const c = token[0];
+    // after the scalar marker comes a scalar's source: its first character is text, not an indicator
+    if (scalarNext) scalarNext = false;
+    else if (token === SCALAR_MARKER) scalarNext = true;
+    else if (token === '[' || token === '{') flow++;
+    else if ((token === ']' || token === '}') && flow > 0) flow--;
+    else if (c === '&' || c === '*') refuseAlias(line);
+    else if (c === '!') refuseTag(line);
+    else if (flow === 0 && (token === '-' || token === '?' || token === ':') && ++onLine > YAML_LIMITS.maxIndicatorsPerLine) {
+      refuse(`more than ${YAML_LIMITS.maxIndicatorsPerLine} nested block indicators (- ? :) on one line`, line);
+    }
+    for (let i = token.indexOf('\n'); i !== -1; i = token.indexOf('\n', i + 1)) line++; // multi-line scalars
+  }
+}
+
+/** The lexer's marker before the source of a plain or block scalar (`CST.SCALAR` of the yaml package). */
+const SCALAR_MARKER = '\x1f';
+
+function refuseAlias(line: number): never {
+  throw new VaultError('yaml-alias', `frontmatter uses a YAML anchor or alias (line ${line})`, {
+    rule: 'no anchors or aliases',
+    line,
+    hint: 'write each value out in full',
+  });
+}
+
+function refuseTag(line: number): never {
+  throw new VaultError('yaml-tag', `frontmatter uses an explicit YAML tag (line ${line})`, {
+    rule: 'no explicit tags',
+    line,
+    hint: 'remove the !tag; values are plain strings and lists',
+  });
+}
+
+/** Options of every YAML parse of frontmatter. No pretty errors: they copy source lines per error. */
+const YAML_PARSE_OPTIONS = {
+  version: '1.2',
+  schema: 'core',
+  uniqueKeys: true,
+  merge: false,
+  strict: true,
+  prettyErrors: false,
+  keepSourceTokens: false,
+} as const;
+
+/**
+ * The YAML parser's error code (`TAB_AS_INDENT`, `DUPLICATE_KEY`, `MISSING_CHAR`, ...) behind an
+ * `invalid-frontmatter` or `duplicate-field` error of {@link parseFrontmatterBlock}, so that an
+ * error can be explained without parsing the text a second time.
+ *
+ * @param err an error thrown by the parser
+ * @returns the code, or undefined when the error did not come from the YAML parser
+ */
+export function yamlErrorCode(err: { cause?: unknown }): string | undefined {
+  const cause = err.cause as { name?: unknown; code?: unknown } | undefined;
+  return cause !== null && typeof cause === 'object' && cause.name === 'YAMLParseError' && typeof cause.code === 'string' ? cause.code : undefined;
 }
 
 /**
@@ -160,18 +274,10 @@ export function parseFrontmatterBlock(block: string): unknown {
   if (fast) return fast;
   assertYamlLimits(block);
   const YAML = yaml();
-  const doc = YAML.parseDocument(block, {
-    version: '1.2',
-    schema: 'core',
-    uniqueKeys: true,
-    merge: false,
-    strict: true,
-    prettyErrors: true,
-    keepSourceTokens: false,
-  });
+  const doc = withoutStackTraces(() => YAML.parseDocument(block, YAML_PARSE_OPTIONS));
   const first = doc.errors[0];
   if (first) {
-    const line = (first.linePos?.[0]?.line ?? 1) + 1; // yaml counts from 1 within the block
+    const line = lineOf(block, first.pos[0]);
     const reason = first.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
     if (first.code === 'DUPLICATE_KEY') {
       const key = keyOnLine(block, line);
@@ -180,6 +286,7 @@ export function parseFrontmatterBlock(block: string): unknown {
         rule: 'unique keys',
         line,
         hint: 'keep one line per field',
+        cause: first,
       });
     }
     const hint =
@@ -188,7 +295,7 @@ export function parseFrontmatterBlock(block: string): unknown {
         : first.code === 'MULTIPLE_DOCS'
           ? 'a memory has exactly one frontmatter block; remove the second ---'
           : 'write each field as key: value; quote values that contain ": " or start with a special character';
-    throw new VaultError('invalid-frontmatter', `frontmatter is not valid YAML at line ${line}: ${reason}`, { rule: 'yaml syntax', line, hint });
+    throw new VaultError('invalid-frontmatter', `frontmatter is not valid YAML at line ${line}: ${reason}`, { rule: 'yaml syntax', line, hint, cause: first });
   }
   YAML.visit(doc, {
     Pair(_key, pair) {
@@ -203,24 +310,28 @@ export function parseFrontmatterBlock(block: string): unknown {
       }
     },
     Node(_key, node) {
-      const line = lineOf(block, node.range?.[0] ?? 0);
-      if (YAML.isAlias(node) || (node as { anchor?: string }).anchor) {
-        throw new VaultError('yaml-alias', `frontmatter uses a YAML anchor or alias (line ${line})`, {
-          rule: 'no anchors or aliases',
-          line,
-          hint: 'write each value out in full',
-        });
-      }
-      if ((node as { tag?: string }).tag) {
-        throw new VaultError('yaml-tag', `frontmatter uses an explicit YAML tag (line ${line})`, {
-          rule: 'no explicit tags',
-          line,
-          hint: 'remove the !tag; values are plain strings and lists',
-        });
-      }
+      // the line only when refusing: counting it for every node is quadratic in the block
+      const line = () => lineOf(block, node.range?.[0] ?? 0);
+      if (YAML.isAlias(node) || (node as { anchor?: string }).anchor) refuseAlias(line());
+      if ((node as { tag?: string }).tag) refuseTag(line());
     },
   });
   return doc.toJS({ maxAliasCount: 0 });
+}
+
+/**
+ * Runs `f` with V8's stack trace capture off. The YAML parser makes an Error object per problem it
+ * finds and we read only the first one's code and offset; capturing thousands of stack traces was
+ * five sixths of the time spent on a block of 4,000 stray `]`.
+ */
+function withoutStackTraces<T>(f: () => T): T {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return f();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
 }
 
 /** The field name written at the start of a 1-based document line, if any. */

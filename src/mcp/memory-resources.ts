@@ -3,11 +3,12 @@
  * Listing and reading go through the same identity policy as the tools: only memories targeted
  * at this server's harness (or `all`) in the project and team scopes, read fail-closed.
  */
-import { McpError, type ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
+import type { ReadResourceResult } from '@modelcontextprotocol/sdk/types.js';
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { isVaultError } from '../errors.js';
 import { DEFAULT_MCP_SCOPES } from './identity.js';
 import { listVisibleMemories, readVisibleMemory, type McpContext } from './memory-access.js';
+import { ProtocolError } from './protocol-error.js';
 import { RECALL_NOTICE } from './tool-result.js';
 
 /** Resources listed at most: clients render the list whole; the newest memories come first. */
@@ -18,17 +19,22 @@ const RESOURCE_NOT_FOUND = -32002;
 const INTERNAL_ERROR = -32603;
 
 /** Maps a failed read to a protocol error with a stable code in `data`, never a path or stack. */
-function resourceError(err: unknown, log: (line: string) => void): McpError {
+function resourceError(err: unknown, log: (line: string) => void): ProtocolError {
   if (isVaultError(err) && err.code === 'read-incomplete') {
-    return new McpError(INTERNAL_ERROR, 'MEMORY_READ_INCOMPLETE: the vault could not be fully read; run `vault doctor`', { code: 'MEMORY_READ_INCOMPLETE' });
+    return new ProtocolError(INTERNAL_ERROR, 'MEMORY_READ_INCOMPLETE: the vault could not be fully read; run `vault doctor`', {
+      code: 'MEMORY_READ_INCOMPLETE',
+    });
   }
   if (isVaultError(err) && (err.code === 'not-found' || err.code === 'invalid-input' || err.code === 'ambiguous')) {
     const message = err.code === 'ambiguous' ? 'more than one file claims this memory id' : 'memory was not found, or is not visible to this harness';
-    return new McpError(RESOURCE_NOT_FOUND, `MEMORY_READ_FAILED: ${message}`, { code: 'MEMORY_READ_FAILED', reason: err.code });
+    return new ProtocolError(RESOURCE_NOT_FOUND, `MEMORY_READ_FAILED: ${message}`, { code: 'MEMORY_READ_FAILED', reason: err.code });
   }
   const e = err instanceof Error ? err : new Error(String(err));
   log(`vault mcp: internal error reading a resource: ${e.stack ?? e.message}`);
-  return new McpError(INTERNAL_ERROR, 'MEMORY_READ_FAILED: internal error; details are in the server log', { code: 'MEMORY_READ_FAILED', reason: 'internal' });
+  return new ProtocolError(INTERNAL_ERROR, 'MEMORY_READ_FAILED: internal error; details are in the server log', {
+    code: 'MEMORY_READ_FAILED',
+    reason: 'internal',
+  });
 }
 
 /**

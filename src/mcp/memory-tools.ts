@@ -53,7 +53,7 @@ function describeDiagnostics(d: SearchDiagnostics): string[] {
 }
 
 /** `memory_save` arguments, as the input schema delivers them. */
-type SaveArgs = { [K in keyof typeof saveInput]: z.infer<(typeof saveInput)[K]> };
+type SaveArgs = z.infer<typeof saveInput>;
 
 /**
  * The MCP server's one mapping from `memory_save` arguments to the save operation's input: the

@@ -4,10 +4,12 @@
  */
 import { createRequire } from 'node:module';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { McpContext } from './memory-access.js';
 import { registerMemoryResources } from './memory-resources.js';
 import { registerMemoryTools } from './memory-tools.js';
+import { LineStdioTransport } from './stdio-transport.js';
+import { toolCallRefusal } from './tool-arguments.js';
+import { TOOL_INPUTS } from './tool-schemas.js';
 import { RECALL_NOTICE } from './tool-result.js';
 
 // The CLI starts the server through this module only (adapters reach each other by their entry).
@@ -52,7 +54,8 @@ export function createVaultMcpServer(ctx: McpContext): McpServer {
  * Serves the vault over stdio until the client closes standard input.
  *
  * Anything that would print to stdout through `console` is redirected to stderr first, so a
- * stray log line from a dependency cannot corrupt the JSON-RPC stream.
+ * stray log line from a dependency cannot corrupt the JSON-RPC stream. Messages are read by
+ * {@link LineStdioTransport}: a line over 1 MiB is refused with `-32700` and the server goes on.
  *
  * @param ctx server context
  * @returns when the connection has closed
@@ -65,7 +68,8 @@ export async function serveStdio(ctx: McpContext): Promise<void> {
   console.warn = toStderr;
 
   const server = createVaultMcpServer(ctx);
-  const transport = new StdioServerTransport();
+  // tool arguments are checked before the SDK sees them: it would answer a bad one as a tool result
+  const transport = new LineStdioTransport(process.stdin, process.stdout, { screen: (message) => toolCallRefusal(message, TOOL_INPUTS) });
   const closed = new Promise<void>((resolve) => {
     server.server.onclose = () => resolve();
   });

@@ -2,8 +2,9 @@
  * Input and output schemas of the MCP tools (zod 4; the SDK publishes them as JSON Schema in
  * `tools/list`). Inputs declare types, enums and counts so a model can call correctly; the
  * library still enforces every ecc.memory.v1 rule (patterns, byte limits, secrets) and names the
- * field and the rule when one fails. Unknown argument keys are dropped, which is how a client's
- * attempt to pass a harness name is ignored: identity belongs to the server.
+ * field and the rule when one fails. Inputs are strict objects (`additionalProperties: false` in
+ * `tools/list`): a key a tool does not declare, such as a client-sent harness, is refused with
+ * -32602 (tool-arguments.ts), never dropped: identity belongs to the server.
  */
 import * as z from 'zod';
 import { KINDS, LIMITS, SCOPES, STATUSES } from '../document/contract.js';
@@ -18,7 +19,7 @@ const scopes = z
   .describe('scopes to look in; default ["project","team"]. "user" only when the user asked for their personal memories and the operator enabled it');
 
 /** `memory_save` arguments. */
-export const saveInput = {
+export const saveInput = z.strictObject({
   title: z.string().min(1).max(LIMITS.titleMax).describe('one-line summary, 1..200 characters'),
   body: z
     .string()
@@ -39,7 +40,7 @@ export const saveInput = {
     .describe(
       '"project" (default: local to this clone, never committed), "team" (committed and reviewed in pull requests) or "user" (personal; only when explicitly asked and enabled)',
     ),
-};
+});
 
 const memorySummary = z.object({
   id: z.string(),
@@ -70,7 +71,7 @@ export const saveOutput = {
 };
 
 /** `memory_search` arguments. */
-export const searchInput = {
+export const searchInput = z.strictObject({
   query: z.string().max(500).describe('words to look for (any language); empty lists the newest memories'),
   scopes: scopes.optional(),
   kinds: z.array(kind).max(KINDS.length).optional().describe('only these kinds'),
@@ -79,7 +80,7 @@ export const searchInput = {
   since: z.string().max(40).optional().describe('only memories updated at or after this date (YYYY-MM-DD) or ISO-8601 time'),
   until: z.string().max(40).optional().describe('only memories updated at or before this date (YYYY-MM-DD, inclusive) or ISO-8601 time'),
   limit: z.number().int().min(1).max(100).optional().describe('maximum results, default 20'),
-};
+});
 
 /** `memory_search` result. */
 export const searchOutput = {
@@ -105,10 +106,10 @@ export const searchOutput = {
 };
 
 /** `memory_read` arguments. */
-export const readInput = {
+export const readInput = z.strictObject({
   id: z.string().max(132).describe('memory id, mem_...'),
   scopes: scopes.optional(),
-};
+});
 
 const backlink = z.object({ id: z.string(), title: z.string(), kind: z.string(), scope, status: z.string(), path: z.string() });
 
@@ -121,9 +122,9 @@ export const readOutput = {
 };
 
 /** `memory_doctor` arguments. */
-export const doctorInput = {
+export const doctorInput = z.strictObject({
   scopes: scopes.optional(),
-};
+});
 
 /** `memory_doctor` result. */
 export const doctorOutput = {
@@ -144,3 +145,11 @@ export const doctorOutput = {
   ),
   problemsTruncated: z.boolean().describe('true when more problems exist than listed (run `vault doctor` for all)'),
 };
+
+/** Each tool's input schema, by tool name (for the check in front of the SDK, tool-arguments.ts). */
+export const TOOL_INPUTS = {
+  memory_save: saveInput,
+  memory_search: searchInput,
+  memory_read: readInput,
+  memory_doctor: doctorInput,
+} as const;

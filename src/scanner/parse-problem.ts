@@ -2,11 +2,12 @@
  * Turns a document parse failure into a diagnostic that names the line and the rule but never
  * echoes the file's content: values, unknown keys and YAML excerpts are left out (the line
  * number says where to look). Lines are computed here from the text, independently of the
- * parser, so they are exact for every error kind (1-based, line 1 = the opening `---`).
+ * parser, so they are exact for every error kind (1-based, line 1 = the opening `---`); a YAML
+ * syntax error keeps the line and code the parser found, and the text is never parsed again.
  */
-import { createRequire } from 'node:module';
 import type { Diagnostic, DiagnosticCode } from '../diagnostics.js';
 import { FIELD_ORDER } from '../document/contract.js';
+import { yamlErrorCode } from '../document/yaml-engine.js';
 import { DOCUMENT_ERROR_CODES, type VaultError } from '../errors.js';
 import { UNSAFE_BODY_CHARS, UNSAFE_LINE_CHARS } from '../unicode/unsafe-characters.js';
 
@@ -77,19 +78,26 @@ function keyLine(l: Layout, key: string, occurrence = 1): number | undefined {
   return undefined;
 }
 
-function yamlError(l: Layout): { code: string; line: number } | undefined {
-  if (l.closing === -1) return undefined;
-  const block = l.lines.slice(1, l.closing).join('\n');
-  try {
-    // loaded only when a file fails to parse: the scanner's module graph (every search) stays light
-    const YAML = createRequire(import.meta.url)('yaml') as typeof import('yaml');
-    const doc = YAML.parseDocument(block, { version: '1.2', schema: 'core', uniqueKeys: true, merge: false, strict: true, prettyErrors: true });
-    const e = doc.errors[0];
-    if (!e) return undefined;
-    return { code: e.code, line: (e.linePos?.[0]?.line ?? 1) + 1 };
-  } catch {
-    return undefined;
-  }
+/**
+ * The YAML parser's first error, as the parser itself reported it. The text is never parsed a
+ * second time here: a second parse would need the parser's limits too, and costs as much again.
+ */
+function yamlError(err: VaultError): { code: string; line: number } | undefined {
+  const code = yamlErrorCode(err);
+  return code !== undefined && err.line !== undefined ? { code, line: err.line } : undefined;
+}
+
+/**
+ * The key a line starts with (`key:`, `"key":`), as `/^["']?([^\s:"'#-][^:"']*)["']?\s*:/` reads
+ * it, in time linear in the line: that regex backtracks quadratically over a long run of spaces.
+ */
+function keyAtLineStart(line: string): string | undefined {
+  const m = /^["']?[^\s:"'#-][^:"']*/.exec(line);
+  if (!m) return undefined;
+  let i = m[0].length;
+  if (line[i] === '"' || line[i] === "'") i++;
+  while (i < line.length && /\s/.test(line[i]!)) i++;
+  return line[i] === ':' ? m[0].replace(/^["']/, '') : undefined;
 }
 
 function firstBodyLine(l: Layout): number | undefined {
@@ -154,8 +162,10 @@ export function describeParseError(bytes: Uint8Array, err: VaultError): ParseFai
       break;
     case 'invalid-frontmatter':
     case 'duplicate-field': {
-      const y = yamlError(l);
-      if (y?.code === 'TAB_AS_INDENT') {
+      const y = yamlError(err);
+      if (err.rule === 'yaml limits') {
+        // the parser's own words: which limit, in numbers only, and the line where it was hit
+      } else if (y?.code === 'TAB_AS_INDENT') {
         out.line = y.line;
         out.message = `a tab is used for indentation on line ${y.line}; YAML indents with spaces`;
         out.hint = 'replace the tab with spaces';
@@ -196,8 +206,8 @@ export function describeParseError(bytes: Uint8Array, err: VaultError): ParseFai
       // Find the first top-level key that is not a field name: its line, never its name.
       const end = l.closing === -1 ? l.lines.length : l.closing;
       for (let i = 1; i < end; i++) {
-        const m = /^["']?([^\s:"'#-][^:"']*)["']?\s*:/.exec(l.lines[i]!);
-        if (m && !(FIELD_ORDER as readonly string[]).includes(m[1]!.trim())) {
+        const key = keyAtLineStart(l.lines[i]!);
+        if (key !== undefined && !(FIELD_ORDER as readonly string[]).includes(key.trim())) {
           out.line = i + 1;
           break;
         }

@@ -6,7 +6,7 @@
  */
 import matter from 'gray-matter';
 import type { Kind } from '../document/contract.js';
-import { GRAY_MATTER_OPTIONS } from '../document/yaml-engine.js';
+import { assertYamlLimits, GRAY_MATTER_OPTIONS } from '../document/yaml-engine.js';
 import { VaultError, isVaultError } from '../errors.js';
 import { collapse, splitSections, type KindTemplate } from './kind-template.js';
 
@@ -115,6 +115,11 @@ export function readDraft(text: string, templates: readonly KindTemplate[]): Dra
   let data: Record<string, unknown>;
   let content: string;
   try {
+    // gray-matter's block (up to the first "\n---", or all of an unclosed draft) gets the
+    // parser's limits before gray-matter's own regexes and the YAML parser see it
+    const afterOpen = lf.slice(3);
+    const closeAt = afterOpen.indexOf('\n---');
+    assertYamlLimits((closeAt === -1 ? afterOpen : afterOpen.slice(0, closeAt)).slice(1));
     const file = matter(lf, GRAY_MATTER_OPTIONS as never);
     data = (file.data ?? {}) as Record<string, unknown>;
     content = file.content;

@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { McpError, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach } from 'vitest';
 import { BIN } from '../helpers.js';
 
@@ -58,6 +58,20 @@ export async function callError(
   if (!r.isError) throw new Error(`${name} unexpectedly succeeded: ${textOf(r)}`);
   const raw = textOf(r);
   return { ...JSON.parse(raw).error, raw };
+}
+
+/**
+ * The JSON-RPC error a call is refused with (a protocol error, not a tool result); fails the test
+ * if the call was answered with a result.
+ */
+export async function callRefused(s: McpSession, name: string, args: Record<string, unknown>): Promise<{ code: number; message: string; data?: any }> {
+  try {
+    const r = await s.client.callTool({ name, arguments: args });
+    throw new Error(`${name} was not refused: ${JSON.stringify(r)}`);
+  } catch (e) {
+    if (!(e instanceof McpError)) throw e;
+    return { code: e.code, message: e.message, data: e.data };
+  }
 }
 
 /** The concatenated text content of a result. */

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { cliEnv, gitRepo } from '../helpers.js';
-import { runRawMcp } from './mcp-client.js';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { ListPromptsResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { cliEnv, gitRepo, tempDir } from '../helpers.js';
+import { runRawMcp, startMcp } from './mcp-client.js';
 
 const INIT = {
   jsonrpc: '2.0',
@@ -77,12 +80,93 @@ describe('vault mcp: protocol hygiene', () => {
     expect(JSON.parse(byId.get(4).result.content[0].text).error.code).toBe('MEMORY_WRITE_REJECTED');
     expect(Array.isArray(byId.get(10).result.structuredContent.results)).toBe(true); // requests run concurrently: the save may not be indexed yet
     expect(byId.get(11).result.structuredContent.ok).toBe(true);
-    expect(byId.get(9).error.code).toBe(-32002);
-    // every request got exactly one answer, the notification none
-    expect(ids.sort((a, b) => Number(a) - Number(b))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(byId.get(9).error).toMatchObject({ code: -32002, message: 'MEMORY_READ_FAILED: memory was not found, or is not visible to this harness' });
+    // every request got exactly one answer, the notification none, the line that is not JSON a parse error
+    expect(byId.get(null).error).toEqual({ code: -32700, message: 'Parse error' });
+    expect(ids.filter((id) => id !== null).sort((a, b) => Number(a) - Number(b))).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
+    expect(ids.filter((id) => id === null)).toHaveLength(1);
     expect(text).not.toContain(secret);
     expect(text).not.toContain(repo); // no absolute paths
     expect(text).not.toMatch(/\n\s+at [\w.<>]+ \(/); // no stack traces
     expect(r.stderr).toContain('vault mcp: serving harness "opencode"');
+  });
+
+  it('answers resource and tool refusals with their code once, not "MCP error -32002: MCP error -32002: ..."', async () => {
+    const s = await startMcp(gitRepo(), cliEnv({ ECC_MEMORY_HARNESS: 'cursor' }));
+    const messageOf = (p: Promise<unknown>) =>
+      p.then(
+        () => 'resolved',
+        (e: Error) => e.message,
+      );
+    expect(await messageOf(s.client.readResource({ uri: 'memory://mem_not_there_at_all' }))).toBe(
+      'MCP error -32002: MEMORY_READ_FAILED: memory was not found, or is not visible to this harness',
+    );
+    expect(await messageOf(s.client.readResource({ uri: 'memory://NOT_AN_ID' }))).toBe(
+      'MCP error -32002: MEMORY_READ_FAILED: memory was not found, or is not visible to this harness',
+    );
+    // the SDK's own refusals (an unknown URI scheme, an unknown method) lose the doubled prefix too
+    expect(await messageOf(s.client.readResource({ uri: 'file:///etc/passwd' }))).toBe('MCP error -32602: Resource file:///etc/passwd not found');
+    expect(await messageOf(s.client.request({ method: 'prompts/list' }, ListPromptsResultSchema))).toBe('MCP error -32601: Method not found');
+    expect(await messageOf(s.client.callTool({ name: 'memory_read', arguments: { id: 'mem_x_y_z', trust: 'high' } }))).toMatch(
+      /^MCP error -32602: Invalid arguments for memory_read: unknown argument "trust"/,
+    );
+  });
+
+  it('warns on stderr (one line, with the hint) when started with no repository or vault, and serves anyway', async () => {
+    const nowhere = tempDir('vault-nowhere-');
+    const r = await runRawMcp(nowhere, cliEnv({ ECC_MEMORY_HARNESS: 'cursor' }), [INIT, INITIALIZED, { jsonrpc: '2.0', id: 2, method: 'ping' }]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.toString('utf8')).toMatch(/"id":2/);
+    const warnings = r.stderr.split('\n').filter((l) => l.includes('warning'));
+    expect(warnings).toEqual([
+      `vault mcp: warning: no git repository or vault (.git or .ecc) at or above ${nowhere}; hint: start the server in the project folder, pass --project <repo>, or set ECC_MEMORY_PROJECT_ROOT`,
+    ]);
+    // the home folder's ~/.ecc (hook sessions live there) is the user root, not a project vault
+    const env = cliEnv({ ECC_MEMORY_HARNESS: 'cursor' });
+    const sub = join(env.HOME!, 'notes');
+    mkdirSync(join(env.HOME!, '.ecc', 'sessions'), { recursive: true });
+    mkdirSync(sub);
+    const inHome = await runRawMcp(sub, env, [INIT]);
+    expect(inHome.stderr).toContain(`vault mcp: warning: ${join(env.HOME!, '.ecc')} is the user root, not a project vault; hint: `);
+    // in a repository, or with an explicit root, no warning
+    for (const [cwd, extra] of [
+      [gitRepo(), {}],
+      [nowhere, { ECC_MEMORY_PROJECT_ROOT: join(nowhere, 'vault') }],
+    ] as const) {
+      const quiet = await runRawMcp(cwd, cliEnv({ ECC_MEMORY_HARNESS: 'cursor', ...extra }), [INIT]);
+      expect(quiet.stderr).not.toContain('warning');
+    }
+  });
+
+  it('refuses tool arguments that are not an object, and keys such as __proto__ and constructor, with -32602', async () => {
+    const raw = (id: number, params: string) => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":${params}}`;
+    const r = await runRawMcp(gitRepo(), cliEnv({ ECC_MEMORY_HARNESS: 'cursor' }), [
+      INIT,
+      INITIALIZED,
+      raw(2, '{"name":"memory_read","arguments":{"id":"mem_abc_def","__proto__":{"x":1}}}'),
+      raw(3, '{"name":"memory_read","arguments":{"id":"mem_abc_def","constructor":1}}'),
+      raw(4, '{"name":"memory_read","arguments":[1,2]}'),
+      raw(5, '{"name":"memory_read","arguments":null}'),
+      raw(6, '{"name":"__proto__","arguments":{}}'),
+      raw(7, '{"name":"memory_doctor"}'),
+    ]);
+    const byId = new Map(
+      r.stdout
+        .toString('utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .map((m) => [m.id, m]),
+    );
+    expect(byId.get(2).error.message).toBe('Invalid arguments for memory_read: unknown argument "__proto__"; allowed: id, scopes');
+    expect(byId.get(3).error.message).toBe('Invalid arguments for memory_read: unknown argument "constructor"; allowed: id, scopes');
+    for (const id of [4, 5])
+      expect(byId.get(id).error).toEqual({
+        code: -32602,
+        message: 'Invalid arguments for memory_read: arguments must be an object',
+        data: { tool: 'memory_read' },
+      });
+    expect(byId.get(6).error.message).toBe('Unknown tool "__proto__"; this server has memory_save, memory_search, memory_read, memory_doctor');
+    expect(byId.get(7).result.structuredContent.ok).toBe(true); // no arguments at all is an empty object
   });
 });

@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, gitRepo, memoryFixture, runCli } from '../helpers.js';
-import { callError, callOk, startMcp } from './mcp-client.js';
+import { callError, callOk, callRefused, startMcp } from './mcp-client.js';
 
 const OLDER = 'mem_20260903_a41c7e9b2d05f3816c4e'; // decision "Queue retries use a fixed 30 s delay", targets ["all"]
 const HANDOFF = 'mem_20260904_5be28d1f0a7c93e4b6d1'; // handoff "Dead-letter queue hand-off", targets ["claude"]
@@ -21,10 +21,15 @@ function repoWithFixtures(): string {
 const ids = (r: { results: Array<{ id: string }> }) => r.results.map((x) => x.id);
 
 describe('vault mcp: memory_search', () => {
-  it('finds memories targeted at its harness or "all", and a client-supplied harness changes nothing', async () => {
+  it('finds memories targeted at its harness or "all", and refuses a client-supplied harness', async () => {
     const repo = repoWithFixtures();
     const cursor = await startMcp(repo, cliEnv({ ECC_MEMORY_HARNESS: 'cursor' }));
-    const r = await callOk(cursor, 'memory_search', { query: 'queue retries', targetHarness: 'claude', harness: 'claude' });
+    const refused = await callRefused(cursor, 'memory_search', { query: 'queue retries', targetHarness: 'claude', harness: 'claude' });
+    expect(refused.code).toBe(-32602);
+    expect(refused.message).toBe(
+      'MCP error -32602: Invalid arguments for memory_search: unknown arguments "targetHarness", "harness" (the harness identity comes from the server\'s environment at launch (ECC_MEMORY_HARNESS), never from the client); allowed: query, scopes, kinds, tags, statuses, since, until, limit',
+    );
+    const r = await callOk(cursor, 'memory_search', { query: 'queue retries' });
     expect(r.harness).toBe('cursor');
     expect(ids(r)).toEqual([OLDER]);
     expect(r.total).toBe(1);

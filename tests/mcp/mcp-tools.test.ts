@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, gitRepo, memoryFixture, tempDir } from '../helpers.js';
-import { callError, callOk, callTool, startMcp, textOf } from './mcp-client.js';
+import { callError, callOk, callRefused, callTool, startMcp, textOf } from './mcp-client.js';
 
 const OLDER = 'mem_20260903_a41c7e9b2d05f3816c4e'; // decision, targets ["all"]
 const HANDOFF = 'mem_20260904_5be28d1f0a7c93e4b6d1'; // handoff, targets ["claude"], links OLDER
@@ -25,21 +25,36 @@ function mdFilesUnder(dir: string): string[] {
 }
 
 describe('vault mcp: tools through the SDK client', () => {
-  it('saves with the server identity (a client-supplied harness is ignored) and reads it back with backlinks', async () => {
+  it('saves with the server identity (a client-supplied harness, trust or status is refused) and reads it back with backlinks', async () => {
     const repo = gitRepo();
     const s = await startMcp(repo, cliEnv({ ECC_MEMORY_HARNESS: 'cursor' }));
-    const first = await callOk(s, 'memory_save', {
+    const args = {
       title: 'Sessions live in Redis',
       body: 'We moved sessions from JWT cookies to Redis.',
       kind: 'decision',
       scope: 'team',
       tags: ['auth', '#redis'],
-      // attempts to claim another identity: not part of the schema, dropped
-      sourceHarness: 'claude-code',
-      source_harness: 'claude-code',
-      harness: 'claude-code',
-      trust: 'reviewed',
-    });
+    };
+    // attempts to claim another identity or a review: refused with -32602, nothing written
+    for (const [extra, says] of [
+      [
+        { sourceHarness: 'claude-code' },
+        /unknown argument "sourceHarness" \(the harness identity comes from the server's environment at launch \(ECC_MEMORY_HARNESS\), never from the client\)/,
+      ],
+      [{ source_harness: 'claude-code' }, /unknown argument "source_harness" \(the harness identity comes from the server's environment/],
+      [{ harness: 'claude-code' }, /unknown argument "harness" \(the harness identity comes from the server's environment/],
+      [{ trust: 'reviewed' }, /unknown argument "trust" \(every memory is saved as "unreviewed"; people review it in git\)/],
+      [{ status: 'superseded' }, /unknown argument "status" \(a new memory is always "active"/],
+      [{ id: 'mem_chosen_by_client' }, /unknown argument "id"; allowed: title, body, kind, tags, links, targetHarnesses, scope$/],
+    ] as const) {
+      const refused = await callRefused(s, 'memory_save', { ...args, ...extra });
+      expect(refused.code).toBe(-32602);
+      expect(refused.message).toMatch(/^MCP error -32602: Invalid arguments for memory_save: /);
+      expect(refused.message).toMatch(says);
+      expect(refused.data).toMatchObject({ tool: 'memory_save', unknown: Object.keys(extra) });
+    }
+    expect(mdFilesUnder(join(repo, '.ecc/memory'))).toEqual([]);
+    const first = await callOk(s, 'memory_save', args);
     expect(first.memory).toMatchObject({
       sourceHarness: 'cursor',
       trust: 'unreviewed',
@@ -63,7 +78,9 @@ describe('vault mcp: tools through the SDK client', () => {
     });
     expect(second.memory).toMatchObject({ scope: 'project', targetHarnesses: ['cursor'], links: [first.id] });
 
-    const read = await callOk(s, 'memory_read', { id: first.id, harness: 'claude-code' });
+    const asOther = await callRefused(s, 'memory_read', { id: first.id, harness: 'claude-code' });
+    expect(asOther.message).toMatch(/^MCP error -32602: Invalid arguments for memory_read: unknown argument "harness" \(the harness identity/);
+    const read = await callOk(s, 'memory_read', { id: first.id });
     expect(read.memory).toMatchObject({
       id: first.id,
       title: 'Sessions live in Redis',
@@ -203,7 +220,7 @@ describe('vault mcp: tools through the SDK client', () => {
     expect(s.stderr()).not.toContain(secret);
   });
 
-  it('reports a field rule with its field, and a malformed argument as a tool error', async () => {
+  it('reports a field rule with its field as a tool error, and a malformed argument as -32602', async () => {
     const s = await startMcp(gitRepo(), cliEnv({ ECC_MEMORY_HARNESS: 'cursor' }));
     const bad = await callError(s, 'memory_save', { title: 'ok', body: 'ok', tags: ['Not A Slug'] });
     expect(bad).toMatchObject({ code: 'MEMORY_WRITE_REJECTED', reason: 'invalid-field', field: 'tags[0]' });
@@ -211,10 +228,18 @@ describe('vault mcp: tools through the SDK client', () => {
     expect(badLink.code).toBe('MEMORY_WRITE_REJECTED');
     const badId = await callError(s, 'memory_read', { id: '../../etc/passwd' });
     expect(badId).toMatchObject({ code: 'MEMORY_READ_FAILED', reason: 'invalid-input' });
-    const wrongType = await callTool(s, 'memory_save', { title: 42, body: 'x' });
-    expect(wrongType.isError).toBe(true);
-    expect(textOf(wrongType)).toMatch(/Invalid arguments for tool memory_save/);
-    for (const r of [bad.raw, badLink.raw, badId.raw, textOf(wrongType)]) expect(r).not.toMatch(/\n\s+at |\/tmp\//);
+    const wrongType = await callRefused(s, 'memory_save', { title: 42, body: 'x' });
+    expect(wrongType).toEqual({
+      code: -32602,
+      message: 'MCP error -32602: Invalid arguments for memory_save: title: Invalid input: expected string, received number',
+      data: { tool: 'memory_save', field: 'title' },
+    });
+    const badKind = await callRefused(s, 'memory_save', { title: 't', body: 'x', kind: 'secret-plan' });
+    expect(badKind.message).toMatch(/^MCP error -32602: Invalid arguments for memory_save: kind: Invalid option: expected one of "context"\|"decision"/);
+    expect(badKind.message).not.toContain('secret-plan');
+    const noTool = await callRefused(s, 'memory_delete', { id: 'mem_x_y_z' });
+    expect(noTool.message).toBe('MCP error -32602: Unknown tool "memory_delete"; this server has memory_save, memory_search, memory_read, memory_doctor');
+    for (const r of [bad.raw, badLink.raw, badId.raw, wrongType.message]) expect(r).not.toMatch(/\n\s+at |\/tmp\//);
   });
 
   it('answers MEMORY_READ_INCOMPLETE, not "not found", when the vault holds a malformed file', async () => {

@@ -1,6 +1,7 @@
 import type { Argv } from 'yargs';
 import { isVaultError, VaultError } from '../../errors.js';
 import { runCommand, type CliContext, type GlobalArgs } from '../command-context.js';
+import type { VaultRoots } from '../../store/roots.js';
 import { sanitizeTerminalText } from '../../unicode/terminal-text.js';
 
 /**
@@ -29,6 +30,26 @@ async function projectFolder(cwd: string, project: string): Promise<string> {
       hint: 'give the path of the project (repository) folder',
     });
   return dir;
+}
+
+/**
+ * The start-up warning for a server that found no project: no git work tree, no `.ecc` folder and
+ * no explicit root, or only the user root (`~/.ecc`) of the home folder. It still serves (the
+ * client may only search), but its memories would belong to no project.
+ */
+async function noProjectWarning(roots: VaultRoots, cwd: string, home: string): Promise<string | undefined> {
+  if (roots.overridden || roots.gitDir !== undefined) return undefined;
+  const [{ statSync }, { join, resolve }] = await Promise.all([import('node:fs'), import('node:path')]);
+  let hasEcc = false;
+  try {
+    hasEcc = statSync(join(roots.worktreeRoot, '.ecc')).isDirectory();
+  } catch {
+    /* none */
+  }
+  const hint = 'hint: start the server in the project folder, pass --project <repo>, or set ECC_MEMORY_PROJECT_ROOT';
+  if (!hasEcc) return `vault mcp: warning: no git repository or vault (.git or .ecc) at or above ${cwd}; ${hint}`;
+  if (resolve(roots.worktreeRoot) === resolve(home)) return `vault mcp: warning: ${join(home, '.ecc')} is the user root, not a project vault; ${hint}`;
+  return undefined;
 }
 
 /** `vault mcp`: serve the vault to any MCP client over stdio. */
@@ -65,6 +86,8 @@ export const mcpCommand = (ctx: CliContext) => ({
         ctx.io.stderr(`vault mcp: startup failed: ${sanitizeTerminalText(err.message)}\n`);
         return STARTUP_FAILED;
       }
+      const warning = await noProjectWarning(roots, rt.cwd, rt.home);
+      if (warning) ctx.io.stderr(`${sanitizeTerminalText(warning)}\n`);
       await serveStdio({ roots, rt, identity, log: (line) => ctx.io.stderr(`${line}\n`) });
       return 0;
     }),
