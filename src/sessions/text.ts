@@ -3,7 +3,7 @@
  * context injected at session start: terminal escapes and control characters removed, bidi
  * formatting removed, whitespace collapsed, length capped, credential shapes redacted.
  */
-import { redactSecretShapes, SECRET_PATTERNS } from '../secrets/scan-secrets.js';
+import { redactSecrets } from '../secrets/detect-secrets.js';
 
 // CSI / OSC / other ESC sequences, then C0 (except TAB, LF), DEL, C1, and bidi formatting marks.
 const ESCAPES = /\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[P^_][^\u001b]*(?:\u001b\\)?|\u001b\[[0-?]*[ -/]*[@-~]|\u001b[@-Z\\-_]/g;
@@ -88,24 +88,10 @@ export function paragraph(text: string, max: number): string {
 }
 
 /**
- * One regex that matches wherever any credential shape could: every pattern as an alternative,
- * case-insensitive and with the union of their flags, so it matches a superset of what they
- * match. A text it does not match has nothing to redact, and the usual text (a title, a path) is
- * passed through without running each pattern. Undefined (always run them) when the patterns
- * cannot be combined safely (a backreference would point into another alternative).
+ * Replaces every suspected secret with `[REDACTED <label>]`: the detector that save and doctor
+ * use (our shapes and secretlint's rules, on the text as given and normalised), synchronous and
+ * cheap for text without a credential.
  */
-const ANY_SECRET: RegExp | undefined = (() => {
-  if (SECRET_PATTERNS.some(({ pattern }) => /\\[1-9]|\\k</.test(pattern.source))) return undefined;
-  const flags = ['i', ...['m', 's', 'u'].filter((f) => SECRET_PATTERNS.some(({ pattern }) => pattern.flags.includes(f)))].join('');
-  try {
-    return new RegExp(SECRET_PATTERNS.map(({ pattern }) => `(?:${pattern.source})`).join('|'), flags);
-  } catch {
-    return undefined;
-  }
-})();
-
-/** Replaces every built-in credential shape with `[REDACTED <label>]` (sync, cheap). */
 export function redact(text: string): string {
-  if (ANY_SECRET && !ANY_SECRET.test(text)) return text;
-  return redactSecretShapes(text).text;
+  return redactSecrets(text).text;
 }

@@ -11,7 +11,7 @@ import { checkTitle, quoteValue, validateBody } from '../document/validate.js';
 import { VaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
 import { checkFrontmatter } from '../schema/check-frontmatter.js';
-import { preloadSecretScanner, scanDocumentForSecrets } from '../secrets/scan-secrets.js';
+import { scanDocumentForSecrets } from '../secrets/scan-secrets.js';
 import { assertMemoryId, generateMemoryId } from '../store/ids.js';
 import { memoryFilePath, vaultRelativePath } from '../store/layout.js';
 import type { VaultRoots } from '../store/roots.js';
@@ -198,7 +198,6 @@ export async function saveMemory(
   rt: Runtime,
   options: { dryRun?: boolean; beforeWrite?: (memory: Memory) => Promise<void> } = {},
 ): Promise<SaveResult> {
-  preloadSecretScanner();
   const memory = buildMemory(input, rt);
   const text = serializeMemory(memory);
   // Belt and braces: what we write must read back to the same values, canonically.

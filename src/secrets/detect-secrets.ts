@@ -1,0 +1,233 @@
+/**
+ * The one secret detector: our credential shapes (secret-shapes.ts) and secretlint's recommended
+ * rules (secretlint-rules.ts), each run on the text as given and on its normalised form
+ * (normalize-text.ts: JSON escapes decoded, controls and invisible characters removed, NFKC), the
+ * findings of all four runs mapped back to the text as given and merged. Save, handoff, doctor,
+ * the scanner, session snapshots and every error message that may quote input use it, so what
+ * one refuses another redacts.
+ *
+ * Synchronous and cheap for the usual text: secretlint is loaded (once, about 15–25 ms) only when
+ * one of its rules' own patterns matches somewhere our shapes found nothing.
+ */
+import { normalizeForScan, type ScanText } from './normalize-text.js';
+import { isPlaceholder, SECRET_SHAPES } from './secret-shapes.js';
+import { ALL_TRIGGERS, loadSecretlintRulesAsync, secretlintRules, TRIGGER_LITERALS, type RuleRunner } from './secretlint-rules.js';
+
+/** One suspected secret in a text. Holds where it is and what kind, never the value. */
+export interface SecretSpan {
+  /** UTF-16 offset of the first character of the secret */
+  start: number;
+  /** UTF-16 offset after its last character */
+  end: number;
+  /** human label of the credential kind, e.g. "GitHub token" (letters and spaces) */
+  label: string;
+  /** which detector found it: a shape id (`github-token`) or a secretlint rule id */
+  source: string;
+}
+
+/** {@link SecretSpan.source} of a finding made because secretlint could not be loaded (fail closed). */
+export const SECRETLINT_UNAVAILABLE = 'secretlint-unavailable';
+
+/** Labels of secretlint's rules (their messages are never built: they quote the secret). */
+const RULE_LABELS: Record<string, string> = {
+  aws: 'AWS secret access key',
+  gcp: 'Google Cloud credential',
+  npm: 'npm token',
+  slack: 'Slack token',
+  basicauth: 'password in a URL',
+  openai: 'provider API key',
+  anthropic: 'provider API key',
+  linear: 'Linear key',
+  privatekey: 'private key',
+  sendgrid: 'SendGrid key',
+  shopify: 'Shopify token',
+  github: 'GitHub token',
+  '1password': 'OnePassword token',
+  'database-connection-string': 'password in a URL',
+};
+
+function ruleLabel(ruleId: string): string {
+  return RULE_LABELS[ruleId.replace(/^@secretlint\/secretlint-rule-/, '')] ?? 'suspected credential';
+}
+
+type Local = { start: number; end: number; label: string; source: string };
+
+const escapeLiteral = (lit: string) => lit.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
+/** Each shape's anchor: its literals, or its regex. */
+const ANCHORS: ReadonlyArray<readonly string[] | RegExp> = SECRET_SHAPES.map((s) => (typeof s.anchor === 'string' ? s.anchor.split('|') : s.anchor));
+/**
+ * Every literal of every anchor and trigger as one alternation, plus the few regex anchors: a
+ * text (lowercased) that matches none has no finding, which costs one native scan. Literals only,
+ * so the regex is cheap to compile: a hook redacts a hundred short texts once per process.
+ */
+const GATE = new RegExp(
+  [
+    ...new Set([...ANCHORS.flatMap((a) => (a instanceof RegExp ? [] : a)), ...TRIGGER_LITERALS].map(escapeLiteral)),
+    ...ANCHORS.flatMap((a) => (a instanceof RegExp ? [`(?:${a.source})`] : [])),
+  ].join('|'),
+);
+
+function anchored(anchor: readonly string[] | RegExp, lower: string): boolean {
+  if (anchor instanceof RegExp) return anchor.test(lower);
+  for (const lit of anchor) if (lower.includes(lit)) return true;
+  return false;
+}
+
+/** Our shapes on one text (offsets in that text); `exhaustive` ignores the anchors. */
+function shapeHits(text: string, lower: string, exhaustive: boolean): Local[] {
+  const out: Local[] = [];
+  for (let i = 0; i < SECRET_SHAPES.length; i++) {
+    const s = SECRET_SHAPES[i]!;
+    if (!exhaustive && !anchored(ANCHORS[i]!, lower)) continue;
+    const re = s.pattern;
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      if (m[0].length === 0) {
+        re.lastIndex++;
+        continue;
+      }
+      let start = m.index;
+      let end = m.index + m[0].length;
+      if (s.secret) {
+        for (const g of s.secret) {
+          const r = m.indices?.groups?.[g];
+          if (r) {
+            [start, end] = r;
+            break;
+          }
+        }
+      }
+      if (s.grow) for (let n = 0; n < 64 && start > 0 && s.grow.test(text[start - 1]!); n++) start--;
+      if (s.keep && !s.keep(text.slice(start, end), m)) continue;
+      out.push({ start, end, label: s.label, source: s.id });
+    }
+  }
+  return out;
+}
+
+const URL_RULES = new Set(['@secretlint/secretlint-rule-basicauth', '@secretlint/secretlint-rule-database-connection-string']);
+const URL_PASSWORD = /:\/\/[^\s:/?#@'"]*:([^\s/?#'"]+)@/;
+
+/**
+ * A finding of secretlint's URL rules whose password is a placeholder by our rule: their own
+ * placeholder lists miss common ones (`mongodb+srv://user:<password>@...` is what MongoDB Atlas
+ * shows to copy), so the union of the two detectors would refuse documentation.
+ */
+function vetoed(ruleId: string, found: string): boolean {
+  if (!URL_RULES.has(ruleId)) return false;
+  const pw = URL_PASSWORD.exec(found)?.[1];
+  return pw !== undefined && isPlaceholder(pw);
+}
+
+const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d || c === 0x0c || c === 0x0b;
+
+/**
+ * secretlint's findings on one text, when a trigger matches where `ours` found nothing. A rule's
+ * range is widened to the whole run of non-space characters at each end: some name only part of
+ * the secret (the AWS rule's range starts at the variable name and is as long as the key).
+ */
+function ruleHits(text: string, lower: string, ours: readonly Local[], rules: RuleRunner | undefined | 'unavailable', exhaustive: boolean): Local[] {
+  if (!exhaustive && !TRIGGER_LITERALS.some((l) => lower.includes(l))) return [];
+  const uncovered: Array<[number, number]> = [];
+  for (const t of ALL_TRIGGERS) {
+    t.lastIndex = 0;
+    for (let m = t.exec(text); m; m = t.exec(text)) {
+      const s = m.index;
+      const e = s + Math.max(1, m[0].length);
+      if (!ours.some((o) => o.start < e && s < o.end)) uncovered.push([s, e]);
+      if (m[0].length === 0) t.lastIndex++;
+    }
+  }
+  if (uncovered.length === 0) return [];
+  const widen = (s: number, e: number, label: string, source: string): Local => {
+    while (s > 0 && !isSpace(text.charCodeAt(s - 1))) s--;
+    while (e < text.length && !isSpace(text.charCodeAt(e))) e++;
+    return { start: s, end: e, label, source };
+  };
+  const run = rules === 'unavailable' ? undefined : (rules ?? secretlintRules()?.runner);
+  if (!run) return uncovered.map(([s, e]) => widen(s, e, 'suspected credential', SECRETLINT_UNAVAILABLE));
+  return run(text)
+    .filter((h) => !vetoed(h.ruleId, text.slice(h.start, h.end)))
+    .map((h) => widen(h.start, Math.max(h.end, h.start + 1), ruleLabel(h.ruleId), h.ruleId));
+}
+
+/** Both detectors on the text as given and on its normalised form, in the given text's offsets. */
+function detect(text: string, rules?: RuleRunner | 'unavailable', exhaustive = false): SecretSpan[] {
+  const found: SecretSpan[] = [];
+  const lower = text.toLowerCase(); // for the anchors only: its offsets may differ
+  if (exhaustive || GATE.test(lower)) {
+    const ours = shapeHits(text, lower, exhaustive);
+    found.push(...ours, ...ruleHits(text, lower, ours, rules, exhaustive));
+  }
+  // Normalised: once, and again while that still changes the text (an escape inside an escape:
+  // JSON quoted inside JSON, as in a tool result that holds a JSON document), at most three times.
+  let view: { text: string; toSource: ScanText['toSource'] } = { text, toSource: (a, b) => [a, b] };
+  for (let depth = 0; depth < 3; depth++) {
+    const norm = normalizeForScan(view.text);
+    if (!norm) break;
+    const outer = view;
+    view = { text: norm.text, toSource: (a, b) => outer.toSource(...norm.toSource(a, b)) };
+    const nLower = view.text.toLowerCase();
+    if (!exhaustive && !GATE.test(nLower)) continue;
+    const nOurs = shapeHits(view.text, nLower, exhaustive);
+    for (const h of [...nOurs, ...ruleHits(view.text, nLower, nOurs, rules, exhaustive)]) {
+      const [start, end] = view.toSource(h.start, h.end);
+      found.push({ ...h, start, end });
+    }
+  }
+  return merge(found);
+}
+
+/** Sorted, overlapping findings merged into one (labelled by the first). */
+function merge(spans: SecretSpan[]): SecretSpan[] {
+  spans.sort((a, b) => a.start - b.start || b.end - a.end);
+  const out: SecretSpan[] = [];
+  for (const s of spans) {
+    const last = out[out.length - 1];
+    if (last && s.start < last.end) last.end = Math.max(last.end, s.end);
+    else out.push({ ...s });
+  }
+  return out;
+}
+
+/**
+ * Finds every suspected secret in `text`. Synchronous; loads secretlint's rules only when the
+ * text needs them, and when they cannot be loaded synchronously (Node.js 22.0–22.11) treats
+ * what their patterns match as findings (fail closed; see {@link detectSecretsAsync}).
+ *
+ * @param text any text (a memory document, a transcript line, an error message)
+ * @param options `exhaustive`: run every shape and every secretlint trigger, skipping the anchors
+ *   and the gate (slower; tests use it to show the shortcuts never change a result)
+ * @returns findings sorted by position, overlapping ones merged; never the values
+ */
+export function detectSecrets(text: string, options: { exhaustive?: boolean } = {}): SecretSpan[] {
+  return detect(text, undefined, options.exhaustive === true);
+}
+
+/**
+ * Like {@link detectSecrets}, but where secretlint cannot be loaded synchronously it is loaded
+ * with `import()`, so that a fail-closed finding is replaced by secretlint's own answer.
+ */
+export async function detectSecretsAsync(text: string): Promise<SecretSpan[]> {
+  const first = detect(text);
+  if (!first.some((s) => s.source === SECRETLINT_UNAVAILABLE)) return first;
+  const rules = await loadSecretlintRulesAsync();
+  return detect(text, rules?.runner ?? 'unavailable');
+}
+
+/**
+ * Replaces every suspected secret with `[REDACTED <label>]`.
+ *
+ * @returns the redacted text and the number of secrets replaced
+ */
+export function redactSecrets(text: string): { text: string; redacted: number } {
+  const spans = detectSecrets(text);
+  if (spans.length === 0) return { text, redacted: 0 };
+  let out = '';
+  let at = 0;
+  for (const s of spans) {
+    out += `${text.slice(at, s.start)}[REDACTED ${s.label}]`;
+    at = s.end;
+  }
+  return { text: out + text.slice(at), redacted: spans.length };
+}
