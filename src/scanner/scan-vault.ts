@@ -54,12 +54,15 @@ export type ScanProblemKind =
   | 'invalid-document'
   /** scope or kind folder disagrees with the frontmatter */
   | 'location-mismatch'
-  /** a built-in credential shape was found in an existing file */
+  /** a suspected secret was found in an existing file */
   | 'suspected-secret'
   /** the file could not be opened or read */
   | 'unreadable';
 
-/** A file that is in the vault but is not a usable memory. Never holds file content. */
+/**
+ * A file that is in the vault but is not a usable memory. Holds file content only in
+ * {@link InvalidFile.text}, when the scan was asked to keep it; never in a message.
+ */
 export interface InvalidFile {
   kind: ScanProblemKind;
   scope: Scope;
@@ -73,6 +76,12 @@ export interface InvalidFile {
   hint?: string | undefined;
   /** for a location mismatch: the memory's id, when it parsed */
   id?: string | undefined;
+  /**
+   * The file's text (decoded leniently when it is not valid UTF-8), only when the scan was asked
+   * to keep text ({@link ScanOptions.keepText}) and the file was read (at most the document
+   * limit): doctor scans it for secrets whether or not the file is a valid memory.
+   */
+  text?: string;
 }
 
 /** The result of a scan. `complete` is false when a bound was hit or a folder could not be read. */
@@ -101,9 +110,9 @@ export interface ScanResult {
 export interface ScanOptions {
   scopes?: readonly Scope[];
   limits?: Partial<ScanLimits>;
-  /** re-scan file text for built-in credential shapes (default true) */
+  /** re-scan file text for suspected secrets with the one detector (default true) */
   secretCheck?: boolean;
-  /** keep each valid entry's decoded text in {@link ScanEntry.text} (default false; doctor uses it) */
+  /** keep each file's decoded text in {@link ScanEntry.text} and {@link InvalidFile.text} (default false; doctor uses it) */
   keepText?: boolean;
 }
 
@@ -383,7 +392,18 @@ export function scanFileBytes(
     const p = isVaultError(err)
       ? describeParseError(bytes, err)
       : { code: 'invalid-document', message: 'document could not be parsed', field: undefined, line: undefined, hint: undefined };
-    return { invalid: { kind: 'invalid-document', ...base, code: p.code, message: p.message, field: p.field, line: p.line, hint: p.hint } };
+    return {
+      invalid: {
+        kind: 'invalid-document',
+        ...base,
+        code: p.code,
+        message: p.message,
+        field: p.field,
+        line: p.line,
+        hint: p.hint,
+        ...(options.keepText ? { text: decoded ?? bytes.toString('utf8') } : {}),
+      },
+    };
   }
   const where = locationProblem(parsed.memory, f.scope, f.segments);
   if (where) {
@@ -395,6 +415,7 @@ export function scanFileBytes(
         message: where,
         hint: `move it to ${parsed.memory.scope}/${kindFolder(parsed.memory.kind)}/${parsed.memory.id}.md or fix the frontmatter`,
         id: parsed.memory.id,
+        ...(options.keepText ? { text: decoded ?? bytes.toString('utf8') } : {}),
       },
     };
   }
@@ -410,6 +431,7 @@ export function scanFileBytes(
           message: `memory contains a suspected secret (${labels.join(', ')}); it is quarantined`,
           hint: 'remove the credential from the file (and rotate it: it may be in git history)',
           id: parsed.memory.id,
+          ...(options.keepText ? { text } : {}),
         },
       };
     }
