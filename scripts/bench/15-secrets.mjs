@@ -1,7 +1,8 @@
 // What secret detection costs where it runs: the stop hook (snapshot redaction) on a real Claude
-// Code transcript without a secret, with a credential the built-in shapes know, and with one that
-// only secretlint's rules know (which makes the detector load secretlint); `vault save` of a clean
-// memory and of one refused for a secret; and the detector's throughput in-process.
+// Code transcript without a secret, with a GitHub token, with a password in a URL, and with a
+// placeholder URL that only secretlint's rules can rule out (the one case that loads them in a
+// hook); `vault save` of a clean memory and of one refused for a secret; and the detector's
+// throughput in-process.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -41,6 +42,7 @@ export async function run({ quick }) {
     // Fake credentials, built from parts.
     const known = ['ghp', 'Z9y8X7w6V5u4T3s2R1q0P9o8N7m6L5k4J3i2'].join('_');
     const secretlintOnly = ['https://deploy', 'Zq7Wx2Ev9Rt4@db.internal.example.net/prod'].join(':');
+    const placeholder = 'postgres://user:password@localhost:5432/app';
     const lines = readFileSync(CLAUDE_REAL, 'utf8').trimEnd().split('\n');
     const last = JSON.parse(lines[lines.length - 1]);
     const userLine = (text) =>
@@ -49,11 +51,12 @@ export async function run({ quick }) {
       none: lines.join('\n'),
       known: [...lines, userLine(`deploy with ${known} please`)].join('\n'),
       secretlintOnly: [...lines, userLine(`the database is ${secretlintOnly} now`)].join('\n'),
+      placeholder: [...lines, userLine(`the docs show ${placeholder}`)].join('\n'),
     };
     const rows = [];
     const add = (what, ms) => rows.push(`| ${what} | ${median(ms).toFixed(0)} | ${p90(ms).toFixed(0)} |`);
     const node = [];
-    const hooks = { none: [], known: [], secretlintOnly: [] };
+    const hooks = { none: [], known: [], secretlintOnly: [], placeholder: [] };
     for (const [name, text] of Object.entries(transcripts)) writeFileSync(join(work, `${name}-5c0375b4.jsonl`), `${text}\n`);
     for (let i = 0; i < runs; i++) {
       node.push(timeOnce(['-e', '0'], { cwd: repo, env, expect: (r) => r.status === 0 }));
@@ -73,7 +76,8 @@ export async function run({ quick }) {
     add('`node -e 0` (Node.js start-up alone, interleaved)', node);
     add('`vault hook stop`, 125 KB Claude Code transcript, no secret', hooks.none);
     add('the same plus one message with a GitHub token (a built-in shape)', hooks.known);
-    add('the same plus one message with a password in a URL (a shape secretlint knows)', hooks.secretlintOnly);
+    add('the same plus one message with a password in a URL', hooks.secretlintOnly);
+    add('the same plus one message with a placeholder URL (`user:password@`: secretlint is loaded to rule it out)', hooks.placeholder);
 
     const saves = { clean: [], refused: [] };
     for (let i = 0; i < runs; i++) {

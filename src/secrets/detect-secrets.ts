@@ -6,12 +6,12 @@
  * the scanner, session snapshots and every error message that may quote input use it, so what
  * one refuses another redacts.
  *
- * Synchronous and cheap for the usual text: secretlint is loaded (once, about 15–25 ms) only when
+ * Synchronous and cheap for the usual text: secretlint is loaded (once, a few tens of ms) only when
  * one of its rules' own patterns matches somewhere our shapes found nothing.
  */
 import { normalizeForScan, type ScanText } from './normalize-text.js';
-import { isPlaceholder, SECRET_SHAPES } from './secret-shapes.js';
-import { ALL_TRIGGERS, loadSecretlintRulesAsync, secretlintRules, TRIGGER_LITERALS, type RuleRunner } from './secretlint-rules.js';
+import { ANCHOR_LITERALS, ANCHOR_REGEXES, isPlaceholder, type SecretShape, secretShapes } from './secret-shapes.js';
+import { ALL_TRIGGERS, loadSecretlintRulesAsync, secretlintRules, TRIGGER_ANCHORS, type RuleRunner } from './secretlint-rules.js';
 
 /** One suspected secret in a text. Holds where it is and what kind, never the value. */
 export interface SecretSpan {
@@ -53,19 +53,28 @@ function ruleLabel(ruleId: string): string {
 type Local = { start: number; end: number; label: string; source: string };
 
 const escapeLiteral = (lit: string) => lit.replace(/[.*+?^${}()|[\]\\/-]/g, '\\$&');
-/** Each shape's anchor: its literals, or its regex. */
-const ANCHORS: ReadonlyArray<readonly string[] | RegExp> = SECRET_SHAPES.map((s) => (typeof s.anchor === 'string' ? s.anchor.split('|') : s.anchor));
 /**
- * Every literal of every anchor and trigger as one alternation, plus the few regex anchors: a
- * text (lowercased) that matches none has no finding, which costs one native scan. Literals only,
- * so the regex is cheap to compile: a hook redacts a hundred short texts once per process.
+ * Every anchor of every shape and every trigger as one alternation, literals first: a text
+ * (lowercased) it does not match has no finding, and costs one native scan. Each alternative
+ * starts with a literal, so the regex engine skips most positions at once, and none of the
+ * shapes is built until a text opens the gate.
  */
 const GATE = new RegExp(
-  [
-    ...new Set([...ANCHORS.flatMap((a) => (a instanceof RegExp ? [] : a)), ...TRIGGER_LITERALS].map(escapeLiteral)),
-    ...ANCHORS.flatMap((a) => (a instanceof RegExp ? [`(?:${a.source})`] : [])),
-  ].join('|'),
+  [...new Set([...ANCHOR_LITERALS, ...TRIGGER_ANCHORS.filter((a): a is string => typeof a === 'string')])]
+    .sort((a, b) => b.length - a.length)
+    .map(escapeLiteral)
+    .concat([...ANCHOR_REGEXES, ...TRIGGER_ANCHORS.filter((a): a is RegExp => a instanceof RegExp)].map((r) => `(?:${r.source})`))
+    .join('|'),
 );
+
+const meets = (anchor: string | RegExp, lower: string) => (typeof anchor === 'string' ? lower.includes(anchor) : anchor.test(lower));
+
+let anchors: ReadonlyArray<readonly string[] | RegExp> | undefined;
+/** Each shape's anchor: its literals, or (a shape without one) its regex. */
+function shapeAnchors(table: readonly SecretShape[]): ReadonlyArray<readonly string[] | RegExp> {
+  anchors ??= table.map((s) => (typeof s.anchor === 'string' ? s.anchor.split('|') : s.anchor));
+  return anchors;
+}
 
 function anchored(anchor: readonly string[] | RegExp, lower: string): boolean {
   if (anchor instanceof RegExp) return anchor.test(lower);
@@ -73,12 +82,14 @@ function anchored(anchor: readonly string[] | RegExp, lower: string): boolean {
   return false;
 }
 
-/** Our shapes on one text (offsets in that text); `exhaustive` ignores the anchors. */
+/** Our shapes on one text (offsets in that text): those whose anchor `present` meets, or all without it. */
 function shapeHits(text: string, lower: string, exhaustive: boolean): Local[] {
   const out: Local[] = [];
-  for (let i = 0; i < SECRET_SHAPES.length; i++) {
-    const s = SECRET_SHAPES[i]!;
-    if (!exhaustive && !anchored(ANCHORS[i]!, lower)) continue;
+  const table = secretShapes();
+  const anchorOf = shapeAnchors(table);
+  for (let i = 0; i < table.length; i++) {
+    const s = table[i]!;
+    if (!exhaustive && !anchored(anchorOf[i]!, lower)) continue;
     const re = s.pattern;
     re.lastIndex = 0;
     for (let m = re.exec(text); m; m = re.exec(text)) {
@@ -127,7 +138,7 @@ const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0
  * the secret (the AWS rule's range starts at the variable name and is as long as the key).
  */
 function ruleHits(text: string, lower: string, ours: readonly Local[], rules: RuleRunner | undefined | 'unavailable', exhaustive: boolean): Local[] {
-  if (!exhaustive && !TRIGGER_LITERALS.some((l) => lower.includes(l))) return [];
+  if (!exhaustive && !TRIGGER_ANCHORS.some((a) => meets(a, lower))) return [];
   const uncovered: Array<[number, number]> = [];
   for (const t of ALL_TRIGGERS) {
     t.lastIndex = 0;
@@ -154,11 +165,14 @@ function ruleHits(text: string, lower: string, ours: readonly Local[], rules: Ru
 /** Both detectors on the text as given and on its normalised form, in the given text's offsets. */
 function detect(text: string, rules?: RuleRunner | 'unavailable', exhaustive = false): SecretSpan[] {
   const found: SecretSpan[] = [];
-  const lower = text.toLowerCase(); // for the anchors only: its offsets may differ
-  if (exhaustive || GATE.test(lower)) {
-    const ours = shapeHits(text, lower, exhaustive);
-    found.push(...ours, ...ruleHits(text, lower, ours, rules, exhaustive));
-  }
+  /** Our shapes and secretlint's rules on one view of the text; `exhaustive` skips the anchors. */
+  const scan = (view: string): Local[] => {
+    const lower = view.toLowerCase(); // for the anchors only: its offsets may differ
+    if (!exhaustive && !GATE.test(lower)) return [];
+    const ours = shapeHits(view, lower, exhaustive);
+    return [...ours, ...ruleHits(view, lower, ours, rules, exhaustive)];
+  };
+  found.push(...scan(text));
   // Normalised: once, and again while that still changes the text (an escape inside an escape:
   // JSON quoted inside JSON, as in a tool result that holds a JSON document), at most three times.
   let view: { text: string; toSource: ScanText['toSource'] } = { text, toSource: (a, b) => [a, b] };
@@ -167,10 +181,7 @@ function detect(text: string, rules?: RuleRunner | 'unavailable', exhaustive = f
     if (!norm) break;
     const outer = view;
     view = { text: norm.text, toSource: (a, b) => outer.toSource(...norm.toSource(a, b)) };
-    const nLower = view.text.toLowerCase();
-    if (!exhaustive && !GATE.test(nLower)) continue;
-    const nOurs = shapeHits(view.text, nLower, exhaustive);
-    for (const h of [...nOurs, ...ruleHits(view.text, nLower, nOurs, rules, exhaustive)]) {
+    for (const h of scan(view.text)) {
       const [start, end] = view.toSource(h.start, h.end);
       found.push({ ...h, start, end });
     }

@@ -75,6 +75,8 @@ function foldOf(cp: number): string | undefined {
 }
 
 const HEX4 = /^[0-9a-fA-F]{4}$/;
+/** Not printable ASCII, TAB or LF, or a backslash: a simple class, the fastest scan there is. */
+const NOT_PLAIN = /[^\t\n\x20-\x5b\x5d-\x7e]/;
 const isPlain = (c: number) => (c >= 0x20 && c < 0x7f && c !== 0x5c) || c === 0x09 || c === 0x0a;
 
 /**
@@ -119,6 +121,7 @@ function changeAt(text: string, at: number): [string, number] | undefined {
  * @returns the scanned form and its map back, or undefined when the text needs no change
  */
 export function normalizeForScan(text: string): ScanText | undefined {
+  if (!NOT_PLAIN.test(text)) return undefined; // plain ASCII without a backslash: nothing to undo
   // Segments of the output: [outStart, srcStart, outLength, srcLength, copied]. A copied run maps
   // offset by offset; a changed character maps as a whole.
   const segs: number[] = [];

@@ -27,10 +27,11 @@ export interface SecretShape {
   label: string;
   /**
    * A cheap necessary condition, on the lowercased text: lowercase literals separated by `|`,
-   * one of which the text holds wherever the shape matches, or (for a shape without a literal)
-   * a regex. The literals of all shapes make one alternation that most text does not match at
-   * all (one native scan); a shape runs only when its own anchor is there. A test holds every
-   * anchor to every sample of its shape.
+   * one of which the text holds wherever the shape matches, or a regex that starts with a
+   * literal (for the shapes whose literal is a common word: `key`, `token`, `pass`, `://`, where
+   * the regex asks for the separator too). All anchors together make one alternation that most
+   * text does not match at all (one native scan); a shape runs only when its own anchor is
+   * there. A test holds every anchor to every sample of its shape.
    */
   anchor: string | RegExp;
   /** global regex (flag `d` when {@link SecretShape.secret} names a group) */
@@ -210,7 +211,7 @@ const assignedValue =
   };
 
 /** The shapes, in the order a redaction labels overlapping findings. */
-export const SECRET_SHAPES: readonly SecretShape[] = [
+const buildShapes = (): readonly SecretShape[] => [
   // --- the reference format's shapes (a superset of each) ---
   // A token glued to a letter or digit is not a usable credential as written; the reference's \b
   // refuses the same (it also refuses one after "_", which is flagged here).
@@ -223,7 +224,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   shape('github-fine-grained-token', 'GitHub token', 'github_pat_', /github_pat_[A-Za-z0-9_]{16,}/g),
   shape('google-api-key', 'Google API key', 'aiza', /AIza[A-Za-z0-9_-]{16,}/g),
   shape('slack-token', 'Slack token', 'xox|xapp-', /xox[abposr]-[A-Za-z0-9-]{10,}|xapp-\d-[A-Za-z0-9-]{10,}/g),
-  shape('aws-access-key-id', 'AWS access key', 'akia|asia|abia|acca', /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}/g, {
+  shape('aws-access-key-id', 'AWS access key', /(?:akia|asia|abia|acca)[a-z0-9]{16}/, /(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}/g, {
     keep: (v) => !v.endsWith('EXAMPLE'),
   }),
   // The whole block (BEGIN to END, or to the end of the text when the END line is missing: a cut
@@ -232,7 +233,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   shape(
     'private-key',
     'private key',
-    'begin',
+    /begin[a-z0-9\s]{0,60}?private/,
     /-{2,}\s*BEGIN[A-Z0-9\s]{0,60}?PRIVATE\s*KEY(?:\s*BLOCK)?\s*-{2,}(?:[\s\S]*?-{2,}\s*END[A-Z0-9\s]{0,60}?PRIVATE\s*KEY(?:\s*BLOCK)?\s*-{2,}|[\s\S]*)/gi,
   ),
   // --- gaps of the reference and of secretlint's preset ---
@@ -241,7 +242,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   shape(
     'private-key-body',
     'private key',
-    'mii|mig|mhccaqee|mc4caqaw|b3blbnnzac1rzxktdje',
+    /mii[a-z0-9+/]{3}iba|mig[a-z0-9+/]agea|mhccaqeei|migkagebbda|mc4caqaw|b3blbnnzac1rzxktdje/,
     /(?:MII[A-Za-z0-9+/]{3}IBAAK|MII[A-Za-z0-9+/]{3}IBADAN|MIG[A-Za-z0-9+/]AgEAMBMGByqGSM49|MHcCAQEEI|MIGkAgEBBDA|MC4CAQAwBQYDK2Vw|b3BlbnNzaC1rZXktdjE)(?:[A-Za-z0-9+/=\\]|\r?\n){40,}/g,
   ),
   shape(
@@ -257,18 +258,30 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   shape(
     'aws-secret-access-key',
     'AWS secret access key',
-    'secret',
+    /secret[_.-]?(?:access)?[_.-]?key/,
     /secret[_.-]?(?:access)?[_.-]?key["']?(?:\s*(?::|=>|=)\s*|\s+)["']?(?<key>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/dgi,
     { secret: ['key'], keep: (v) => v !== EXAMPLE_AWS_SECRET },
   ),
   // an access key id followed by its secret key (a CSV of credentials, `aws configure` output)
-  shape('aws-key-pair', 'AWS secret access key', 'akia|asia', /(?:AKIA|ASIA)[A-Z0-9]{16}[\s,;:|"']{1,8}(?<key>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/dg, {
-    secret: ['key'],
-    keep: (v) => v !== EXAMPLE_AWS_SECRET,
-  }),
-  shape('aws-session-token', 'AWS session token', 'session', /session[_.-]?token["']?(?:\s*(?::|=>|=)\s*|\s+)["']?(?<token>[A-Za-z0-9/+=]{100,})/dgi, {
-    secret: ['token'],
-  }),
+  shape(
+    'aws-key-pair',
+    'AWS secret access key',
+    /(?:akia|asia)[a-z0-9]{16}/,
+    /(?:AKIA|ASIA)[A-Z0-9]{16}[\s,;:|"']{1,8}(?<key>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])/dg,
+    {
+      secret: ['key'],
+      keep: (v) => v !== EXAMPLE_AWS_SECRET,
+    },
+  ),
+  shape(
+    'aws-session-token',
+    'AWS session token',
+    /session[_.-]?token/,
+    /session[_.-]?token["']?(?:\s*(?::|=>|=)\s*|\s+)["']?(?<token>[A-Za-z0-9/+=]{100,})/dgi,
+    {
+      secret: ['token'],
+    },
+  ),
   shape(
     'gitlab-token',
     'GitLab token',
@@ -286,9 +299,9 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     /(?<![A-Za-z0-9_-])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_-])/g,
   ),
   shape('telegram-bot-token', 'Telegram bot token', ':aa', /(?<![0-9])\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])/g),
-  shape('sendgrid-key', 'SendGrid key', 'sg.', /SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}/g),
-  shape('mailchimp-key', 'Mailchimp key', '-us', /-us[0-9]{1,2}(?![0-9])/g, { grow: /[0-9a-f]/, keep: (v) => /^[0-9a-f]{32}-/.test(v) }),
-  shape('twilio-key', 'Twilio key', 'sk', /(?<![A-Za-z0-9])SK[0-9a-f]{32}(?![0-9a-f])/g),
+  shape('sendgrid-key', 'SendGrid key', /sg\.[a-z0-9_-]{16}/, /SG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}/g),
+  shape('mailchimp-key', 'Mailchimp key', /-us\d/, /-us[0-9]{1,2}(?![0-9])/g, { grow: /[0-9a-f]/, keep: (v) => /^[0-9a-f]{32}-/.test(v) }),
+  shape('twilio-key', 'Twilio key', /sk[0-9a-f]{32}/, /(?<![A-Za-z0-9])SK[0-9a-f]{32}(?![0-9a-f])/g),
   shape('shopify-token', 'Shopify token', 'shpat_|shpca_|shppa_|shpss_', /shp(?:at|ca|pa|ss)_[A-Za-z0-9]{32,}/g),
   shape('linear-key', 'Linear key', 'lin_api_|lin_oauth_', /lin_(?:api|oauth)_[A-Za-z0-9]{32,}/g),
   shape('onepassword-token', 'OnePassword token', 'ops_ey', /ops_ey[A-Za-z0-9+/=_-]{50,}/g),
@@ -300,7 +313,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   shape('grafana-token', 'Grafana token', 'glsa_|glc_', /gl(?:sa|c)_[A-Za-z0-9+/_=]{32,}/g),
   shape('hashicorp-token', 'HashiCorp token', 'hvs.|hvb.|hvr.|.atlasv1.', /hv[sbr]\.[A-Za-z0-9_-]{24,}|\.atlasv1\.[A-Za-z0-9_-]{60,}/g),
   shape('docker-hub-token', 'Docker Hub token', 'dckr_pat_', /dckr_pat_[A-Za-z0-9_-]{20,}/g),
-  shape('doppler-token', 'Doppler token', 'dp.', /dp\.(?:st|ct|sa|scim|audit|pt)\.[A-Za-z0-9_-]{30,}/g),
+  shape('doppler-token', 'Doppler token', /dp\.(?:st|ct|sa|scim|audit|pt)\./, /dp\.(?:st|ct|sa|scim|audit|pt)\.[A-Za-z0-9_-]{30,}/g),
   shape(
     'service-token',
     'service API token',
@@ -316,60 +329,81 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     /(?:AccountKey|SharedAccessKey|SharedAccessSignature|SharedKey)\s*=\s*["']?(?<key>[A-Za-z0-9+/%]{16,}={0,2})/dgi,
     { secret: ['key'], keep: realValue(16) },
   ),
-  shape('azure-sas-signature', 'Azure key', 'sig=', /[?&;]sig=(?<sig>[A-Za-z0-9%+/]{30,}(?:%3D|=)*)/dgi, { secret: ['sig'], keep: realValue(30) }),
+  shape('azure-sas-signature', 'Azure key', /sig=[a-z0-9%+/]{30}/, /[?&;]sig=(?<sig>[A-Za-z0-9%+/]{30,}(?:%3D|=)*)/dgi, {
+    secret: ['sig'],
+    keep: realValue(30),
+  }),
   // `scheme://user:password@host`, any scheme (redis://:pw@, amqp://, postgres+psycopg://); the
   // password may hold "@" (the last "@" before the host ends it)
-  shape('url-password', 'password in a URL', '://', /(?<=[A-Za-z0-9+.-]):\/\/(?<user>[^\s:/?#@'"]*):(?<pw>[^\s/?#'"]+)@(?=[A-Za-z0-9[_-])/dg, {
-    secret: ['pw'],
-    keep: (pw) => !isPlaceholder(pw),
-  }),
+  shape(
+    'url-password',
+    'password in a URL',
+    /:\/\/[^\s:/?#@'"]*:[^\s/?#'"]+@/,
+    /(?<=[A-Za-z0-9+.-]):\/\/(?<user>[^\s:/?#@'"]*):(?<pw>[^\s/?#'"]+)@(?=[A-Za-z0-9[_-])/dg,
+    {
+      secret: ['pw'],
+      keep: (pw) => !isPlaceholder(pw),
+    },
+  ),
   shape(
     'authorization-header',
     'Authorization header credential',
-    'authorization',
+    /authorization["']?\s*[:=]/,
     /(?:proxy-)?authorization["']?\s*[:=]\s*["']?(?:bearer|basic|token|bot|digest|apikey|api-key|sso-key|negotiate)\s+(?<cred>[A-Za-z0-9._~+/=:-]{6,})/dgi,
     { secret: ['cred'], keep: realValue(6) },
   ),
-  shape('bearer-token', 'Authorization header credential', 'bearer', /\bBearer\s+(?<cred>[A-Za-z0-9._~+/-]{20,}=*)/dg, {
+  shape('bearer-token', 'Authorization header credential', /bearer\s+[a-z0-9._~+/-]{20}/, /\bBearer\s+(?<cred>[A-Za-z0-9._~+/-]{20,}=*)/dg, {
     secret: ['cred'],
     keep: (v) => /\d/.test(v) && realValue(20)(v),
   }),
   shape(
     'npm-registry-credential',
     'npm registry credential',
-    '_auth|_password',
+    /_(?:authtoken|auth|password)\s*=/,
     /(?:^|[\s:'"])_(?:authToken|auth|password)\s*=\s*["']?(?<cred>[^\s"'$]{8,})/dgm,
     {
       secret: ['cred'],
       keep: realValue(8),
     },
   ),
-  shape('docker-registry-auth', 'registry credential', '"auth"', /"auth"\s*:\s*"(?<cred>[A-Za-z0-9+/]{12,}={0,2})"/dg, {
+  shape('docker-registry-auth', 'registry credential', /"auth"\s*:\s*"/, /"auth"\s*:\s*"(?<cred>[A-Za-z0-9+/]{12,}={0,2})"/dg, {
     secret: ['cred'],
     keep: realValue(12),
   }),
-  shape('netrc-password', 'password assignment', 'machine', /(?<![A-Za-z0-9])machine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?<pw>[^\s"'<>]+)/dg, {
-    secret: ['pw'],
-    keep: realValue(1),
-  }),
+  shape(
+    'netrc-password',
+    'password assignment',
+    /machine\s+\S+\s+(?:login|password)/,
+    /(?<![A-Za-z0-9])machine\s+\S+\s+(?:login\s+\S+\s+)?password\s+(?<pw>[^\s"'<>]+)/dg,
+    {
+      secret: ['pw'],
+      keep: realValue(1),
+    },
+  ),
   // `DB_PASSWORD=...`, `"password": "..."`, `password: ...`, `--password=...`, `?password=...`
   shape(
     'password-assignment',
     'password assignment',
-    'pass|pwd',
+    /(?:pass(?:word|wd|phrase|code)|pwd)(?:[_-]?\d+)?["']?[ \t]*[:=]/,
     new RegExp(String.raw`(?:pass(?:word|wd|phrase|code)|pwd(?<![a-z]pwd))(?:[_-]?\d+)?${ASSIGN}${VALUE}`, 'dgi'),
     { secret: VALUE_GROUPS, keep: (v, m) => assignedValue(1)(v, m) && notAPath(v) },
   ),
   // `*_SECRET=...`, `client_secret: ...`, `SECRET_KEY_BASE=...`
-  shape('secret-assignment', 'secret assignment', 'secret', new RegExp(String.raw`secret(?:[_-]?key(?:[_-]?base)?)?(?:[_-]?\d+)?${ASSIGN}${VALUE}`, 'dgi'), {
-    secret: VALUE_GROUPS,
-    keep: assignedValue(4),
-  }),
+  shape(
+    'secret-assignment',
+    'secret assignment',
+    /secret(?:[_-]?key(?:[_-]?base)?)?(?:[_-]?\d+)?["']?[ \t]*[:=]/,
+    new RegExp(String.raw`secret(?:[_-]?key(?:[_-]?base)?)?(?:[_-]?\d+)?${ASSIGN}${VALUE}`, 'dgi'),
+    {
+      secret: VALUE_GROUPS,
+      keep: assignedValue(4),
+    },
+  ),
   // `GITHUB_TOKEN=...`, `api_key: ...`, `X-API-Key: ...` (not a page token or a count)
   shape(
     'token-assignment',
     'token or key assignment',
-    'token|key',
+    /(?:token|key)(?:[_-]?\d+)?["']?[ \t]*[:=]/,
     new RegExp(
       String.raw`(?:token(?<!(?:page|continuation|sync|next|cancellation)[_-]?token)|key(?<=(?:api|access|auth|private|client|app|service|account|master|encryption|signing|subscription|license)[_-]?key))(?:[_-]?\d+)?${ASSIGN}${VALUE}`,
       'dgi',
@@ -380,7 +414,7 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
   shape(
     'credential-flag',
     'password assignment',
-    '--pass|--token|--api-key|--secret|--client-secret|--access-key',
+    /--(?:passw|token|api-key|secret|client-secret|access-key)/,
     /--(?:password|passwd|token|api-key|secret|client-secret|access-key|secret-access-key)\s+["']?(?<cred>[^\s"'-][^\s"']*)/dgi,
     {
       secret: ['cred'],
@@ -388,6 +422,117 @@ export const SECRET_SHAPES: readonly SecretShape[] = [
     },
   ),
 ];
+let shapes: readonly SecretShape[] | undefined;
+/**
+ * The shapes, built on first use: a text whose lowercased form holds none of
+ * {@link ANCHOR_LITERALS} and matches none of {@link ANCHOR_REGEXES} needs none of them, and a
+ * hook process that meets no such text never compiles the table (a few milliseconds).
+ */
+export function secretShapes(): readonly SecretShape[] {
+  shapes ??= buildShapes();
+  return shapes;
+}
 
-/** Labels of the shapes (for messages), by id. */
-export const SHAPE_LABELS: ReadonlyMap<string, string> = new Map(SECRET_SHAPES.map((s) => [s.id, s.label]));
+/**
+ * Every literal of every shape's anchor (a test holds this list to the table): with
+ * {@link ANCHOR_REGEXES}, what the detector's first scan looks for, without building the table.
+ */
+export const ANCHOR_LITERALS: readonly string[] = [
+  'sk-',
+  'k_live_',
+  'k_test_',
+  'whsec_',
+  'npm_',
+  'hf_',
+  'ghp_',
+  'gho_',
+  'ghu_',
+  'ghs_',
+  'ghr_',
+  'github_pat_',
+  'aiza',
+  'xox',
+  'xapp-',
+  'putty-user-key-file',
+  'private-lines',
+  'age-secret-key-1',
+  'eyj',
+  'glpat-',
+  'gldt-',
+  'glrt-',
+  'glptt-',
+  'glcbt-',
+  'gloas-',
+  'glft-',
+  'glimt-',
+  'glsoat-',
+  'glagent-',
+  'gocspx-',
+  'ya29.',
+  '1//0',
+  'hooks.slack.com',
+  '/api/webhooks/',
+  ':aa',
+  'shpat_',
+  'shpca_',
+  'shppa_',
+  'shpss_',
+  'lin_api_',
+  'lin_oauth_',
+  'ops_ey',
+  'atatt3',
+  '_v1_',
+  'dapi',
+  'pypi-',
+  'pmak-',
+  'glsa_',
+  'glc_',
+  'hvs.',
+  'hvb.',
+  'hvr.',
+  '.atlasv1.',
+  'dckr_pat_',
+  'gsk_',
+  'xai-',
+  'r8_',
+  'tskey-',
+  'ntn_',
+  'figd_',
+  'sntrys_',
+  'sntryu_',
+  'sbp_',
+  'sq0atp-',
+  'sq0csp-',
+  'pscale_',
+  'hrku-',
+  'fo1_',
+  'q~',
+  'accountkey',
+  'sharedaccess',
+  'sharedkey',
+];
+/** The anchors that are regexes (a test holds this list to the table too). */
+export const ANCHOR_REGEXES: readonly RegExp[] = [
+  /(?:akia|asia|abia|acca)[a-z0-9]{16}/,
+  /begin[a-z0-9\s]{0,60}?private/,
+  /mii[a-z0-9+/]{3}iba|mig[a-z0-9+/]agea|mhccaqeei|migkagebbda|mc4caqaw|b3blbnnzac1rzxktdje/,
+  /secret[_.-]?(?:access)?[_.-]?key/,
+  /(?:akia|asia)[a-z0-9]{16}/,
+  /session[_.-]?token/,
+  /\.[a-z0-9_-]{6}\.[a-z0-9_-]{27}/,
+  /sg\.[a-z0-9_-]{16}/,
+  /-us\d/,
+  /sk[0-9a-f]{32}/,
+  /dp\.(?:st|ct|sa|scim|audit|pt)\./,
+  /sig=[a-z0-9%+/]{30}/,
+  /:\/\/[^\s:/?#@'"]*:[^\s/?#'"]+@/,
+  /authorization["']?\s*[:=]/,
+  /bearer\s+[a-z0-9._~+/-]{20}/,
+  /_(?:authtoken|auth|password)\s*=/,
+  /"auth"\s*:\s*"/,
+  /machine\s+\S+\s+(?:login|password)/,
+  /(?:pass(?:word|wd|phrase|code)|pwd)(?:[_-]?\d+)?["']?[ \t]*[:=]/,
+  /secret(?:[_-]?key(?:[_-]?base)?)?(?:[_-]?\d+)?["']?[ \t]*[:=]/,
+  /(?:token|key)(?:[_-]?\d+)?["']?[ \t]*[:=]/,
+  /--(?:passw|token|api-key|secret|client-secret|access-key)/,
+];

@@ -53,22 +53,22 @@ export const SECRETLINT_TRIGGERS: Readonly<Record<string, readonly RegExp[]>> = 
 };
 
 /**
- * Lowercase literals, one of which every trigger match holds (so a text without any skips the
- * triggers; a test checks it).
+ * A necessary condition of the triggers, on the lowercased text: literals, or a regex where the
+ * literal would be a common word (a test checks that every trigger match meets one).
  */
-export const TRIGGER_LITERALS: readonly string[] = [
-  'secret',
+export const TRIGGER_ANCHORS: ReadonlyArray<string | RegExp> = [
+  /secret_?access_?key/,
   'npm_',
   'x-oauth-basic',
   'xox',
   'xapp-',
   'hooks.slack.com',
-  '://',
+  /:\/\/[^:/\s]+:[^@/\s]+@/, // basic auth and database URLs
   't3blbkfj',
   'sk-ant-api0',
   'lin_api_',
-  'begin',
-  'sg.',
+  '-----begin',
+  /sg\.\w+\.\w/,
   'shpat_',
   'shpca_',
   'shppa_',
