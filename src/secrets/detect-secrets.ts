@@ -82,7 +82,7 @@ function anchored(anchor: readonly string[] | RegExp, lower: string): boolean {
   return false;
 }
 
-/** Our shapes on one text (offsets in that text): those whose anchor `present` meets, or all without it. */
+/** Our shapes on one text (offsets in that text): those whose anchor the lowercased text meets (every one when `exhaustive`). */
 function shapeHits(text: string, lower: string, exhaustive: boolean): Local[] {
   const out: Local[] = [];
   const table = secretShapes();
