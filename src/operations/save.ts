@@ -15,7 +15,7 @@ import { checkTitle, quoteValue, validateBody } from '../document/validate.js';
 import { VaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
 import { checkFrontmatter } from '../document/check-frontmatter.js';
-import { preloadSecretScanner, scanDocumentForSecrets } from '../secrets/scan-secrets.js';
+import { scanDocumentForSecrets } from '../secrets/scan-secrets.js';
 import type { SimilarMemory } from '../search/query/similar-memories.js';
 import { assertMemoryId, generateMemoryId } from '../store/ids.js';
 import { memoryFilePath, vaultRelativePath } from '../store/layout.js';
@@ -250,7 +250,6 @@ export function assertIdUnusedAnywhere(roots: VaultRoots, id: string): void {
  *   `duplicate-memory` (with `unique`), `symlink-refused`, `gitignore-mismatch`, `io-error`
  */
 export async function save(roots: VaultRoots, input: SaveInput, rt: Runtime, options: SaveOptions = {}): Promise<SaveResult> {
-  preloadSecretScanner();
   const { memory, text } = buildDocument(input, rt);
   await assertNoSecrets(text);
   const absPath = memoryFilePath(roots, memory.scope, memory.kind, memory.id);

@@ -53,8 +53,8 @@ export interface ScanEntry {
 /**
  * A file that is in the vault but is not a usable memory: its diagnostic (severity error; `code`
  * a document error code, `invalid-document`, `unreadable`, `location-mismatch` or
- * `suspected-secret`), plus where the file is and, when it parsed, the id it claims. Never holds
- * file content.
+ * `suspected-secret`), plus where the file is and, when it parsed, the id it claims. Holds file
+ * content only in `text`, when the scan was asked to keep it; never in a message.
  */
 export interface FileDiagnostic extends Diagnostic {
   /** the scope folder it was found in */
@@ -62,6 +62,12 @@ export interface FileDiagnostic extends Diagnostic {
   absPath: string;
   /** the memory's id, when the file parsed (a location mismatch, a quarantined secret) */
   id?: string | undefined;
+  /**
+   * The file's text (decoded leniently when it is not valid UTF-8), only when the scan was asked
+   * to keep text ({@link ScanOptions.keepText}) and the file was read (at most the document
+   * limit): doctor scans it for secrets whether or not the file is a valid memory.
+   */
+  text?: string;
 }
 
 /** The diagnostic of a file the scanner found and could not use (see {@link FileDiagnostic}). */
@@ -118,9 +124,9 @@ export interface ScanResult {
 export interface ScanOptions {
   scopes?: readonly Scope[];
   limits?: Partial<ScanLimits>;
-  /** re-scan file text for built-in credential shapes (default true) */
+  /** re-scan file text for suspected secrets with the one detector (default true) */
   secretCheck?: boolean;
-  /** keep each valid entry's decoded text in {@link ScanEntry.text} (default false; doctor uses it) */
+  /** keep each file's decoded text in {@link ScanEntry.text} and {@link InvalidFile.text} (default false; doctor uses it) */
   keepText?: boolean;
 }
 
@@ -357,13 +363,21 @@ export function scanFileBytes(
     const p = isVaultError(err)
       ? describeParseError(bytes, err)
       : { code: 'invalid-document' as const, message: 'document could not be parsed', line: undefined, hint: undefined };
-    return { invalid: fileDiagnostic(f, p.code, p.line, p.message, p.hint ?? 'fix the file so it matches ecc.memory.v1 (see docs/format.md)') };
+    return {
+      invalid: {
+        ...fileDiagnostic(f, p.code, p.line, p.message, p.hint ?? 'fix the file so it matches ecc.memory.v1 (see docs/format.md)'),
+        ...(options.keepText ? { text: decoded ?? bytes.toString('utf8') } : {}),
+      },
+    };
   }
   const where = locationProblem(parsed.memory, f.scope, f.segments);
   if (where) {
     const m = parsed.memory;
     return {
-      invalid: fileDiagnostic(f, 'location-mismatch', undefined, where, `move it to ${m.scope}/${kindFolder(m.kind)}/${m.id}.md or fix the frontmatter`, m.id),
+      invalid: {
+        ...fileDiagnostic(f, 'location-mismatch', undefined, where, `move it to ${m.scope}/${kindFolder(m.kind)}/${m.id}.md or fix the frontmatter`, m.id),
+        ...(options.keepText ? { text: decoded ?? bytes.toString('utf8') } : {}),
+      },
     };
   }
   const text = decoded ?? bytes.toString('utf8');
@@ -371,14 +385,17 @@ export function scanFileBytes(
     const labels = findSecretShapes(text);
     if (labels.length > 0) {
       return {
-        invalid: fileDiagnostic(
-          f,
-          'suspected-secret',
-          undefined,
-          `memory contains a suspected secret (${labels.join(', ')}); it is quarantined`,
-          'remove the credential from the file (and rotate it: it may be in git history)',
-          parsed.memory.id,
-        ),
+        invalid: {
+          ...fileDiagnostic(
+            f,
+            'suspected-secret',
+            undefined,
+            `memory contains a suspected secret (${labels.join(', ')}); it is quarantined`,
+            'remove the credential from the file (and rotate it: it may be in git history)',
+            parsed.memory.id,
+          ),
+          ...(options.keepText ? { text } : {}),
+        },
       };
     }
   }

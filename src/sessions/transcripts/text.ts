@@ -3,8 +3,9 @@
  * context injected at session start: terminal escapes and control characters removed, bidi
  * formatting removed, whitespace collapsed, length capped, credential shapes redacted.
  */
-import { redactSecretShapes, SECRET_PATTERNS } from '../../secrets/scan-secrets.js';
+
 import { ANY_ESCAPE_SEQUENCE, CONTEXT_CONTROL_CHARS, HIDDEN_TEXT_CHARS } from '../../unicode/unsafe-characters.js';
+import { redactSecrets } from '../../secrets/detect-secrets.js';
 
 /** Start of the marker {@link redact} leaves in place of a secret. */
 const REDACTION_OPEN = '[REDACTED ';
@@ -78,24 +79,10 @@ export function paragraph(text: string, max: number): string {
 }
 
 /**
- * One regex that matches wherever any credential shape could: every pattern as an alternative,
- * case-insensitive and with the union of their flags, so it matches a superset of what they
- * match. A text it does not match has nothing to redact, and the usual text (a title, a path) is
- * passed through without running each pattern. Undefined (always run them) when the patterns
- * cannot be combined safely (a backreference would point into another alternative).
+ * Replaces every suspected secret with `[REDACTED <label>]`: the detector that save and doctor
+ * use (our shapes and secretlint's rules, on the text as given and normalised), synchronous and
+ * cheap for text without a credential.
  */
-const ANY_SECRET: RegExp | undefined = (() => {
-  if (SECRET_PATTERNS.some(({ pattern }) => /\\[1-9]|\\k</.test(pattern.source))) return undefined;
-  const flags = ['i', ...['m', 's', 'u'].filter((f) => SECRET_PATTERNS.some(({ pattern }) => pattern.flags.includes(f)))].join('');
-  try {
-    return new RegExp(SECRET_PATTERNS.map(({ pattern }) => `(?:${pattern.source})`).join('|'), flags);
-  } catch {
-    return undefined;
-  }
-})();
-
-/** Replaces every built-in credential shape with `[REDACTED <label>]` (sync, cheap). */
 export function redact(text: string): string {
-  if (ANY_SECRET && !ANY_SECRET.test(text)) return text;
-  return redactSecretShapes(text).text;
+  return redactSecrets(text).text;
 }
