@@ -1,6 +1,6 @@
 /**
  * The public library API of vault: the same operations as the CLI, as typed functions.
- * Pinned by tests/unit/public-api.test.ts: add to it deliberately.
+ * Pinned by tests/public-api.test.ts: add to it deliberately.
  */
 export { VaultError, EXIT, isVaultError, type VaultErrorCode } from './errors.js';
 export type { Diagnostic, DiagnosticCode, Severity } from './diagnostics.js';

@@ -4,7 +4,7 @@
  * reference-format memory fixtures in `../shared/fixtures`, which exist only beside the
  * project's own checkouts and in CI. In a plain clone the file says in one line that it skipped
  * them; the default suite covers the same properties with tests/fixtures (our synthetic files).
- * tests/unit/self-contained.test.ts holds every other test file to that.
+ * tests/self-contained.test.ts holds every other test file to that.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -12,8 +12,8 @@ import { describe, expect, it } from 'vitest';
 import { parseMemory } from '../src/document/parse.js';
 import { serializeMemory } from '../src/document/serialize.js';
 import { readTranscript } from '../src/sessions/read-transcript.js';
-import { cliEnv, gitRepo, REPO } from './helpers.js';
-import { hook, sessionsDirOf, snapshotNames } from './hooks/hook-helpers.js';
+import { cliEnv, gitRepo, REPO } from './helpers/cli.js';
+import { hook, sessionsDirOf, snapshotNames } from './helpers/hooks.js';
 
 const SHARED_FIXTURES = resolve(REPO, '..', 'shared', 'fixtures');
 const present = existsSync(SHARED_FIXTURES);

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { cliEnv, fixture, git, REPO, runCli, tempDir } from '../helpers.js';
+import { cliEnv, fixture, git, REPO, runCli, tempDir } from '../helpers/cli.js';
 
 // ---------------------------------------------------------------------------------------------
 // Repositories: origin (bare), main with one memory, a feature branch, and a CI checkout of it.

@@ -1,6 +1,6 @@
 /**
  * Smoke tests of the real binary (bin/vault.js over dist/). The behaviour cases run in-process
- * (tests/helpers.ts runCli); what only a process shows is checked here: start-up, the bin's
+ * (tests/helpers/cli.ts runCli); what only a process shows is checked here: start-up, the bin's
  * dispatch to the lean (search/read) and hook bundles, exit codes as the shell sees them, a
  * reader that goes away (EPIPE) and output only a terminal gets. Other tests that keep the
  * binary because the process is their point: lean-start (lean bundle vs full CLI), hooks/kill
@@ -11,7 +11,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, cliEnv, gitRepo, REPO, runBin, runCli } from '../helpers.js';
+import { BIN, cliEnv, gitRepo, REPO, runBin, runCli } from '../helpers/cli.js';
 
 const VERSION = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 

@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, gitRepo, type RunOptions, type RunResult, runBin, runCli } from '../helpers.js';
+import { cliEnv, gitRepo, type RunOptions, type RunResult, runBin, runCli } from '../helpers/cli.js';
 
 interface CliCase {
   name: string;

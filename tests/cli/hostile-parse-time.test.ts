@@ -13,8 +13,8 @@ import { describe, expect, it } from 'vitest';
 import { parseMemory } from '../../src/document/parse.js';
 import { isVaultError } from '../../src/errors.js';
 import { describeParseError } from '../../src/scanner/parse-problem.js';
-import { cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';
-import { HOSTILE_DOCUMENTS as DOCS, hostileRepo } from '../hostile-vault.js';
+import { cliEnv, gitRepo, runCli, tempDir } from '../helpers/cli.js';
+import { HOSTILE_DOCUMENTS as DOCS, hostileRepo } from '../helpers/hostile-vault.js';
 
 const COMMAND_BOUND_MS = 5000;
 

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync, statSync, symlinkSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, gitRepo, memoryFixture, runBin, runCli, tempDir } from '../helpers.js';
+import { cliEnv, gitRepo, memoryFixture, runBin, runCli, tempDir } from '../helpers/cli.js';
 
 function filesUnder(dir: string): string[] {
   if (!existsSync(dir)) return [];

@@ -1,5 +1,5 @@
 /**
- * The credential corpus (tests/secret-cases.ts) as a user meets it: every shape is refused by
+ * The credential corpus (tests/helpers/secret-cases.ts) as a user meets it: every shape is refused by
  * `vault save --body`, by `save --template --section`, by `vault handoff`, and in a title or a
  * tag where the field allows its characters (the CLI in-process; a third of the shapes also
  * through the built binary); every shape is
@@ -13,9 +13,9 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../../src/cli/main.js';
 import type { CliIo } from '../../src/cli/context.js';
 import { nodeRuntime } from '../../src/io/runtime.js';
-import { filesUnder, hook, sessionsDirOf, snapshotNames } from '../hooks/hook-helpers.js';
-import { cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';
-import { BENIGN_CASES, SECRET_CASES, type SecretCase } from '../secret-cases.js';
+import { filesUnder, hook, sessionsDirOf, snapshotNames } from '../helpers/hooks.js';
+import { cliEnv, gitRepo, runCli, tempDir } from '../helpers/cli.js';
+import { BENIGN_CASES, SECRET_CASES, type SecretCase } from '../helpers/secret-cases.js';
 
 /** The secret parts of `c` (or their first 12 characters) that `out` holds. */
 function leaks(out: string, c: SecretCase): string[] {

@@ -7,7 +7,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { REPO } from '../helpers.js';
+import { REPO } from '../helpers/cli.js';
 
 const FILES = [
   'README.md',

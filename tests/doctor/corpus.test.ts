@@ -1,8 +1,8 @@
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, REPO, runCli } from '../helpers.js';
-import { corpusRepo, GENERATED_EXPECTED, MARKER, SECRET } from './corpus-vault.js';
+import { cliEnv, REPO, runCli } from '../helpers/cli.js';
+import { corpusRepo, GENERATED_EXPECTED, MARKER, SECRET } from '../helpers/corpus-vault.js';
 
 /** Every committed corpus file → the exact diagnostics (code, line) doctor must report for it. */
 const COMMITTED_EXPECTED: Record<string, Array<[string, number | undefined]>> = {

@@ -7,9 +7,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, git, gitRepo, runCli } from '../helpers.js';
-import { SECRET_CASES, type SecretCase } from '../secret-cases.js';
-import { memoryText } from './corpus-vault.js';
+import { cliEnv, git, gitRepo, runCli } from '../helpers/cli.js';
+import { SECRET_CASES, type SecretCase } from '../helpers/secret-cases.js';
+import { memoryText } from '../helpers/corpus-vault.js';
 
 interface DoctorJson {
   ok: boolean;

@@ -4,7 +4,7 @@
  * index check is skipped; in a fresh clone the project scope holds only its .gitignore.)
  */
 import { describe, expect, it } from 'vitest';
-import { cliEnv, REPO, runCli } from '../helpers.js';
+import { cliEnv, REPO, runCli } from '../helpers/cli.js';
 
 describe("this repository's own vault", () => {
   it('passes vault doctor --strict', async () => {

@@ -3,8 +3,8 @@ import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadSnapshot } from '../../src/sessions/snapshots/snapshot-store.js';
-import { BIN, cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';
-import { hook, sessionsDirOf, snapshotNames } from './hook-helpers.js';
+import { BIN, cliEnv, gitRepo, runCli, tempDir } from '../helpers/cli.js';
+import { hook, sessionsDirOf, snapshotNames } from '../helpers/hooks.js';
 
 /** Every snapshot-named file must be a complete snapshot. */
 function expectOnlyCompleteSnapshots(env: Record<string, string>): void {

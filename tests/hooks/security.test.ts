@@ -1,14 +1,14 @@
 /**
  * Regression tests from a security review of the session hooks: private-key blocks and cut
  * tokens leaking through snapshots, a sessions folder that git-ignores a vault, and invisible
- * characters smuggled into the session-start context. All run the CLI in-process (tests/helpers.ts runCli).
+ * characters smuggled into the session-start context. All run the CLI in-process (tests/helpers/cli.ts runCli).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';
-import { contextOf, filesUnder, hook, sessionsDirOf, snapshotNames } from './hook-helpers.js';
+import { cliEnv, gitRepo, runCli, tempDir } from '../helpers/cli.js';
+import { contextOf, filesUnder, hook, sessionsDirOf, snapshotNames } from '../helpers/hooks.js';
 
 const SESSION = '7a1c2b3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
 const SHORT = '1a2b3c4d';

@@ -1,8 +1,8 @@
 import { mkdirSync, realpathSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, git, gitRepo, tempDir } from '../helpers.js';
-import { CLAUDE_DAG, CLAUDE_SESSION, CODEX_CURRENT, contextOf, hook, sessionsDirOf, snapshotNames } from './hook-helpers.js';
+import { cliEnv, git, gitRepo, tempDir } from '../helpers/cli.js';
+import { CLAUDE_DAG, CLAUDE_SESSION, CODEX_CURRENT, contextOf, hook, sessionsDirOf, snapshotNames } from '../helpers/hooks.js';
 
 const start = (cwd: string) => ({ session_id: 'fresh', cwd, hook_event_name: 'SessionStart', source: 'startup' });
 

@@ -21,7 +21,7 @@ import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSyn
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cliEnv, git, gitRepo, REPO } from '../helpers.js';
+import { cliEnv, git, gitRepo, REPO } from '../helpers/cli.js';
 
 const VERSION: string = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version;
 const KINDS = ['context', 'decision', 'fact', 'handoff', 'lesson', 'note', 'preference', 'runbook'];

@@ -6,8 +6,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, memoryFixture, runCli } from '../helpers.js';
-import { obsidianRepo } from './obsidian-helpers.js';
+import { cliEnv, memoryFixture, runCli } from '../helpers/cli.js';
+import { obsidianRepo } from '../helpers/obsidian.js';
 
 interface Hit {
   id: string;

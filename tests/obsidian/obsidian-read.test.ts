@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, gitRepo, memoryFixture, runCli } from '../helpers.js';
-import { obsidianRepo } from './obsidian-helpers.js';
+import { cliEnv, gitRepo, memoryFixture, runCli } from '../helpers/cli.js';
+import { obsidianRepo } from '../helpers/obsidian.js';
 
 describe('a vault edited in Obsidian', () => {
   it('reads a memory whose frontmatter Obsidian rewrote (block lists, unquoted strings) with the same values', async () => {

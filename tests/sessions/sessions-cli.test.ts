@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, gitRepo, runCli, tempDir } from '../helpers.js';
-import { CLAUDE_SESSION, CODEX_OLD, hook } from '../hooks/hook-helpers.js';
+import { cliEnv, gitRepo, runCli, tempDir } from '../helpers/cli.js';
+import { CLAUDE_SESSION, CODEX_OLD, hook } from '../helpers/hooks.js';
 
 describe('vault sessions / vault handoff', () => {
   it('lists and shows snapshots; unknown short ids are a clear not-found', async () => {

@@ -7,7 +7,7 @@ import { appendRelatedLine } from '../../src/templates/related-links.js';
 import { cleanDraftBody, DRAFT_INSTRUCTIONS, readDraft, renderDraft } from '../../src/templates/editor-draft.js';
 import { fillTemplate, parseSectionValues } from '../../src/templates/fill-template.js';
 import { defaultTemplatesDir, loadAllTemplates, loadTemplate, parseTemplate, splitSections } from '../../src/templates/kind-template.js';
-import { REPO } from '../helpers.js';
+import { REPO } from '../helpers/cli.js';
 
 const EXPECTED_SECTIONS: Record<string, string[]> = {
   decision: ['Context', 'Options', 'Decision', 'Consequences'],

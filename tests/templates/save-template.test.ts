@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, gitRepo, runCli } from '../helpers.js';
+import { cliEnv, gitRepo, runCli } from '../helpers/cli.js';
 
 function memoryFiles(dir: string): string[] {
   if (!existsSync(dir)) return [];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { KINDS } from '../../src/document/contract.js';
 import { loadTemplate } from '../../src/templates/kind-template.js';
-import { cliEnv, gitRepo, runCli } from '../helpers.js';
+import { cliEnv, gitRepo, runCli } from '../helpers/cli.js';
 
 describe('every kind template renders into a memory doctor is happy with', () => {
   it('save --template with every section, for all eight kinds: doctor --strict finds nothing', async () => {

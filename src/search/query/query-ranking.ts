@@ -8,7 +8,7 @@
  * fuzzy weights, the same OR combination and "quality" factor (score × distinct query terms
  * matched). It runs over typed arrays instead of a MiniSearch instance because building that
  * instance from stored postings dominated a cold search (measured: ~120 ms of 10,000 memories'
- * search). tests/search/ranking-oracle.test.ts checks that both rank alike on random corpora.
+ * search). tests/search/query/ranking-oracle.test.ts checks that both rank alike on random corpora.
  */
 import { FIELDS, bucketOf, type DocRecord } from '../index/index-format.js';
 import type { FieldPostings } from '../index/postings.js';

@@ -1,0 +1,149 @@
+import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { DEADLINE_MS, INSTALLED_TIMEOUT_S } from '../../src/sessions/hook-events.js';
+import { cliEnv, gitRepo, runCli, tempDir } from '../helpers/cli.js';
+
+type Settings = { hooks: Record<string, Array<{ matcher?: string; hooks: Array<{ type: string; command: string; timeout: number }> }>> } & Record<
+  string,
+  unknown
+>;
+
+const unrelated = {
+  permissions: { allow: ['Bash(npm test:*)'] },
+  hooks: {
+    PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo lint', timeout: 5 }] }],
+    Stop: [{ hooks: [{ type: 'command', command: 'notify-send done' }] }],
+  },
+};
+
+describe('vault hooks install / uninstall', () => {
+  it('claude-code project scope: merges into .claude/settings.local.json, idempotent, backup, exact uninstall', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const file = join(repo, '.claude', 'settings.local.json');
+    mkdirSync(join(repo, '.claude'));
+    const original = `${JSON.stringify(unrelated, null, 2)}\n`;
+    writeFileSync(file, original);
+
+    const dry = await runCli(['hooks', 'install', '--harness', 'claude-code', '--dry-run'], { cwd: repo, env });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toMatch(/^Dry run: would change .*settings\.local\.json/);
+    expect(dry.stdout).toContain('+ ');
+    expect(dry.stdout).toMatch(/\+\s+"command": ".* hook session-start --harness claude-code"/);
+    expect(readFileSync(file, 'utf8')).toBe(original);
+
+    const first = await runCli(['hooks', 'install', '--harness', 'claude-code', '--command', 'vault', '--json'], { cwd: repo, env });
+    expect(first.code, first.stderr).toBe(0);
+    const out = JSON.parse(first.stdout) as { changed: boolean; backup: string; changes: string[] };
+    expect(out.changed).toBe(true);
+    expect(out.changes).toHaveLength(4);
+    expect(readFileSync(out.backup, 'utf8')).toBe(original);
+    const s = JSON.parse(readFileSync(file, 'utf8')) as Settings;
+    expect(s.permissions).toEqual(unrelated.permissions);
+    expect(s.hooks.PreToolUse).toEqual(unrelated.hooks.PreToolUse);
+    expect(s.hooks.Stop![0]).toEqual(unrelated.hooks.Stop[0]);
+    expect(s.hooks.Stop![1]!.hooks[0]).toEqual({ type: 'command', command: 'vault hook stop --harness claude-code', timeout: 30 });
+    expect(s.hooks.SessionStart).toEqual([
+      { matcher: 'startup', hooks: [{ type: 'command', command: 'vault hook session-start --harness claude-code', timeout: 10 }] },
+    ]);
+    expect(s.hooks.PreCompact![0]!.hooks[0]!.command).toBe('vault hook pre-compact --harness claude-code');
+    expect(s.hooks.SessionEnd![0]!.hooks[0]!.command).toBe('vault hook session-end --harness claude-code');
+
+    const installed = readFileSync(file, 'utf8');
+    const second = await runCli(['hooks', 'install', '--harness', 'claude-code', '--command', 'vault'], { cwd: repo, env });
+    expect(second.code).toBe(0);
+    expect(second.stdout).toMatch(/already installed, nothing to change/);
+    expect(readFileSync(file, 'utf8')).toBe(installed);
+
+    const removed = await runCli(['hooks', 'uninstall', '--harness', 'claude-code'], { cwd: repo, env });
+    expect(removed.code, removed.stderr).toBe(0);
+    expect(removed.stdout).toMatch(/Removed 4 hook entries/);
+    expect(readFileSync(file, 'utf8')).toBe(original);
+    expect((await runCli(['hooks', 'uninstall', '--harness', 'claude-code'], { cwd: repo, env })).stdout).toMatch(/already clean/);
+  });
+
+  it('every installed timeout is longer than the hook’s own deadline', () => {
+    for (const [event, seconds] of Object.entries(INSTALLED_TIMEOUT_S))
+      expect(seconds * 1000, event).toBeGreaterThan(DEADLINE_MS[event as keyof typeof DEADLINE_MS] * 2);
+  });
+
+  it('codex: creates .codex/hooks.json with SessionStart, Stop, PreCompact; uninstall deletes the file it created', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const r = await runCli(['hooks', 'install', '--harness', 'codex'], { cwd: repo, env });
+    expect(r.code, r.stderr).toBe(0);
+    const file = join(repo, '.codex', 'hooks.json');
+    const s = JSON.parse(readFileSync(file, 'utf8')) as Settings;
+    expect(Object.keys(s.hooks)).toEqual(['SessionStart', 'Stop', 'PreCompact']);
+    const cmd = s.hooks.Stop![0]!.hooks[0]!.command;
+    expect(cmd).toMatch(/^"[^"]*node[^"]*" "[^"]*bin\/vault\.js" hook stop --harness codex$/);
+    expect(s.hooks.Stop![0]!.hooks[0]!.timeout).toBe(30);
+    // the installed command really runs the hook
+    const payload = { session_id: 'x', cwd: repo, hook_event_name: 'Stop' };
+    const { spawnSync } = await import('node:child_process');
+    const run = spawnSync('sh', ['-c', cmd], { cwd: repo, env, input: JSON.stringify(payload), encoding: 'utf8' });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe('{}\n');
+    expect((await runCli(['hooks', 'uninstall', '--harness', 'codex'], { cwd: repo, env })).code).toBe(0);
+    expect(existsSync(file)).toBe(false);
+    // uninstalling codex never touches claude settings, and vice versa
+    expect(existsSync(join(repo, '.claude'))).toBe(false);
+  });
+
+  it('user scope writes ~/.claude/settings.json and $CODEX_HOME/hooks.json', async () => {
+    const repo = gitRepo();
+    const codexHome = tempDir();
+    const env = cliEnv({ CODEX_HOME: codexHome });
+    expect((await runCli(['hooks', 'install', '--harness', 'claude-code', '--scope', 'user', '--command', 'vault'], { cwd: repo, env })).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(env.HOME!, '.claude', 'settings.json'), 'utf8')).hooks.Stop[0].hooks[0].command).toBe(
+      'vault hook stop --harness claude-code',
+    );
+    expect((await runCli(['hooks', 'install', '--harness', 'codex', '--scope', 'user', '--command', 'vault'], { cwd: repo, env })).code).toBe(0);
+    expect(readdirSync(codexHome)).toEqual(['hooks.json']);
+    expect(existsSync(join(repo, '.claude'))).toBe(false);
+    // installed at both scopes, every event would run twice: said, in text and in JSON
+    const both = await runCli(['hooks', 'install', '--harness', 'claude-code', '--command', 'vault'], { cwd: repo, env });
+    expect(both.code, both.stderr).toBe(0);
+    expect(both.stderr).toMatch(/warning: vault hooks for claude-code are also installed at user scope \(.*settings\.json\); Claude Code runs both/);
+    const json = await runCli(['hooks', 'install', '--harness', 'codex', '--command', 'vault', '--json'], { cwd: repo, env });
+    expect(JSON.parse(json.stdout)).toMatchObject({ alsoInstalledAt: join(codexHome, 'hooks.json') });
+  });
+
+  it('refuses invalid JSON and symlinked settings without touching them', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    mkdirSync(join(repo, '.claude'));
+    writeFileSync(join(repo, '.claude', 'settings.local.json'), '{ "hooks": ');
+    const bad = await runCli(['hooks', 'install', '--harness', 'claude-code'], { cwd: repo, env });
+    expect(bad.code).toBe(3);
+    expect(bad.stderr).toMatch(/not valid JSON; not touching it/);
+    expect(readFileSync(join(repo, '.claude', 'settings.local.json'), 'utf8')).toBe('{ "hooks": ');
+    const elsewhere = join(tempDir(), 'real.json');
+    writeFileSync(elsewhere, '{}');
+    mkdirSync(join(repo, '.codex'));
+    symlinkSync(elsewhere, join(repo, '.codex', 'hooks.json'));
+    const link = await runCli(['hooks', 'install', '--harness', 'codex'], { cwd: repo, env });
+    expect(link.code).toBe(7);
+    expect(readFileSync(elsewhere, 'utf8')).toBe('{}');
+    // an event that is not a list of groups is someone's mistake: refused, never replaced
+    const malformed = '{"hooks":{"Stop":{"x":1}},"model":"opus"}';
+    writeFileSync(join(repo, '.claude', 'settings.local.json'), malformed);
+    const shape = await runCli(['hooks', 'install', '--harness', 'claude-code'], { cwd: repo, env });
+    expect(shape.code).toBe(3);
+    expect(shape.stderr).toMatch(/"hooks\.Stop" is not a list; not touching it/);
+    expect(readFileSync(join(repo, '.claude', 'settings.local.json'), 'utf8')).toBe(malformed);
+  });
+
+  it('accepts a settings file that starts with a byte order mark', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    mkdirSync(join(repo, '.claude'));
+    writeFileSync(join(repo, '.claude', 'settings.local.json'), '\ufeff{"model":"opus"}\n');
+    const r = await runCli(['hooks', 'install', '--harness', 'claude-code'], { cwd: repo, env });
+    expect(r.code, r.stderr).toBe(0);
+    const after = JSON.parse(readFileSync(join(repo, '.claude', 'settings.local.json'), 'utf8')) as { model: string; hooks: Record<string, unknown> };
+    expect(after.model).toBe('opus');
+    expect(Object.keys(after.hooks).sort()).toEqual(['PreCompact', 'SessionEnd', 'SessionStart', 'Stop']);
+  });
+});

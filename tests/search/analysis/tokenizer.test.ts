@@ -1,0 +1,71 @@
+import MiniSearch from 'minisearch';
+import { describe, expect, it } from 'vitest';
+import { foldText, tokenize } from '../../../src/search/analysis/tokenizer.js';
+import { stemEnglish } from '../../../src/search/analysis/stem-english.js';
+import { makeExcerpt, markTerms } from '../../../src/search/query/excerpt.js';
+
+describe('tokenizer', () => {
+  it("regression: MiniSearch's default tokenizer cannot find a word inside unspaced Chinese; ours can", () => {
+    const body = '我们使用数据库来存储会话';
+    const plain = new MiniSearch({ fields: ['body'] });
+    plain.add({ id: 1, body });
+    expect(plain.search('数据库')).toHaveLength(0);
+    const ours = new MiniSearch({ fields: ['body'], tokenize, processTerm: (t) => t });
+    ours.add({ id: 1, body });
+    expect(ours.search('数据库', { tokenize, processTerm: (t) => t }).map((r) => r.id)).toEqual([1]);
+  });
+
+  it('splits Chinese, Japanese and Thai into words', () => {
+    expect(tokenize('我们使用数据库来存储会话')).toEqual(expect.arrayContaining(['使用', '存储', '会话']));
+    expect(tokenize('セッションをRedisに保存します')).toEqual(expect.arrayContaining(['セッション', '保存']));
+    expect(tokenize('ไม่มีช่องว่าง').length).toBeGreaterThan(1);
+  });
+
+  it('folds case, accents, NFC/NFD and full-width forms, but keeps kana voicing', () => {
+    expect(foldText('Café')).toBe('cafe');
+    expect(tokenize('cafe\u0301')).toEqual(tokenize('CAFÉ'));
+    expect(tokenize('ＡＢＣ')).toEqual(['abc']);
+    expect(foldText('が')).toBe('が');
+  });
+
+  it('keeps code-ish tokens whole and by parts', () => {
+    const t = tokenize('see src/search/index.ts, foo_bar and foo-baz in v2.1');
+    expect(t).toEqual(expect.arrayContaining(['src/search/index.ts', 'src', 'search', 'index', 'ts', 'foo_bar', 'foo', 'bar', 'foo-baz', 'baz', 'v2.1']));
+  });
+
+  it('drops English stop words and stems', () => {
+    expect(tokenize('What did the painters paint?')).toEqual(['painter', 'paint']);
+    expect(['painting', 'painted', 'paints'].map(stemEnglish)).toEqual(['paint', 'paint', 'paint']);
+    expect(['relational', 'generalization', 'hopping', 'ponies'].map(stemEnglish)).toEqual(['relat', 'gener', 'hop', 'poni']);
+  });
+
+  it('folds irregular verb forms to their base form, in documents and queries alike', () => {
+    expect(tokenize('She went home and bought bread; they had found it, we ran')).toEqual(tokenize('go home buy bread find it run'));
+    expect(tokenize('WENT Gone')).toEqual(['go', 'go']);
+    // not a verb form, not touched
+    expect(tokenize('mountains')).toEqual(['mountain']);
+  });
+});
+
+describe('excerpt', () => {
+  it('shows the best passage of a long body with ellipses, and marks matched words', () => {
+    const body = `${'Filler words about nothing at all. '.repeat(100)}The Redis session store keeps tokens for 14 days. ${'More filler here. '.repeat(50)}`;
+    const ex = makeExcerpt(body, tokenize('redis session'));
+    expect(ex.length).toBeLessThanOrEqual(242);
+    expect(ex).toMatch(/^…/);
+    expect(ex).toMatch(/…$/);
+    expect(ex).toContain('Redis session store');
+    expect(markTerms('The Redis sessions here', tokenize('redis session'), (w) => `[${w}]`)).toBe('The [Redis] [sessions] here');
+  });
+
+  it('returns a short body whole', () => {
+    expect(makeExcerpt('  short\n body ', ['x'])).toBe('short body');
+  });
+});
+
+describe('long tokens', () => {
+  it('cuts terms to 64 characters, so a 64 KiB word neither bloats the index nor breaks fuzzy search', () => {
+    const t = tokenize(`${'x'.repeat(65_536)} ok`);
+    expect(t.map((x) => x.length)).toEqual([64, 2]);
+  });
+});

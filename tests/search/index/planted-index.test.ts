@@ -1,0 +1,145 @@
+/**
+ * A planted or damaged index (shapes that pass the JSON parse but not the types the search reads,
+ * crafted counts, symbolic links) must never crash, hang or steer a search: it is rebuilt from the
+ * Markdown files, and only memories in the vault are returned.
+ */
+import { cpSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { serializeMemory } from '../../../src/document/serialize.js';
+import { bucketFileName, bucketOf, IndexUnusable } from '../../../src/search/index/index-format.js';
+import { BucketReader, encodeBucket } from '../../../src/search/index/postings.js';
+import { cliEnv, gitRepo, runBin, tempDir } from '../../helpers/cli.js';
+import { memory, memoryPath, putMemories } from '../../helpers/search.js';
+
+type Json = { results: Array<{ id: string; title: string; path: string }>; diagnostics: { index: Array<{ action: string; reason?: string }> } };
+
+const teamIndex = (repo: string) => join(repo, '.git', 'ecc-memory-index', 'team');
+const statePath = (repo: string) => join(teamIndex(repo), 'state.json');
+const generationDir = (repo: string) => join(teamIndex(repo), `g-${JSON.parse(readFileSync(statePath(repo), 'utf8')).generation}`);
+const editJson = (file: string, edit: (v: any) => void) => {
+  const v = JSON.parse(readFileSync(file, 'utf8'));
+  edit(v);
+  writeFileSync(file, JSON.stringify(v));
+};
+
+/** Rewrites the bucket holding `term` with an edited header, keeping docs.json's byte count in step. */
+function editBucketHeader(repo: string, term: string, edit: (h: { t: unknown[]; o: unknown[]; n: unknown[] }) => void): void {
+  const gen = generationDir(repo);
+  const b = bucketOf(term);
+  const buf = readFileSync(join(gen, bucketFileName(b)));
+  const h = buf.readUInt32LE(0);
+  const header = JSON.parse(buf.toString('utf8', 4, 4 + h));
+  edit(header);
+  const hj = Buffer.from(JSON.stringify(header));
+  const len = Buffer.alloc(4);
+  len.writeUInt32LE(hj.length);
+  const out = Buffer.concat([len, hj, buf.subarray(4 + h)]);
+  writeFileSync(join(gen, bucketFileName(b)), out);
+  editJson(join(gen, 'docs.json'), (d) => {
+    d.buckets[b] = out.length;
+  });
+}
+
+describe('a planted or damaged index', () => {
+  it('is rebuilt, never crashes or hangs a search, and never returns a memory from outside the vault', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const ms = [memory({ title: 'Widget alpha', body: 'widget rollout' }), memory({ title: 'Widget beta', body: 'widget rollback' })];
+    putMemories(repo, ...ms);
+    // each search a new process of the binary: a process keeps the index generations it loaded
+    // (they are immutable), so damage planted under a running one is what a later process meets
+    const search = async () => {
+      const r = await runBin(['search', 'widget', '--scope', 'team', '--json'], { cwd: repo, env, timeoutMs: 15_000 });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toBe('');
+      const j = JSON.parse(r.stdout) as Json;
+      expect(j.results.map((h) => h.id).sort()).toEqual(ms.map((m) => m.id).sort());
+      return j;
+    };
+    const expectRebuilt = async (plant: () => void) => {
+      await search();
+      plant();
+      expect((await search()).diagnostics.index[0]!.action).toBe('rebuilt');
+    };
+
+    // state.json overlay entries that are not objects, or records of the wrong shape
+    for (const bad of [5, null, 'deleted', { doc: null }, { invalid: { path: 7 } }]) {
+      await expectRebuilt(() => editJson(statePath(repo), (s) => (s.overlay = { [`notes/${ms[0]!.id}.md`]: bad })));
+    }
+    // docs.json: an invalid-file record without a path, a document path that is not a string
+    await expectRebuilt(() => editJson(join(generationDir(repo), 'docs.json'), (d) => (d.invalid = [null])));
+    await expectRebuilt(() => editJson(join(generationDir(repo), 'docs.json'), (d) => (d.path[0] = 12)));
+    // bucket headers: a term that is not a string, a document count that would allocate gigabytes
+    await expectRebuilt(() => editBucketHeader(repo, 'widget', (h) => (h.t = h.t.map((t) => ({ t })))));
+    await expectRebuilt(() => editBucketHeader(repo, 'widget', (h) => (h.n = h.n.map(() => 1e9))));
+    // index files and folders reached through symbolic links are not read
+    const outside = tempDir('vault-outside-');
+    await expectRebuilt(() => {
+      const gen = generationDir(repo);
+      cpSync(gen, join(outside, 'gen'), { recursive: true });
+      rmSync(gen, { recursive: true });
+      symlinkSync(join(outside, 'gen'), gen);
+    });
+    if (process.platform !== 'win32') {
+      await expectRebuilt(() => {
+        const docs = join(generationDir(repo), 'docs.json');
+        rmSync(docs);
+        symlinkSync('/dev/zero', docs);
+      });
+    }
+
+    // an overlay record whose path leads out of the vault, with the fingerprint of a real file
+    await search();
+    const real = memoryPath(repo, ms[0]!);
+    mkdirSync(join(outside, 'notes'), { recursive: true });
+    writeFileSync(join(outside, 'notes', `${ms[0]!.id}.md`), serializeMemory({ ...ms[0]!, title: 'Widget from outside' }));
+    const st = statSync(real);
+    const key = `notes/${ms[0]!.id}.md`;
+    editJson(statePath(repo), (s) => {
+      s.overlay[key] = {
+        doc: {
+          path: `${'../'.repeat(8)}${outside.slice(1)}/notes/${ms[0]!.id}.md`,
+          size: st.size,
+          mtime: st.mtimeMs,
+          scope: 'team',
+          id: ms[0]!.id,
+          kind: 'note',
+          status: 'active',
+          tags: [],
+          targets: ['all'],
+          updated: 1,
+          len: [1, 0, 0, 0, 1],
+          terms: { widget: [1, 0, 0, 0, 1] },
+        },
+      };
+    });
+    const after = await search();
+    expect(after.results.map((h) => h.title)).not.toContain('Widget from outside');
+    expect(after.results.every((h) => !h.path.includes('..'))).toBe(true);
+  });
+
+  it('a bucket header with impossible counts or offsets is refused before anything is allocated', () => {
+    const good = encodeBucket(new Map([['widget', [0, 0, 1, 1, 4, 2]]]));
+    expect(new BucketReader(good, 2).postings(0)[0]!.docs).toEqual(Int32Array.from([0]));
+    const withHeader = (edit: (h: any) => void) => {
+      const h = good.readUInt32LE(0);
+      const header = JSON.parse(good.toString('utf8', 4, 4 + h));
+      edit(header);
+      const hj = Buffer.from(JSON.stringify(header));
+      const len = Buffer.alloc(4);
+      len.writeUInt32LE(hj.length);
+      return Buffer.concat([len, hj, good.subarray(4 + h)]);
+    };
+    for (const edit of [
+      (h: any) => (h.n = [1e9]),
+      (h: any) => (h.n = [-1]),
+      (h: any) => (h.n = [1.5]),
+      (h: any) => (h.n = [3]),
+      (h: any) => (h.t = [5]),
+      (h: any) => (h.o = ['4']),
+    ]) {
+      expect(() => new BucketReader(withHeader(edit), 2)).toThrow(IndexUnusable);
+    }
+  });
+});
