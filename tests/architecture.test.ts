@@ -145,7 +145,7 @@ function portViolations(code: string): string[] {
 
 describe('architecture', () => {
   it('finds imports of every form and judges them (self-check)', () => {
-    const code = `import a from 'yargs';\nimport type { B } from "./cli/main.js";\nexport * from './mcp/x.js';\nconst c = await import('./hooks/y.js');\ntype T = typeof import('./operations/save.js');\n// import './cli/comment.js'\nconst s = "import('./cli/string.js')";\nconst d = require('chokidar');`;
+    const code = `import a from 'yargs';\nimport type { B } from "../cli/main.js";\nexport * from '../mcp/x.js';\nconst c = await import('../hooks/y.js');\ntype T = typeof import('../operations/save.js');\n// import '../cli/comment.js'\nconst s = "import('../cli/string.js')";\nconst d = require('chokidar');`;
     expect(specifiers(code)).toEqual(['yargs', '../cli/main.js', '../mcp/x.js', '../hooks/y.js', '../operations/save.js', 'chokidar']);
     const fake = join(SRC, 'store/x.ts');
     expect(

@@ -168,7 +168,7 @@ describe('bad input', () => {
 describe('hygiene', () => {
   it('credential shapes are redacted in titles, bodies and the stored state', () => {
     const token = `ghp_${'A1b2C3d4E5f6G7h8I9j0'.repeat(2)}`;
-    const aws = 'AKIAIOSFODNN7EXAMPLE';
+    const aws = 'AKIA' + 'Z7Q2W9X4R6T8Y3U5'; // a fake key id (AWS's documented example key is not a secret)
     const r = extractProposals(
       claude('secret', [
         { user: `Never paste the deploy token ${token} into chat again; use the vault CLI.` },
