@@ -68,7 +68,7 @@ describe('the vault binary', () => {
       const loaded = loadedModules(args, repo, env);
       expect(loaded, args.join(' ')).toContain('dist/cli/lean-bundle.js');
       expect(
-        loaded.filter((m) => m.includes('yargs') || m === 'dist/cli/node-io.js' || m === 'dist/cli/main.js'),
+        loaded.filter((m) => m.includes('yargs') || m === 'dist/cli/run-cli.js' || m === 'dist/cli/main.js'),
         args.join(' '),
       ).toEqual([]);
     }
@@ -76,10 +76,10 @@ describe('the vault binary', () => {
     expect(hook).toContain('dist/hooks/hook-bundle.cjs');
     expect(hook.filter((m) => m !== 'dist/hooks/hook-bundle.cjs')).toEqual([]);
     const full = loadedModules(['doctor'], repo, env);
-    expect(full).toContain('dist/cli/node-io.js');
+    expect(full).toContain('dist/cli/run-cli.js');
     expect(full.some((m) => m.includes('yargs'))).toBe(true);
     // an argument form the lean parser does not take goes to the full CLI, and so does ECC_VAULT_CLI=full
-    expect(loadedModules(['search', '--bogus', 'redis'], repo, env)).toContain('dist/cli/node-io.js');
+    expect(loadedModules(['search', '--bogus', 'redis'], repo, env)).toContain('dist/cli/run-cli.js');
     expect(loadedModules(['search', 'redis'], repo, { ...env, ECC_VAULT_CLI: 'full' })).not.toContain('dist/cli/lean-bundle.js');
     // `vault hook` always exits 0 and prints nothing for a payload it cannot use
     expect(await runBin(['hook', 'stop'], { cwd: repo, env, input: 'not json' })).toEqual({ code: 0, stdout: '', stderr: '' });

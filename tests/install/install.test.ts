@@ -107,7 +107,7 @@ beforeAll(async () => {
   expect(tgz).toEqual([`ecc-memory-vault-${VERSION}.tgz`]);
   tarball = join(work, tgz[0]!);
   expect(existsSync(join(source, 'node_modules'))).toBe(false);
-  expect(existsSync(join(source, 'dist', 'cli', 'node-io.js'))).toBe(true);
+  expect(existsSync(join(source, 'dist', 'cli', 'run-cli.js'))).toBe(true);
   const listing = spawnSync('tar', ['-tzf', tarball], { encoding: 'utf8' });
   expect(listing.status, listing.stderr).toBe(0);
   tarEntries = listing.stdout.split('\n').filter(Boolean);
@@ -179,7 +179,7 @@ describe('install from a tarball and from git (real npm, temp folders)', () => {
       'bin/vault.js',
       'bin/package.json',
       'dist/index.js',
-      'dist/cli/node-io.js',
+      'dist/cli/run-cli.js',
       'dist/cli/lean-bundle.js',
       'dist/hooks/hook-bundle.cjs',
       'schemas/memory.schema.json',
@@ -210,7 +210,7 @@ describe('install from a tarball and from git (real npm, temp folders)', () => {
     const r = await npm(['install', '-g', '--install-links', '--prefix', prefix, `git+file://${source}`], work, 300_000);
     const pkg = join(prefix, 'lib', 'node_modules', 'ecc-memory-vault');
     expect(lstatSync(pkg).isDirectory(), `${pkg} must be a folder, not a link into npm's deleted clone\n${r.stderr}`).toBe(true);
-    expect(existsSync(join(pkg, 'dist', 'cli', 'node-io.js'))).toBe(true);
+    expect(existsSync(join(pkg, 'dist', 'cli', 'run-cli.js'))).toBe(true);
     await checkInstalled(join(prefix, 'bin'));
   }, 300_000);
 });
