@@ -11,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseMemory } from '../src/document/parse.js';
 import { serializeMemory } from '../src/document/serialize.js';
-import { readTranscript } from '../src/sessions/read-transcript.js';
+import { readTranscript } from '../src/sessions/transcripts/read-transcript.js';
 import { cliEnv, gitRepo, REPO } from './helpers/cli.js';
 import { hook, sessionsDirOf, snapshotNames } from './helpers/hooks.js';
 
