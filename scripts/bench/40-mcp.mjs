@@ -125,7 +125,7 @@ export async function run({ quick }) {
         row('start-up: spawn → `initialize` answered', startup),
         row('`memory_search`, first call (opens or builds the index; 1 run)', firstSearch),
         row('`memory_search`, warm', search),
-        row('`memory_save` (validate, secret scan, create-only write)', save),
+        row('`memory_save` (validate, secret scan, duplicate check, create-only write, index refresh)', save),
         row('`memory_search` right after saves (index refresh; 1 run)', searchAfterSave),
         row('`memory_read` (fail-closed scan of the vault + backlinks)', read),
         row('`memory_doctor` (every rule)', doctor),

@@ -9,7 +9,8 @@
  * target (`replace`) or hard-linked to it (`create`: link(2) fails when the name exists, even as
  * a dangling symlink, so nothing is ever overwritten, also when processes race); then the folder
  * is fsynced. A crash leaves the old file or the new one, never half of either. The temporary
- * file never survives a call.
+ * file never survives a call. Caches that are rebuilt when they read back torn (the search index,
+ * session start's caches) skip the two fsyncs (`durable: false`); the rename stays atomic.
  */
 import { closeSync, constants, fstatSync, fsyncSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -27,6 +28,12 @@ export interface AtomicWriteOptions {
   commit: 'replace' | 'create';
   /** permission bits of the new file (default 0o600) */
   mode?: number;
+  /**
+   * fsync the file and its folder (default true). Only a cache that is rebuilt from the vault when
+   * it reads back torn (the search index, session start's caches) passes false: the rename is
+   * still atomic, so no reader ever sees half a file, but a power cut may leave it empty.
+   */
+  durable?: boolean;
   /**
    * runs once the temporary file is complete and synced, right before it becomes visible; it may
    * throw to abort (the temporary file is removed). `vault fmt` checks here that the original did
@@ -66,7 +73,7 @@ export function writeFileAtomic(target: string, content: string | Uint8Array, op
     const buf = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
     let off = 0;
     while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);
-    fsyncSync(fd);
+    if (options.durable !== false) fsyncSync(fd);
     const st = fstatSync(fd);
     closeSync(fd);
     fd = undefined;
@@ -74,7 +81,7 @@ export function writeFileAtomic(target: string, content: string | Uint8Array, op
     if (options.commit === 'create') linkSync(tmp, target);
     else renameSync(tmp, target);
     if (options.commit === 'replace') created = false; // renamed: nothing left to remove
-    syncDir(dirname(target));
+    if (options.durable !== false) syncDir(dirname(target));
     return { mtimeMs: st.mtimeMs };
   } finally {
     if (fd !== undefined) {

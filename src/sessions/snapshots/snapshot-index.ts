@@ -161,7 +161,7 @@ export function writeSnapshotIndex(dir: string, index: SnapshotIndex, rt: Runtim
     lines.push(JSON.stringify([t.w, t.r ?? null, names]));
   }
   try {
-    writeSessionFile(dir, INDEX_FILE, `${lines.join('\n')}\n`, 'index', rt);
+    writeSessionFile(dir, INDEX_FILE, `${lines.join('\n')}\n`, 'index', rt, true);
   } catch {
     /* a cache that cannot be written is rebuilt next time */
   }

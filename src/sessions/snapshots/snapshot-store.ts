@@ -405,11 +405,19 @@ export function withSnapshotLock<T>(dir: string, shortId: string, rt: Runtime, w
  * `.wip-<tag>-<pid>-<hex>`, which {@link removeStaleFiles} recognises when a process was killed
  * half-way.
  *
+ * @param cache true for a cache that is rebuilt when it reads back missing or damaged (the
+ *   snapshot index, start records, the title cache): written without fsync, which costs a hook
+ *   several milliseconds per file; a snapshot itself is always synced
  * @throws VaultError `io-error`
  */
-export function writeSessionFile(dir: string, name: string, content: string, tag: string, rt: Pick<Runtime, 'pid' | 'randomHex'>): void {
+export function writeSessionFile(dir: string, name: string, content: string, tag: string, rt: Pick<Runtime, 'pid' | 'randomHex'>, cache = false): void {
   try {
-    writeFileAtomic(join(dir, name), content, { tempPath: join(dir, `.wip-${tag}-${rt.pid}-${rt.randomHex(6)}`), commit: 'replace', mode: 0o600 });
+    writeFileAtomic(join(dir, name), content, {
+      tempPath: join(dir, `.wip-${tag}-${rt.pid}-${rt.randomHex(6)}`),
+      commit: 'replace',
+      mode: 0o600,
+      durable: !cache,
+    });
   } catch (err) {
     throw new VaultError('io-error', `cannot write the session snapshot (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
   }

@@ -439,7 +439,7 @@ export function listMemoryPointers(
     for (const [path, f] of cache) if (next.size < CACHE_MAX_FOLDERS && !next.has(path)) next.set(path, f);
     const sub = ensureStartDir(options.cache.dir);
     try {
-      if (sub) writeSessionFile(sub, CACHE_FILE, JSON.stringify({ v: CACHE_VERSION, dirs: Object.fromEntries(next) }), 'titles', options.cache.rt);
+      if (sub) writeSessionFile(sub, CACHE_FILE, JSON.stringify({ v: CACHE_VERSION, dirs: Object.fromEntries(next) }), 'titles', options.cache.rt, true);
     } catch {
       /* advisory: the next start lists the folders again */
     }

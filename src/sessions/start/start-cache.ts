@@ -114,7 +114,7 @@ export function writeStartRecord(
     const sub = ensureStartDir(dir);
     if (!sub) return; // a link or a file: never written through
     const record: StartRecord = { v: RECORD_VERSION, worktree: key.worktree, repo: key.repo ?? null, snapshot: snapshotName, sessionsMtime, memories };
-    writeSessionFile(sub, recordName(key), JSON.stringify(record), 'start', rt);
+    writeSessionFile(sub, recordName(key), JSON.stringify(record), 'start', rt, true);
   } catch {
     /* a cache that cannot be written costs the next start the full path */
   }
