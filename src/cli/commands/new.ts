@@ -4,7 +4,7 @@ import { VaultError } from '../../errors.js';
 import { rootsFor, runCommand, usageError, type CliContext, type GlobalArgs } from '../command-context.js';
 import { reportSaved, saveInputFrom, saveOptionsFrom } from './save.js';
 
-interface NewArgs extends GlobalArgs {
+export interface NewArgs extends GlobalArgs {
   kind?: string;
   title?: string;
   scope?: string;
@@ -58,85 +58,94 @@ export const newCommand = (ctx: CliContext) => ({
           'target_harnesses), then the template. Guidance comments and empty sections are removed on save. Nothing is ' +
           'written when the editor exits non-zero or the result is invalid; the draft is then kept and its path printed.',
       ),
-  handler: (argv: NewArgs) =>
-    runCommand(ctx, argv, async () => {
-      for (const flag of ['kind', 'scope', 'title', 'id', 'source-harness', 'draft'] as const) {
-        if (Array.isArray(argv[flag])) usageError(`--${flag} may be given only once`);
-      }
-      const rt = ctx.io.runtime;
-      const editor = [rt.env.VISUAL, rt.env.EDITOR].find((e) => e !== undefined && e.trim() !== '');
-      if (!editor)
-        usageError(
-          'no editor: set $EDITOR (or $VISUAL)',
-          'e.g. EDITOR=nano vault new --kind decision --title "..."; agents should use `vault save --template` instead',
-        );
-      const { existsSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } = await import('node:fs');
-      const { basename, dirname, join, resolve } = await import('node:path');
-      const { tmpdir } = await import('node:os');
-      const { loadTemplate, loadAllTemplates, renderDraft, readDraft } = await import('../../templates/index.js');
-      const roots = await rootsFor(ctx, argv);
-
-      let draftPath: string;
-      if (argv.draft !== undefined) {
-        draftPath = resolve(rt.cwd, argv.draft);
-        if (!existsSync(draftPath))
-          throw new VaultError('not-found', `draft ${argv.draft} does not exist`, { field: 'draft', hint: 'give the path printed by the earlier `vault new`' });
-      } else {
-        const kind = (argv.kind ?? 'note') as Kind;
-        const template = loadTemplate(kind);
-        // A private folder (mode 0700) per draft: the draft may hold unsaved notes nobody else should read.
-        const dir = mkdtempSync(join(rt.env.TMPDIR || tmpdir(), 'vault-new-'));
-        draftPath = join(dir, `${kind}.md`);
-        const text = renderDraft(template, {
-          title: argv.title ?? '',
-          kind,
-          scope: argv.scope ?? 'project',
-          tags: argv.tag ?? [],
-          links: argv.link ?? [],
-          targetHarnesses: argv['target-harness']?.length ? argv['target-harness'] : ['all'],
-        });
-        writeFileSync(draftPath, text, { mode: 0o600, flag: 'wx' });
-      }
-      const keep = (why: string) => ctx.io.stderr(`${why}; draft kept: ${draftPath}\n  edit it again: vault new --draft ${JSON.stringify(draftPath)}\n`);
-
-      const run = await runEditor(editor, draftPath, rt.env);
-      if (run.status !== 0) {
-        const how = run.error ? `could not be started (${run.error})` : run.signal ? `was stopped by ${run.signal}` : `exited with status ${run.status}`;
-        keep('nothing saved');
-        throw new VaultError('io-error', `the editor (${editor}) ${how}; nothing was saved`, {
-          field: 'editor',
-          rule: 'editor exits 0',
-          hint: 'save and quit normally to write the memory; quitting with an error aborts',
-        });
-      }
-      try {
-        const draft = readDraft(readFileSync(draftPath, 'utf8'), loadAllTemplates());
-        if (draft.body === '') {
-          throw new VaultError('invalid-body', 'body: the draft is empty (every section was left empty)', {
-            field: 'body',
-            rule: 'non-empty body',
-            hint: 'write at least one section',
-          });
-        }
-        const { save } = await import('../../operations/save.js');
-        // the draft's values (title, kind, scope, tags, links, targets, body) win over the flags
-        const result = await save(roots, await saveInputFrom(ctx, argv, draft), rt, saveOptionsFrom(ctx, argv));
-        if (result.written) {
-          rmSync(argv.draft !== undefined ? draftPath : dirname(draftPath), { recursive: true, force: true });
-          // a kept draft reopened with --draft sits in the private folder an earlier `vault new` made: remove it once empty
-          if (argv.draft !== undefined && /^vault-new-/.test(basename(dirname(draftPath)))) {
-            try {
-              rmdirSync(dirname(draftPath));
-            } catch {
-              /* not empty, or not ours to remove */
-            }
-          }
-        }
-        if (!result.written) keep('dry run: nothing saved');
-        reportSaved(ctx, argv, result, roots);
-      } catch (err) {
-        keep('nothing saved');
-        throw err;
-      }
-    }),
+  handler: (argv: NewArgs) => runCommand(ctx, argv, () => runNew(ctx, argv)),
 });
+
+/**
+ * `vault new`: writes a draft from the kind's template, runs the editor on it, then saves what the
+ * person wrote through the save operation; the draft is kept (and its path printed) when nothing
+ * was saved.
+ *
+ * @throws VaultError `usage` (no editor, repeated flags), `not-found` (no such draft), `io-error`
+ *   (the editor failed); whatever the save refuses
+ */
+export async function runNew(ctx: CliContext, argv: NewArgs): Promise<void> {
+  for (const flag of ['kind', 'scope', 'title', 'id', 'source-harness', 'draft'] as const) {
+    if (Array.isArray(argv[flag])) usageError(`--${flag} may be given only once`);
+  }
+  const rt = ctx.io.runtime;
+  const editor = [rt.env.VISUAL, rt.env.EDITOR].find((e) => e !== undefined && e.trim() !== '');
+  if (!editor)
+    usageError(
+      'no editor: set $EDITOR (or $VISUAL)',
+      'e.g. EDITOR=nano vault new --kind decision --title "..."; agents should use `vault save --template` instead',
+    );
+  const { existsSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } = await import('node:fs');
+  const { basename, dirname, join, resolve } = await import('node:path');
+  const { tmpdir } = await import('node:os');
+  const { loadTemplate, loadAllTemplates, renderDraft, readDraft } = await import('../../templates/index.js');
+  const roots = await rootsFor(ctx, argv);
+
+  let draftPath: string;
+  if (argv.draft !== undefined) {
+    draftPath = resolve(rt.cwd, argv.draft);
+    if (!existsSync(draftPath))
+      throw new VaultError('not-found', `draft ${argv.draft} does not exist`, { field: 'draft', hint: 'give the path printed by the earlier `vault new`' });
+  } else {
+    const kind = (argv.kind ?? 'note') as Kind;
+    const template = loadTemplate(kind);
+    // A private folder (mode 0700) per draft: the draft may hold unsaved notes nobody else should read.
+    const dir = mkdtempSync(join(rt.env.TMPDIR || tmpdir(), 'vault-new-'));
+    draftPath = join(dir, `${kind}.md`);
+    const text = renderDraft(template, {
+      title: argv.title ?? '',
+      kind,
+      scope: argv.scope ?? 'project',
+      tags: argv.tag ?? [],
+      links: argv.link ?? [],
+      targetHarnesses: argv['target-harness']?.length ? argv['target-harness'] : ['all'],
+    });
+    writeFileSync(draftPath, text, { mode: 0o600, flag: 'wx' });
+  }
+  const keep = (why: string) => ctx.io.stderr(`${why}; draft kept: ${draftPath}\n  edit it again: vault new --draft ${JSON.stringify(draftPath)}\n`);
+
+  const run = await runEditor(editor, draftPath, rt.env);
+  if (run.status !== 0) {
+    const how = run.error ? `could not be started (${run.error})` : run.signal ? `was stopped by ${run.signal}` : `exited with status ${run.status}`;
+    keep('nothing saved');
+    throw new VaultError('io-error', `the editor (${editor}) ${how}; nothing was saved`, {
+      field: 'editor',
+      rule: 'editor exits 0',
+      hint: 'save and quit normally to write the memory; quitting with an error aborts',
+    });
+  }
+  try {
+    const draft = readDraft(readFileSync(draftPath, 'utf8'), loadAllTemplates());
+    if (draft.body === '') {
+      throw new VaultError('invalid-body', 'body: the draft is empty (every section was left empty)', {
+        field: 'body',
+        rule: 'non-empty body',
+        hint: 'write at least one section',
+      });
+    }
+    const { save } = await import('../../operations/save.js');
+    // the draft's values (title, kind, scope, tags, links, targets, body) win over the flags
+    const result = await save(roots, await saveInputFrom(ctx, argv, draft), rt, saveOptionsFrom(ctx, argv));
+    if (result.written) {
+      rmSync(argv.draft !== undefined ? draftPath : dirname(draftPath), { recursive: true, force: true });
+      // a kept draft reopened with --draft sits in the private folder an earlier `vault new` made: remove it once empty
+      if (argv.draft !== undefined && /^vault-new-/.test(basename(dirname(draftPath)))) {
+        try {
+          rmdirSync(dirname(draftPath));
+        } catch {
+          /* not empty, or not ours to remove */
+        }
+      }
+    }
+    if (!result.written) keep('dry run: nothing saved');
+    reportSaved(ctx, argv, result, roots);
+  } catch (err) {
+    keep('nothing saved');
+    throw err;
+  }
+}
