@@ -131,3 +131,38 @@ describe('reading documents written by other tools', () => {
     expect(inc.stderr).toMatch(/incomplete.*mem_20260911_replaytime\.md/);
   });
 });
+
+describe('line and paragraph separators in a title (U+2028, U+2029)', () => {
+  const raw = VALID('mem_20260725_0123456789abcdef0123').replace('title: "ok"', 'title: "one\u2028two\u2029three"');
+
+  it('a raw one, as the reference writes it, reads as JSON reads it; doctor says non-canonical and fmt writes the escape', async () => {
+    const repo = gitRepo({ '.ecc/memory/team/notes/mem_20260725_0123456789abcdef0123.md': raw });
+    const env = cliEnv();
+    const read = await runCli(['read', 'mem_20260725_0123456789abcdef0123', '--json'], { cwd: repo, env });
+    expect(read.code, read.stderr).toBe(0);
+    expect(JSON.parse(read.stdout).title).toBe('one\u2028two\u2029three');
+    const doctor = await runCli(['doctor', '--strict'], { cwd: repo, env });
+    expect(doctor.stdout + doctor.stderr).toMatch(/non-canonical/);
+    const fmt = await runCli(['fmt'], { cwd: repo, env });
+    expect(fmt.code, fmt.stderr).toBe(0);
+    const text = readFileSync(join(repo, '.ecc/memory/team/notes/mem_20260725_0123456789abcdef0123.md'), 'utf8');
+    expect(text).toContain('title: "one\\u2028two\\u2029three"');
+    expect(text.replace('title: "one\\u2028two\\u2029three"', 'title: "one\u2028two\u2029three"')).toBe(raw);
+    // every reader now sees one title: JSON, gray-matter (what Obsidian-style YAML readers do)
+    expect(matter(text).data.title).toBe('one\u2028two\u2029three');
+  });
+
+  it('vault save writes the escape, so gray-matter reads the title that was saved', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const save = await runCli(['save', '--scope', 'team', '--kind', 'note', '--title', 'alpha\u2028beta', '--body', 'A body long enough to save.', '--json'], {
+      cwd: repo,
+      env,
+    });
+    expect(save.code, save.stderr).toBe(0);
+    const path = join(repo, '.ecc/memory', JSON.parse(save.stdout).path);
+    const text = readFileSync(path, 'utf8');
+    expect(text).toContain('title: "alpha\\u2028beta"');
+    expect(matter(text).data.title).toBe('alpha\u2028beta');
+  });
+});
