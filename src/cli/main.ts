@@ -9,6 +9,7 @@ import { EXIT, VaultError } from '../errors.js';
 import { redactSecretShapes } from '../secrets/scan-secrets.js';
 import { commandModules } from './commands/registry.js';
 import { reportError, type CliContext, type CliIo } from './command-context.js';
+import { closestMatch } from './suggest.js';
 
 export const EXIT_CODES_HELP = `Exit codes:
   0   success
@@ -48,6 +49,73 @@ function packageVersion(): string {
   }
 }
 
+/** The names of the top-level commands, from the registry (`share <id>` → `share`). */
+export function commandNames(ctx: CliContext): string[] {
+  return commandModules.map((make) => make(ctx).command.split(' ')[0]!);
+}
+
+/** Global flags that take a value: the word after them is not the command. */
+const GLOBAL_VALUE_FLAGS = new Set(['--root', '--user-root']);
+
+/**
+ * Refuses a first word that names no command, before yargs sees it: yargs would answer
+ * "Did you mean hooks?" for `vault bogus`, which neither says the command is unknown nor is
+ * near. The message always says "unknown command"; a did-you-mean follows only when one
+ * command is a slip of the keyboard away (see {@link closestMatch}).
+ *
+ * @throws VaultError `usage`
+ */
+function assertKnownCommand(argv: readonly string[], names: readonly string[]): void {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return;
+    if (GLOBAL_VALUE_FLAGS.has(a)) {
+      i++;
+      continue;
+    }
+    if (a.startsWith('-')) continue;
+    if (names.includes(a)) return;
+    const near = closestMatch(a, names);
+    throw new VaultError('usage', oneLineUsage(`unknown command "${a}"${near ? `; did you mean \`vault ${near}\`?` : ''}`), {
+      hint: `run \`vault --help\` for the commands: ${names.join(', ')}`,
+    });
+  }
+}
+
+/** `user-root` → `userRoot`, as yargs adds the camel-case key of a kebab-case flag. */
+const camel = (name: string) => name.replace(/-([a-z])/g, (_m, c: string) => c.toUpperCase());
+
+/**
+ * Refuses flags the command does not define, before yargs validates: yargs checks required
+ * flags first, so a misspelt `--titel` would be reported as a missing `--title`. Runs as
+ * middleware inside the matched command, where `y.getOptions().key` holds its flags; a token
+ * counts only when yargs parsed it as a flag (it is a key of `argv`), so values are never
+ * mistaken for flags.
+ *
+ * @throws VaultError `usage`: `unknown flag --titel; did you mean --title?`
+ */
+function assertKnownFlags(raw: readonly string[], argv: Record<string, unknown>, y: { getOptions(): { key: Record<string, unknown> } }): void {
+  const known = Object.keys(y.getOptions().key).filter((k) => k !== '$0');
+  const knownSet = new Set([...known, ...known.map(camel)]);
+  const command = typeof (argv._ as unknown[] | undefined)?.[0] === 'string' ? String((argv._ as unknown[])[0]) : '';
+  for (const token of raw) {
+    if (token === '--') return;
+    const m = /^--([A-Za-z][\w-]*)(?:=|$)/.exec(token);
+    if (!m) continue;
+    const name = m[1]!;
+    const base = name.startsWith('no-') ? name.slice(3) : name;
+    if (knownSet.has(name) || knownSet.has(base)) continue;
+    if (!(name in argv) && !(camel(name) in argv) && !(base in argv) && !(camel(base) in argv)) continue;
+    const near = closestMatch(
+      name,
+      known.filter((k) => k.length > 1 && k === k.toLowerCase()),
+    );
+    throw new VaultError('usage', oneLineUsage(`unknown flag --${name}${near ? `; did you mean --${near}?` : ''}`), {
+      hint: command ? `run \`vault ${command} --help\` for its flags` : 'run `vault --help`',
+    });
+  }
+}
+
 /** Builds the yargs parser (also used to generate docs/cli.md). */
 export function buildParser(ctx: CliContext, argv: readonly string[]) {
   let parser = yargs([...argv])
@@ -61,7 +129,7 @@ export function buildParser(ctx: CliContext, argv: readonly string[]) {
     .option('user-root', { type: 'string', describe: 'user scope folder (default: ~/.ecc/memory; env ECC_MEMORY_USER_ROOT)' })
     .strict()
     .demandCommand(1, 'name a command')
-    .recommendCommands()
+    .middleware(((args: Record<string, unknown>, y: Parameters<typeof assertKnownFlags>[2]) => assertKnownFlags(argv, args, y)) as never, true)
     .epilog(EXIT_CODES_HELP)
     .wrap(Math.min(110, process.stdout.columns || 100))
     .exitProcess(false)
@@ -88,6 +156,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     argv = ['--help'];
   }
   try {
+    assertKnownCommand(argv, commandNames(ctx));
     let helpOutput = '';
     await buildParser(ctx, argv).parseAsync([...argv], {}, (_err, _args, output) => {
       helpOutput = output;

@@ -235,7 +235,7 @@ export function validateBody(raw: string): string {
   }
   const body = raw.trim();
   if (body.length === 0) {
-    throw new VaultError('invalid-body', 'body: must contain non-whitespace context', {
+    throw new VaultError('invalid-body', 'body: must contain non-whitespace content', {
       field: 'body',
       rule: 'minLength 1',
       hint: 'write what should be remembered in the body',

@@ -3,6 +3,7 @@
  */
 import { linkedIds, type Memory, type Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
+import { doctorCommandFor } from '../diagnostics.js';
 import { scanVault, type ScanEntry, type ScanOptions, type ScanResult } from '../scanner/scan-vault.js';
 import { assertMemoryId } from '../store/ids.js';
 import type { VaultRoots } from '../store/roots.js';
@@ -65,7 +66,7 @@ export function readFromScan(scan: ScanResult, id: string): ReadResult {
     const why = !scan.complete ? scan.incompleteReasons[0] : `${scan.invalid.length} invalid file(s), e.g. ${scan.invalid[0]!.path}`;
     throw new VaultError('read-incomplete', `memory lookup is incomplete: ${why}`, {
       rule: 'fail-closed reads',
-      hint: 'run `vault doctor` and fix the reported files; a memory cannot be declared missing while the vault is not fully readable',
+      hint: `run \`${doctorCommandFor(scan.scopes)}\` and fix the reported files; a memory cannot be declared missing while the vault is not fully readable`,
     });
   }
   // A skipped symlink named <id>.md may be this very memory: it was never read, so neither

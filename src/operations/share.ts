@@ -42,6 +42,35 @@ function assertNoLinkOnPath(top: string, dir: string): void {
   }
 }
 
+/**
+ * The fail-closed lookup of `id` in project and team. Its "not found" hint must fit share,
+ * which has no `--scope` flag: a memory found in the user scope is named as such (share moves
+ * project → team only; a user memory is saved again with `vault save --scope project`).
+ */
+function findProjectOrTeam(roots: VaultRoots, id: string) {
+  try {
+    return readMemory(roots, id, { scopes: ['project', 'team'] });
+  } catch (err) {
+    if (!(err instanceof VaultError) || err.code !== 'not-found') throw err;
+    let inUser = false;
+    try {
+      inUser = readMemory(roots, id, { scopes: ['user'] }).scope === 'user';
+    } catch {
+      inUser = false; // not there, or the user scope is unreadable: the plain answer stands
+    }
+    if (inUser) {
+      throw new VaultError('invalid-input', `memory ${id} is in the user scope; share moves a project memory into the team scope`, {
+        field: 'id',
+        rule: 'share moves project → team',
+        hint: `user memories stay private; to share its content, save it again with \`vault save --scope project\` (see \`vault read ${id} --scope user\`), then share the new memory`,
+      });
+    }
+    throw new VaultError('not-found', `memory ${id} was not found in scopes project, team`, {
+      hint: 'check the id with `vault search`; share moves a project memory into the team scope',
+    });
+  }
+}
+
 /** Result of {@link shareMemory}. */
 export interface ShareResult {
   memory: Memory;
@@ -65,7 +94,7 @@ export interface ShareResult {
  *   `symlink-refused`, `io-error`
  */
 export async function shareMemory(roots: VaultRoots, id: string, rt: Runtime): Promise<ShareResult> {
-  const found = readMemory(roots, id, { scopes: ['project', 'team'] });
+  const found = findProjectOrTeam(roots, id);
   if (found.scope !== 'project') {
     throw new VaultError('invalid-input', `memory ${id} is already in the ${found.scope} scope`, {
       field: 'id',

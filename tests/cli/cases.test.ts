@@ -6,8 +6,8 @@
  * (save, then read; worktrees; races) stay in the topic files beside this one.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, gitRepo, type RunOptions, type RunResult, runBin, runCli } from '../helpers/cli.js';
 
@@ -16,6 +16,8 @@ interface CliCase {
   args: string[];
   /** files of the temp git repo the command runs in (relative path → content) */
   files?: Record<string, string | Buffer>;
+  /** files of the user scope (relative to its root, the test HOME's ~/.ecc/memory) */
+  userFiles?: Record<string, string | Buffer>;
   /** what `files` cannot say: links, FIFOs, folders */
   setup?: (repo: string) => void;
   stdin?: string | Buffer;
@@ -25,6 +27,8 @@ interface CliCase {
   /** exact text, or a pattern; for exit 2 the default is '' */
   stdout?: string | RegExp;
   stderr?: string | RegExp;
+  /** for an error: the hint line after it (exact text or a pattern) */
+  hint?: string | RegExp;
   /** text that must appear in neither stream (a secret, a pasted value) */
   never?: string[];
   /** repo-relative paths that must not exist afterwards (a failed command also adds no memory file) */
@@ -51,16 +55,60 @@ const CASES: CliCase[] = [
   { name: 'save without a body source', args: ['save', '--title', 't'], exit: 2, stderr: /exactly one body source/ },
   { name: 'save with --body and --stdin', args: save('--stdin'), exit: 2, stderr: /exactly one body source/ },
   { name: 'save with --body and --body-file', args: save('--body-file', 'x'), exit: 2, stderr: /exactly one body source/ },
-  { name: 'save --trust reviewed', args: save('--trust', 'reviewed'), exit: 2, stderr: /Unknown argument: trust/ },
-  { name: 'save --status superseded', args: save('--status', 'superseded'), exit: 2, stderr: /Unknown argument: status/ },
-  { name: 'save --trust=reviewed', args: save('--trust=reviewed'), exit: 2, stderr: /Unknown argument: trust/ },
-  { name: 'save --status=rejected', args: save('--status=rejected'), exit: 2, stderr: /Unknown argument: status/ },
-  { name: 'save --trust (no value)', args: save('--trust'), exit: 2, stderr: /Unknown argument: trust/ },
-  { name: 'save --no-trust', args: save('--no-trust'), exit: 2, stderr: /Unknown argument/ },
+  { name: 'save --trust reviewed', args: save('--trust', 'reviewed'), exit: 2, stderr: /^error: unknown flag --trust$/ },
+  { name: 'save --status superseded', args: save('--status', 'superseded'), exit: 2, stderr: /^error: unknown flag --status$/ },
+  { name: 'save --trust=reviewed', args: save('--trust=reviewed'), exit: 2, stderr: /^error: unknown flag --trust$/ },
+  { name: 'save --status=rejected', args: save('--status=rejected'), exit: 2, stderr: /^error: unknown flag --status$/ },
+  { name: 'save --trust (no value)', args: save('--trust'), exit: 2, stderr: /^error: unknown flag --trust$/ },
+  { name: 'save --no-trust', args: save('--no-trust'), exit: 2, stderr: /^error: unknown flag --no-trust$/ },
   { name: 'save --kind twice', args: save('--kind', 'note', '--kind', 'fact'), exit: 2, stderr: /--kind may be given only once/ },
   { name: 'save --title twice', args: ['save', '--title', 't', '--title', 'u', '--body', 'b'], exit: 2, stderr: /--title may be given only once/ },
   { name: 'save with a stray argument', args: save('stray'), exit: 2, stderr: /Unknown argument: stray/ },
-  { name: 'an unknown command', args: ['frobnicate'], exit: 2, stderr: /Unknown argument: frobnicate/, bin: true },
+  { name: 'an unknown command', args: ['frobnicate'], exit: 2, stderr: /^error: unknown command "frobnicate"$/, hint: /vault --help/, bin: true },
+  // a did-you-mean only when one command is a slip away, and never instead of "unknown command"
+  { name: 'an unknown command far from every command', args: ['bogus'], exit: 2, stderr: 'error: unknown command "bogus"', never: ['hooks?'] },
+  { name: 'a misspelt command', args: ['serch', 'redis'], exit: 2, stderr: 'error: unknown command "serch"; did you mean `vault search`?', bin: true },
+  {
+    name: 'a misspelt command after a global flag',
+    args: ['--root', 'v', 'hoks'],
+    exit: 2,
+    stderr: /^error: unknown command "hoks"; did you mean `vault hooks`\?$/,
+  },
+  // a misspelt flag is unknown (with a did-you-mean), not a missing --title
+  {
+    name: 'save --titel is an unknown flag, not a missing --title',
+    args: ['save', '--titel', 'x', '--body', 'b'],
+    exit: 2,
+    stderr: 'error: unknown flag --titel; did you mean --title?',
+    hint: 'hint: run `vault save --help` for its flags',
+    never: ['Missing required'],
+    bin: true,
+  },
+  {
+    name: 'search --limti (lean path defers, yargs answers)',
+    args: ['search', 'x', '--limti', '3'],
+    exit: 2,
+    stderr: 'error: unknown flag --limti; did you mean --limit?',
+    bin: true,
+  },
+  {
+    name: 'hooks install --dryrun',
+    args: ['hooks', 'install', '--harness', 'codex', '--dryrun'],
+    exit: 2,
+    stderr: /unknown flag --dryrun; did you mean --dry-run\?$/,
+  },
+  { name: 'a value that looks like a flag is not a flag', args: ['save', '--title=t', '--body=--titel', '--dry-run'], exit: 0, stdout: /^Dry run/ },
+  // one wording and one exit code for every bad --limit (lean path and yargs alike)
+  ...['abc', '0', '101', '1.5', '-3'].map(
+    (v): CliCase => ({
+      name: `search --limit ${v}`,
+      args: ['search', 'x', `--limit=${v}`],
+      exit: 2,
+      stderr: 'error: --limit must be a whole number from 1 to 100',
+      hint: 'hint: e.g. --limit 20',
+      bin: v === 'abc' || v === '0',
+    }),
+  ),
   { name: 'read without an id', args: ['read'], exit: 2, stderr: /arguments/ },
   { name: 'save --kind nope names the flag', args: save('--kind', 'nope'), exit: 2, stderr: /Argument: kind, Given: "nope"/ },
   { name: 'save --scope global names the flag', args: save('--scope', 'global'), exit: 2, stderr: /Argument: scope, Given: "global"/ },
@@ -77,7 +125,13 @@ const CASES: CliCase[] = [
     stderr: /UTF-8/,
     bin: true,
   },
-  { name: 'save --stdin with only whitespace', args: ['save', '--title', 't', '--stdin'], stdin: '  \n', exit: 3, stderr: /body: must contain non-whitespace/ },
+  {
+    name: 'save --stdin with only whitespace',
+    args: ['save', '--title', 't', '--stdin'],
+    stdin: '  \n',
+    exit: 3,
+    stderr: 'error: body: must contain non-whitespace content',
+  },
   {
     name: 'save --stdin over 64 KiB',
     args: ['save', '--title', 'big', '--stdin'],
@@ -181,6 +235,76 @@ const CASES: CliCase[] = [
     exit: 4,
   },
 
+  // the "incomplete" hint names the scopes that were read, so doctor checks the same ones
+  {
+    name: 'read --scope user, incomplete: the hint names vault doctor --scope user',
+    args: ['read', 'mem_mine', '--scope', 'user'],
+    userFiles: { 'notes/mem_mine.md': doc('mem_mine', 'user'), 'notes/mem_broken.md': 'not a memory\n' },
+    exit: 6,
+    stderr: /^error: memory lookup is incomplete/,
+    hint: /^hint: run `vault doctor --scope user` and fix/,
+  },
+  {
+    name: 'read, incomplete: the hint names the default scopes',
+    args: ['read', 'mem_with_bom'],
+    files: { [notes('mem_broken.md')]: 'not a memory\n' },
+    exit: 6,
+    hint: /^hint: run `vault doctor --scope project --scope team` and fix/,
+  },
+  // share has no --scope flag: a user-scope id is named as such, and no hint offers a flag share lacks
+  {
+    name: 'share a user-scope memory',
+    args: ['share', 'mem_mine'],
+    userFiles: { 'notes/mem_mine.md': doc('mem_mine', 'user') },
+    exit: 3,
+    stderr: 'error: memory mine is in the user scope; share moves a project memory into the team scope'.replace('mine', 'mem_mine'),
+    hint: /vault save --scope project/,
+    never: ['add --scope user'],
+  },
+  {
+    name: 'share an id that is nowhere',
+    args: ['share', 'mem_nowhere'],
+    exit: 4,
+    stderr: 'error: memory mem_nowhere was not found in scopes project, team',
+    never: ['--scope user'],
+  },
+  // a search that finds nothing says what would have matched
+  {
+    name: 'search finding nothing names matches in the user scope',
+    args: ['search', 'pnpm'],
+    files: { [notes('mem_tagged.md')]: doc('mem_tagged') },
+    userFiles: { 'notes/mem_mine.md': doc('mem_mine', 'user').replace('\nbody\n', '\nAlways use pnpm.\n') },
+    exit: 0,
+    stdout: 'no memories match "pnpm"\n',
+    stderr: 'hint: 1 memory in the user scope would match; add --scope user (user scope is searched only when asked)\n',
+  },
+  {
+    name: 'search --tag with capitals still finds the lowercase tag',
+    args: ['search', '--tag', 'Auth', '--tag', '#DB'],
+    files: { [notes('mem_tagged.md')]: doc('mem_tagged').replace('tags: []', 'tags: ["auth","db"]') },
+    exit: 0,
+    stdout: /^1\. ok\n {3}mem_tagged · note · team · 2026-07-25 · #auth #db\n/,
+    stderr: '',
+    bin: true,
+  },
+  {
+    name: 'search finding nothing with a filter names the user scope too',
+    args: ['search', '--kind', 'preference'],
+    files: { [notes('mem_tagged.md')]: doc('mem_tagged') },
+    userFiles: { 'preferences/mem_mine.md': doc('mem_mine', 'user', 'preference') },
+    exit: 0,
+    stdout: 'no memories\n',
+    stderr: 'hint: 1 memory in the user scope would match; add --scope user (user scope is searched only when asked)\n',
+  },
+  {
+    name: 'search that finds something gives no near-miss hint',
+    args: ['search', 'body'],
+    files: { [notes('mem_tagged.md')]: doc('mem_tagged') },
+    userFiles: { 'notes/mem_mine.md': doc('mem_mine', 'user') },
+    exit: 0,
+    stderr: '',
+  },
+
   // roots: environment, flags, subfolders
   {
     name: 'ECC_MEMORY_PROJECT_ROOT (relative to the working directory) holds team and project',
@@ -271,7 +395,13 @@ async function check(c: CliCase, run: (args: string[], opts: RunOptions) => Prom
   const before = memoryFiles(repo);
   const cwd = join(repo, c.cwd ?? '');
   mkdirSync(cwd, { recursive: true });
-  const r = await run(c.args, { cwd, env: cliEnv(c.env ?? {}), ...(c.stdin !== undefined ? { input: c.stdin } : {}) });
+  const env = cliEnv(c.env ?? {});
+  for (const [rel, content] of Object.entries(c.userFiles ?? {})) {
+    const p = join(env.ECC_MEMORY_USER_ROOT!, rel);
+    mkdirSync(dirname(p), { recursive: true });
+    writeFileSync(p, content);
+  }
+  const r = await run(c.args, { cwd, env, ...(c.stdin !== undefined ? { input: c.stdin } : {}) });
   expect(r.code, `${r.stdout}${r.stderr}`).toBe(c.exit);
   expectText(r.stdout, c.stdout ?? (c.exit === 2 ? '' : undefined), 'stdout');
   if (c.exit !== 0) {
@@ -281,6 +411,7 @@ async function check(c: CliCase, run: (args: string[], opts: RunOptions) => Prom
     expect(lines[0]).toMatch(/^error: \S/);
     expect(lines.length, r.stderr).toBeLessThanOrEqual(2);
     if (lines[1] !== undefined) expect(lines[1]).toMatch(/^hint: /);
+    if (c.hint !== undefined) expectText(lines[1] ?? '', c.hint, 'hint');
     expect(memoryFiles(repo)).toEqual(before); // nothing written
   } else expectText(r.stderr, c.stderr, 'stderr');
   for (const text of c.never ?? []) expect(r.stdout + r.stderr).not.toContain(text);

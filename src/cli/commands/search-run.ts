@@ -3,6 +3,9 @@
  * and the lean start-up path (cli/lean-main.ts), so both print byte-identical output.
  */
 import { KINDS, SCOPES, STATUSES, type Kind, type Scope, type Status } from '../../document/contract.js';
+import { doctorCommandFor } from '../../diagnostics.js';
+import type { SearchOptions, SearchResponse } from '../../search/query/search-memories.js';
+import type { VaultRoots } from '../../store/roots.js';
 import { printJson, rootsFor, usageError, type CliContext, type GlobalArgs } from '../command-context.js';
 
 /** Allowed `--scope` values of `vault search`, in the order the help text lists them. */
@@ -33,18 +36,20 @@ export interface SearchArgs extends GlobalArgs {
  * titles and marked terms on a colour terminal) and warnings about invalid files, skipped
  * links and an incomplete read on stderr.
  *
- * @throws VaultError `usage` for a repeated single-value flag or a non-numeric `--limit`;
+ * @throws VaultError `usage` for a repeated single-value flag or a `--limit` that is not a whole number 1..100;
  *   whatever `searchMemories` throws (invalid filter values, unreadable vault)
  */
 export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void> {
   for (const flag of ['target-harness', 'since', 'until', 'limit'] as const) {
     if (Array.isArray(argv[flag])) usageError(`--${flag} may be given only once`);
   }
-  if (argv.limit !== undefined && Number.isNaN(argv.limit)) usageError('--limit must be a number from 1 to 100');
+  // one wording and one exit code (usage, 2) for every bad --limit: `abc`, `0`, `1.5`, `101`
+  if (argv.limit !== undefined && !(Number.isInteger(argv.limit) && argv.limit >= 1 && argv.limit <= 100))
+    usageError('--limit must be a whole number from 1 to 100', 'e.g. --limit 20');
   const { searchMemories } = await import('../../search/query/search-memories.js');
   const roots = await rootsFor(ctx, argv);
   const query = (argv.query ?? []).map(String).join(' ');
-  const response = await searchMemories(roots, query, {
+  const options: SearchOptions = {
     scopes: argv.scope?.length ? argv.scope : undefined,
     kinds: argv.kind,
     tags: argv.tag,
@@ -53,7 +58,8 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
     since: argv.since,
     until: argv.until,
     limit: argv.limit,
-  });
+  };
+  const response = await searchMemories(roots, query, options);
   if (argv.json) {
     printJson(ctx, response);
     return;
@@ -99,15 +105,47 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
   );
   ctx.io.stdout(`${lines.join('\n')}\n`);
   const d = response.diagnostics;
+  const doctor = doctorCommandFor(d.index.map((i) => i.scope));
   if (d.invalidFiles.length)
     ctx.io.stderr(
-      `warning: ${d.invalidFiles.length} invalid file(s) not searched (first: ${clean(d.invalidFiles[0]!.path)}: ${clean(d.invalidFiles[0]!.message)}); run \`vault doctor\`\n`,
+      `warning: ${d.invalidFiles.length} invalid file(s) not searched (first: ${clean(d.invalidFiles[0]!.path)}: ${clean(d.invalidFiles[0]!.message)}); run \`${doctor}\`\n`,
     );
   if (d.skippedSymlinks.length) ctx.io.stderr(`warning: ${d.skippedSymlinks.length} symbolic link(s) skipped\n`);
-  if (!d.complete) ctx.io.stderr(`warning: the vault could not be read completely: ${clean(d.incompleteReasons.join('; '))}\n`);
+  if (!d.complete) ctx.io.stderr(`warning: the vault could not be read completely: ${clean(d.incompleteReasons.join('; '))}; run \`${doctor}\`\n`);
   if (response.total === 0) {
     const { existsSync } = await import('node:fs');
     if (![roots.team, roots.project].some((dir) => existsSync(dir)))
       ctx.io.stderr(`hint: there is no vault here (${clean(roots.memoryRoot)}); run \`vault init\` in your repository, or pass --root\n`);
+    for (const hint of await nearMisses(roots, query, options, searchMemories)) ctx.io.stderr(`hint: ${clean(hint)}\n`);
   }
+}
+
+/**
+ * Why a search found nothing, when a nearby search would have found something: the user scope
+ * (searched only when asked) holds matches. Runs only after an empty answer, so a search that
+ * finds something pays nothing.
+ *
+ * @returns hint lines (without `hint: `), possibly none
+ */
+async function nearMisses(
+  roots: VaultRoots,
+  query: string,
+  options: SearchOptions,
+  search: (roots: VaultRoots, query: string, options: SearchOptions) => Promise<SearchResponse>,
+): Promise<string[]> {
+  const { existsSync } = await import('node:fs');
+  const count = async (o: SearchOptions) => {
+    try {
+      return (await search(roots, query, { ...o, limit: 1 })).total;
+    } catch {
+      return 0; // a hint never turns an answer into an error
+    }
+  };
+  const hints: string[] = [];
+  // (a tag's case never hides a match: searchMemories compares tags lowercased, as tags are saved)
+  if (!(options.scopes ?? ['project', 'team']).includes('user') && existsSync(roots.user)) {
+    const n = await count({ ...options, scopes: ['user'] });
+    if (n > 0) hints.push(`${n} ${n === 1 ? 'memory' : 'memories'} in the user scope would match; add --scope user (user scope is searched only when asked)`);
+  }
+  return hints;
 }
