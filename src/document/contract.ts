@@ -167,3 +167,16 @@ export function linkedIds(memory: Memory): string[] {
 export function utf8Bytes(s: string): number {
   return Buffer.byteLength(s, 'utf8');
 }
+
+/**
+ * The doctor command that checks exactly the scopes a lookup read, for a hint: a plain
+ * `vault doctor` checks project and team only, so a problem in the user scope would stay
+ * unseen. Scopes come in the contract's order; an empty list means the default scopes.
+ *
+ * @param scopes the scopes read (`project`, `team`, `user`)
+ * @returns e.g. `vault doctor --scope user` or `vault doctor --scope project --scope team`
+ */
+export function doctorCommandFor(scopes: readonly string[]): string {
+  const named = SCOPES.filter((s) => (scopes.length ? scopes : ['project', 'team']).includes(s));
+  return `vault doctor ${named.map((s) => `--scope ${s}`).join(' ')}`;
+}

@@ -1,9 +1,8 @@
 /**
  * Fail-closed lookup of one memory by id, with its backlinks.
  */
-import { linkedIds, type Memory, type Scope } from '../document/contract.js';
+import { doctorCommandFor, linkedIds, type Memory, type Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
-import { doctorCommandFor } from '../diagnostics.js';
 import { scanVault, type ScanEntry, type ScanOptions, type ScanResult } from '../scanner/scan-vault.js';
 import { assertMemoryId } from '../store/ids.js';
 import type { VaultRoots } from '../store/roots.js';

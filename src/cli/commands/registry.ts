@@ -20,6 +20,8 @@ import { handoffCommand } from './handoff.js';
 import { searchCommand } from './search.js';
 import { indexCommand } from './index-cmd.js';
 import { watchCommand } from './watch.js';
+import { templatesCommand } from './templates.js';
+import { completionCommand } from './completion.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: each command module types its own yargs builder and argv; the registry only lists them
 export type CommandFactory = (ctx: CliContext) => { command: string; describe: string; builder: (y: any) => any; handler: (argv: any) => Promise<void> };
@@ -40,4 +42,6 @@ export const commandModules: CommandFactory[] = [
   searchCommand,
   indexCommand,
   watchCommand,
+  templatesCommand,
+  completionCommand,
 ];

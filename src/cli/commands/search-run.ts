@@ -2,8 +2,7 @@
  * The body of `vault search`, free of yargs: shared by the yargs command (commands/search.ts)
  * and the lean start-up path (cli/lean-main.ts), so both print byte-identical output.
  */
-import { KINDS, SCOPES, STATUSES, type Kind, type Scope, type Status } from '../../document/contract.js';
-import { doctorCommandFor } from '../../diagnostics.js';
+import { doctorCommandFor, KINDS, SCOPES, STATUSES, type Kind, type Scope, type Status } from '../../document/contract.js';
 import type { SearchOptions, SearchResponse } from '../../search/query/search-memories.js';
 import type { VaultRoots } from '../../store/roots.js';
 import { printJson, rootsFor, usageError, type CliContext, type GlobalArgs } from '../command-context.js';
