@@ -201,6 +201,15 @@ const CASES: CliCase[] = [
     stdout: /"id": "mem_with_bom",[\s\S]*"body": "body",[\s\S]*"canonical": false/,
   },
   {
+    name: 'read --json uses the file field names, then the deprecated camelCase aliases',
+    args: ['read', 'mem_snake', '--json'],
+    files: { [notes('mem_snake.md')]: doc('mem_snake') },
+    exit: 0,
+    stdout:
+      /^\{\n {2}"schema": "ecc\.memory\.v1",\n {2}"id": "mem_snake",\n {2}"title": "ok",\n {2}"kind": "note",\n {2}"scope": "team",\n {2}"trust": "unreviewed",\n {2}"status": "active",\n {2}"source_harness": "claude",\n {2}"target_harnesses": \[\n {4}"all"\n {2}\],\n {2}"tags": \[\],\n {2}"links": \[\],\n {2}"created_at": "2026-07-25T09:30:00\.000Z",\n {2}"updated_at": "2026-07-25T09:30:00\.000Z",\n {2}"body": "body",\n {2}"path": "team\/notes\/mem_snake\.md",\n {2}"canonical": true,\n {2}"backlinks": \[\],\n {2}"sourceHarness": "claude",\n {2}"targetHarnesses": \[\n {4}"all"\n {2}\],\n {2}"createdAt": "2026-07-25T09:30:00\.000Z",\n {2}"updatedAt": "2026-07-25T09:30:00\.000Z"\n\}\n$/,
+    bin: true,
+  },
+  {
     name: 'read a document with CRLF line endings (readable, not canonical)',
     args: ['read', 'mem_with_crlf', '--json'],
     files: { [notes('mem_with_crlf.md')]: doc('mem_with_crlf').replace(/\n/g, '\r\n') },

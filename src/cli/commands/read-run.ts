@@ -2,7 +2,7 @@
  * The body of `vault read`, free of yargs: shared by the yargs command (commands/read.ts) and
  * the lean start-up path (cli/lean-main.ts), so both print byte-identical output.
  */
-import { SCOPES, type Scope } from '../../document/contract.js';
+import { SCOPES, toFrontmatter, type Scope } from '../../document/contract.js';
 import { printJson, printText, rootsFor, type CliContext, type GlobalArgs } from '../command-context.js';
 
 /** Allowed `--scope` values of `vault read`, in the order the help text lists them. */
@@ -15,7 +15,9 @@ export interface ReadArgs extends GlobalArgs {
 }
 
 /**
- * Reads one memory (fail-closed, see `readMemory`) and prints it: JSON with `--json`, otherwise
+ * Reads one memory (fail-closed, see `readMemory`) and prints it: JSON with `--json` (the
+ * frontmatter's snake_case keys, `body`, `path`, `canonical`, `backlinks`, then the deprecated
+ * camelCase aliases `sourceHarness`, `targetHarnesses`, `createdAt`, `updatedAt`), otherwise
  * a header, the body and the memories that link to it, with terminal control characters removed.
  *
  * @throws VaultError `not-found`, `ambiguous`, `read-incomplete`, `invalid-input` (a malformed id)
@@ -26,7 +28,20 @@ export async function runRead(ctx: CliContext, argv: ReadArgs): Promise<void> {
   const scopes = argv.scope?.length ? [...new Set(argv.scope)] : (['project', 'team'] as Scope[]);
   const r = readMemory(roots, String(argv.id), { scopes });
   if (argv.json) {
-    printJson(ctx, { ...r.memory, path: r.path, canonical: r.canonical, backlinks: r.backlinks });
+    const m = r.memory;
+    // the file's own field names (snake_case, in file order); the camelCase keys of earlier
+    // versions follow as deprecated aliases with the same values (docs/cli.md, "read --json")
+    printJson(ctx, {
+      ...toFrontmatter(m),
+      body: m.body,
+      path: r.path,
+      canonical: r.canonical,
+      backlinks: r.backlinks,
+      sourceHarness: m.sourceHarness,
+      targetHarnesses: m.targetHarnesses,
+      createdAt: m.createdAt,
+      updatedAt: m.updatedAt,
+    });
     return;
   }
   const m = r.memory;
