@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, gitRepo, runCli, tempDir } from '../helpers/cli.js';
@@ -88,6 +88,35 @@ describe('vault new (fake $EDITOR)', () => {
     const fixed = await runCli(['new', '--draft', draft!, '--json'], { cwd: repo, env: env('fix') });
     expect(fixed.code, fixed.stderr).toBe(0);
     expect(JSON.parse(fixed.stdout)).toMatchObject({ scope: 'team', kind: 'decision' });
+  });
+
+  it('--draft removes after saving only a draft vault new made; a file of the user stays', async () => {
+    const { repo, drafts, env, editedDrafts, memories } = setup();
+    // a kept draft of ours, copied by the user into the repo and into a look-alike temp folder
+    const r = await runCli(['new', '--kind', 'decision', '--title', 'Use Redis sessions'], { cwd: repo, env: env('abort') });
+    expect(r.code).toBe(7);
+    const [ours] = editedDrafts();
+    const text = readFileSync(ours!, 'utf8');
+    const mine = join(repo, 'my-notes.md');
+    writeFileSync(mine, text.replace('Use Redis sessions', 'Use Redis sessions (mine)'));
+    const lookAlike = join(drafts, 'vault-new-mine', 'decision.md');
+    mkdirSync(dirname(lookAlike), { mode: 0o755 });
+    chmodSync(dirname(lookAlike), 0o755);
+    writeFileSync(lookAlike, text.replace('Use Redis sessions', 'Use Redis sessions (look-alike)'));
+
+    const fromMine = await runCli(['new', '--draft', 'my-notes.md'], { cwd: repo, env: env('noop') });
+    expect(fromMine.code, fromMine.stderr).toBe(0);
+    expect(fromMine.stderr).toContain(`draft left in place: ${mine} (not made by vault new; only its own drafts are removed)`);
+    expect(existsSync(mine)).toBe(true);
+    const fromLookAlike = await runCli(['new', '--draft', lookAlike], { cwd: repo, env: env('noop') });
+    expect(fromLookAlike.code, fromLookAlike.stderr).toBe(0);
+    expect(existsSync(lookAlike)).toBe(true);
+    const fromOurs = await runCli(['new', '--draft', ours!], { cwd: repo, env: env('noop') });
+    expect(fromOurs.code, fromOurs.stderr).toBe(0);
+    expect(fromOurs.stderr).not.toContain('left in place');
+    expect(existsSync(ours!)).toBe(false);
+    expect(existsSync(dirname(ours!))).toBe(false);
+    expect(memories()).toHaveLength(3);
   });
 
   it('an untouched template is an empty memory: refused, nothing written', async () => {

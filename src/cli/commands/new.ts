@@ -1,3 +1,5 @@
+import { lstatSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
 import type { Argv } from 'yargs';
 import { KINDS, SCOPES, type Kind } from '../../document/contract.js';
 import { VaultError } from '../../errors.js';
@@ -36,6 +38,32 @@ async function runEditor(
   return { status: r.status, signal: r.signal, ...(r.error ? { error: r.error.message } : {}) };
 }
 
+/** The private folder of one draft: `<temp>/vault-new-XXXXXX/<kind>.md` (mkdtemp, mode 0700). */
+const DRAFT_FOLDER_PREFIX = 'vault-new-';
+
+/**
+ * True when `file` is a draft an earlier `vault new` wrote: `<kind>.md` in a `vault-new-*`
+ * folder directly inside the temp folder, that folder a real directory (not a link) owned by
+ * this user with mode 0700, and the draft a regular file. `vault new --draft` removes only such
+ * a file after saving: a file of the user's own (`--draft notes.md`) is left where it is.
+ *
+ * @param file the absolute draft path
+ * @param tmp the absolute temp folder drafts are made in (`$TMPDIR`, else the OS's)
+ */
+function madeByVaultNew(file: string, tmp: string): boolean {
+  const folder = dirname(file);
+  if (dirname(folder) !== tmp || !basename(folder).startsWith(DRAFT_FOLDER_PREFIX)) return false;
+  if (!(KINDS as readonly string[]).some((k) => basename(file) === `${k}.md`)) return false;
+  try {
+    const dir = lstatSync(folder);
+    const draft = lstatSync(file);
+    const uid = process.getuid?.();
+    return dir.isDirectory() && (dir.mode & 0o777) === 0o700 && (uid === undefined || dir.uid === uid) && draft.isFile();
+  } catch {
+    return false;
+  }
+}
+
 /** `vault new --kind K --title T`: write a memory in $EDITOR from the kind's template, create-only. */
 export const newCommand = (ctx: CliContext) => ({
   command: 'new',
@@ -50,7 +78,10 @@ export const newCommand = (ctx: CliContext) => ({
       .option('source-harness', { type: 'string', describe: 'who writes it (default $ECC_MEMORY_HARNESS, $VAULT_HARNESS, else "unknown")' })
       .option('target-harness', { type: 'string', array: true, describe: 'harness that should recall it (repeatable; default all)' })
       .option('id', { type: 'string', describe: 'explicit id (default mem_<YYYYMMDD>_<20 hex>)' })
-      .option('draft', { type: 'string', describe: 'reopen a draft kept by an earlier `vault new` (its path was printed)' })
+      .option('draft', {
+        type: 'string',
+        describe: 'reopen a draft kept by an earlier `vault new` (its path was printed); removed after saving only if vault new made it',
+      })
       .option('dry-run', { type: 'boolean', describe: 'check everything, write nothing (also ECC_DRY_RUN=1)' })
       .example('EDITOR=nano $0 new --kind decision --title "Use Redis sessions" --scope team', 'write an ADR-style decision in nano')
       .epilog(
@@ -81,8 +112,9 @@ export async function runNew(ctx: CliContext, argv: NewArgs): Promise<void> {
       'e.g. EDITOR=nano vault new --kind decision --title "..."; agents should use `vault save --template` instead',
     );
   const { existsSync, mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } = await import('node:fs');
-  const { basename, dirname, join, resolve } = await import('node:path');
+  const { dirname, join, resolve } = await import('node:path');
   const { tmpdir } = await import('node:os');
+  const tmp = resolve(rt.env.TMPDIR || tmpdir());
   const { loadTemplate, loadAllTemplates, renderDraft, readDraft } = await import('../../templates/index.js');
   const roots = await rootsFor(ctx, argv);
 
@@ -95,7 +127,7 @@ export async function runNew(ctx: CliContext, argv: NewArgs): Promise<void> {
     const kind = (argv.kind ?? 'note') as Kind;
     const template = loadTemplate(kind);
     // A private folder (mode 0700) per draft: the draft may hold unsaved notes nobody else should read.
-    const dir = mkdtempSync(join(rt.env.TMPDIR || tmpdir(), 'vault-new-'));
+    const dir = mkdtempSync(join(tmp, DRAFT_FOLDER_PREFIX));
     draftPath = join(dir, `${kind}.md`);
     const text = renderDraft(template, {
       title: argv.title ?? '',
@@ -132,15 +164,16 @@ export async function runNew(ctx: CliContext, argv: NewArgs): Promise<void> {
     // the draft's values (title, kind, scope, tags, links, targets, body) win over the flags
     const result = await save(roots, await saveInputFrom(ctx, argv, draft), rt, saveOptionsFrom(ctx, argv));
     if (result.written) {
-      rmSync(argv.draft !== undefined ? draftPath : dirname(draftPath), { recursive: true, force: true });
-      // a kept draft reopened with --draft sits in the private folder an earlier `vault new` made: remove it once empty
-      if (argv.draft !== undefined && /^vault-new-/.test(basename(dirname(draftPath)))) {
+      if (argv.draft === undefined) rmSync(dirname(draftPath), { recursive: true, force: true });
+      else if (madeByVaultNew(draftPath, tmp)) {
+        // a kept draft reopened with --draft: remove it, and its private folder once empty
+        rmSync(draftPath, { force: true });
         try {
           rmdirSync(dirname(draftPath));
         } catch {
-          /* not empty, or not ours to remove */
+          /* not empty */
         }
-      }
+      } else ctx.io.stderr(`draft left in place: ${draftPath} (not made by vault new; only its own drafts are removed)\n`);
     }
     if (!result.written) keep('dry run: nothing saved');
     reportSaved(ctx, argv, result, roots);
