@@ -8,18 +8,29 @@
  * - `types.json`: property types. `created_at`/`updated_at` are declared text, because Obsidian's
  *   "Date & time" type rewrites them as `2026-08-01T10:15`, which ecc.memory.v1 refuses.
  * - `.gitignore`: keeps Obsidian's per-person workspace state out of commits.
+ * - with `gitignore`, the vault folder's own `.gitignore`: `.trash/`, `inbox/`, `attachments/`.
  *
  * Every file is created create-only: an existing configuration file is never changed.
  */
 import { join } from 'node:path';
 import { VaultError } from '../errors.js';
 import { writeFileExclusive } from '../store/atomic-write.js';
+import type { NON_MEMORY_FOLDERS } from '../store/layout.js';
 import { ensureRealDir } from '../store/scope-folders.js';
 
 /** Folder (relative to the vault) where notes created in Obsidian go: outside every scope. */
-export const OBSIDIAN_NEW_NOTE_FOLDER = 'inbox';
+export const OBSIDIAN_NEW_NOTE_FOLDER: (typeof NON_MEMORY_FOLDERS)[number] = 'inbox';
 /** Folder (relative to the vault) where Obsidian puts pasted images and other attachments. */
-export const OBSIDIAN_ATTACHMENT_FOLDER = 'attachments';
+export const OBSIDIAN_ATTACHMENT_FOLDER: (typeof NON_MEMORY_FOLDERS)[number] = 'attachments';
+/** Obsidian's own trash folder (its "move to .trash" setting); hidden, never scanned. */
+export const OBSIDIAN_TRASH_FOLDER = '.trash';
+
+/**
+ * The vault folder's `.gitignore` (`<repo>/.ecc/memory/.gitignore`): Obsidian's trash, its new
+ * notes and its attachments are personal scratch, never reviewed memories, so `git add -A` must
+ * not commit them. Anchored, so nothing inside `team/` or `project/` is affected.
+ */
+export const VAULT_GITIGNORE = `/${OBSIDIAN_TRASH_FOLDER}/\n/${OBSIDIAN_NEW_NOTE_FOLDER}/\n/${OBSIDIAN_ATTACHMENT_FOLDER}/\n`;
 
 /** Options of {@link writeObsidianConfig}. */
 export interface ObsidianConfigOptions {
@@ -30,6 +41,8 @@ export interface ObsidianConfigOptions {
   fileMode?: number;
   /** unique suffix for temporary files (see Runtime.randomHex) */
   tempName?: () => string;
+  /** also write the vault folder's {@link VAULT_GITIGNORE} (a vault inside a git work tree) */
+  gitignore?: boolean;
 }
 
 /** Result of {@link writeObsidianConfig}: file names inside `.obsidian/`. */
@@ -40,12 +53,14 @@ export interface ObsidianConfigResult {
   written: string[];
   /** files that existed and were left untouched */
   kept: string[];
+  /** the vault folder's `.gitignore` when asked for: its absolute path and whether this call wrote it (false: one existed, kept) */
+  vaultGitignore?: { path: string; written: boolean };
 }
 
 /** The files of the minimal configuration: name → content. */
 export function obsidianConfigFiles(hiddenFolders: readonly string[] = []): Record<string, string> {
   const app = {
-    userIgnoreFilters: [...hiddenFolders],
+    userIgnoreFilters: [...hiddenFolders, `${OBSIDIAN_TRASH_FOLDER}/`],
     newFileLocation: 'folder',
     newFileFolderPath: OBSIDIAN_NEW_NOTE_FOLDER,
     attachmentFolderPath: OBSIDIAN_ATTACHMENT_FOLDER,
@@ -99,6 +114,16 @@ export function writeObsidianConfig(vaultDir: string, options: ObsidianConfigOpt
       result.written.push(name);
     } catch (err) {
       if (err instanceof VaultError && err.code === 'already-exists') result.kept.push(name);
+      else throw err;
+    }
+  }
+  if (options.gitignore) {
+    const path = join(vaultDir, '.gitignore');
+    try {
+      writeFileExclusive(path, VAULT_GITIGNORE, fileMode, tempName);
+      result.vaultGitignore = { path, written: true };
+    } catch (err) {
+      if (err instanceof VaultError && err.code === 'already-exists') result.vaultGitignore = { path, written: false };
       else throw err;
     }
   }

@@ -16,6 +16,7 @@ import { parseCanonicalText } from './fast-parse.js';
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 import { describeParseError } from './parse-problem.js';
 import { findSecretShapes } from '../secrets/scan-secrets.js';
+import { NON_MEMORY_FOLDERS } from '../store/layout.js';
 import { readFileSafe } from '../store/read-file-safe.js';
 import { guardedDirs, scopeRoot, type VaultRoots } from '../store/roots.js';
 
@@ -106,7 +107,7 @@ export interface ScanResult {
   symlinks: string[];
   /** regular non-hidden files that are not `*.md` memories, e.g. notes.txt: vault-relative paths */
   strays: string[];
-  /** hidden entries skipped (.obsidian/, .trash/, .index/, dotfiles): count only */
+  /** hidden entries skipped (.obsidian/, .trash/, .index/, dotfiles; the user vault's inbox/ and attachments/): count only */
   hiddenSkipped: number;
   /** editor files that are never memories (Obsidian *.canvas, *.base, *.excalidraw.md, ...): vault-relative paths */
   editorFiles: string[];
@@ -260,6 +261,11 @@ export function walkVault(
         continue;
       }
       if (d.isDirectory()) {
+        // the user vault's root holds its kind folders directly: Obsidian's inbox/ and attachments/ there are not memories
+        if (depth === 0 && scope === 'user' && (NON_MEMORY_FOLDERS as readonly string[]).includes(name)) {
+          result.hiddenSkipped++;
+          continue;
+        }
         walk(scope, root, abs, depth + 1, [...segments, name]);
         continue;
       }

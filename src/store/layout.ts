@@ -11,6 +11,14 @@ import { scopeRoot, type VaultRoots } from './roots.js';
 /** Content of the project scope's fail-closed .gitignore: ignore everything but itself. */
 export const PROJECT_GITIGNORE = '*\n!.gitignore\n';
 
+/**
+ * Folders of a vault folder that are never memories: where Obsidian puts the notes you start
+ * in it and pasted attachments (`vault init --obsidian` points it there). They sit beside the
+ * scope folders of a repository vault; in the user vault, whose root holds the kind folders
+ * directly, the scanner skips them at the root like `.obsidian/` and `.trash/`.
+ */
+export const NON_MEMORY_FOLDERS = ['inbox', 'attachments'] as const;
+
 /** Absolute path of a memory file. @throws VaultError `invalid-input` for a bad id */
 export function memoryFilePath(roots: VaultRoots, scope: Scope, kind: Kind, id: string): string {
   return join(scopeRoot(roots, scope), kindFolder(kind), `${assertMemoryId(id)}.md`);

@@ -33,7 +33,12 @@ export const initCommand = (ctx: CliContext) => ({
         const { writeObsidianConfig } = await import('../../operations/obsidian-config.js');
         const dirs = [...(scopes.some((s) => s !== 'user') ? [roots.memoryRoot] : []), ...(scopes.includes('user') ? [roots.user] : [])];
         for (const dir of dirs)
-          obsidian.push(writeObsidianConfig(dir, { hiddenFolders: ['.index/'], ...(dir === roots.user ? { dirMode: 0o700, fileMode: 0o600 } : {}) }));
+          obsidian.push(
+            writeObsidianConfig(dir, {
+              hiddenFolders: ['.index/'],
+              ...(dir === roots.user ? { dirMode: 0o700, fileMode: 0o600 } : { gitignore: roots.gitDir !== undefined }),
+            }),
+          );
       }
       const rel = (p: string) => (p.startsWith(`${roots.worktreeRoot}/`) ? p.slice(roots.worktreeRoot.length + 1) : p);
       if (argv.json) {
@@ -42,7 +47,16 @@ export const initCommand = (ctx: CliContext) => ({
           scopes: result.scopes,
           roots: Object.fromEntries(Object.entries(result.roots).map(([k, v]) => [k, rel(v!)])),
           created: result.created.map(rel),
-          ...(argv.obsidian ? { obsidian: obsidian.map((o) => ({ dir: rel(o.dir), written: o.written, kept: o.kept })) } : {}),
+          ...(argv.obsidian
+            ? {
+                obsidian: obsidian.map((o) => ({
+                  dir: rel(o.dir),
+                  written: o.written,
+                  kept: o.kept,
+                  ...(o.vaultGitignore ? { gitignore: { path: rel(o.vaultGitignore.path), written: o.vaultGitignore.written } } : {}),
+                })),
+              }
+            : {}),
         });
       } else {
         for (const s of result.scopes) printText(ctx, `${s.padEnd(8)} ${rel(result.roots[s]!)}`);
@@ -59,6 +73,13 @@ export const initCommand = (ctx: CliContext) => ({
             ctx,
             `obsidian ${rel(o.dir)}: ${o.written.length ? `wrote ${o.written.join(', ')}` : 'nothing written'}${o.kept.length ? `; kept existing ${o.kept.join(', ')}` : ''}`,
           );
+          if (o.vaultGitignore)
+            printText(
+              ctx,
+              o.vaultGitignore.written
+                ? `ignore   ${rel(o.vaultGitignore.path)}: wrote /.trash/, /inbox/, /attachments/ (Obsidian scratch, never committed)`
+                : `ignore   ${rel(o.vaultGitignore.path)}: kept existing (add /.trash/, /inbox/, /attachments/ to it yourself if missing)`,
+            );
         }
       }
     }),
