@@ -10,12 +10,13 @@
  * The merge touches nothing but our own entries, recognised by their command
  * (`… hook <event> --harness <harness>`): installing twice equals installing once, and
  * uninstalling removes exactly those entries (and the groups, event lists and `hooks` object
- * that held only them). Every written file is replaced atomically (store/atomic-write.ts) after a
- * backup.
+ * that held only them). Every written file is replaced atomically (store/atomic-write.ts) after
+ * its one backup (`<file>.vault-backup`, the content before the latest change) is saved.
  */
-import { constants, copyFileSync, lstatSync, mkdirSync, readFileSync, unlinkSync } from 'node:fs';
+import { lstatSync, mkdirSync, readdirSync, readFileSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { VaultError } from '../errors.js';
+import type { GitRunner } from '../io/git.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { Harness } from '../sessions/transcripts/transcript-summary.js';
 import { EVENTS_BY_HARNESS, HARNESS_EVENT_NAMES, INSTALLED_TIMEOUT_S, normalizeEvent, type HookEvent } from '../sessions/hook-events.js';
@@ -210,24 +211,44 @@ export function readSettingsFile(file: string): string | undefined {
   return readFileSync(file, 'utf8');
 }
 
+/** The one backup of a settings file: the content before the latest change vault made. */
+export function backupPathFor(file: string): string {
+  return `${file}.vault-backup`;
+}
+
+/** Backups of earlier versions, one per run (`<file>.vault-backup-<stamp>[-<hex>]`), removed by the next change. */
+const STAMPED_BACKUP = /^\.vault-backup-\d{8}T\d{6}\.\d{3}Z(?:-[0-9a-f]{6})?$/;
+
 /**
- * Applies a plan: backs the current file up to `<file>.vault-backup-<stamp>`, then writes the
- * new content atomically (or deletes the file when the plan says so).
+ * Applies a plan: saves the current content as the file's one backup (`<file>.vault-backup`,
+ * replaced atomically, mode 0600: settings may hold tokens), then writes the new content
+ * atomically (or deletes the file when the plan says so). Per-run backups that earlier
+ * versions left beside the file (`<file>.vault-backup-<stamp>`) are removed, so at most one
+ * backup per settings file remains.
  *
  * @returns the backup path, when one was made
  */
-export function applySettingsPlan(plan: SettingsPlan, stamp: string, randomHex: (n: number) => string): string | undefined {
+export function applySettingsPlan(plan: SettingsPlan, randomHex: (n: number) => string): string | undefined {
   if (!plan.changed) return undefined;
   const dir = dirname(plan.file);
+  const name = plan.file.split(/[\\/]/).pop()!;
   let backup: string | undefined;
   if (plan.before !== undefined) {
-    backup = `${plan.file}.vault-backup-${stamp}`;
+    backup = backupPathFor(plan.file);
+    writeFileAtomic(backup, plan.before, { tempPath: join(dir, `.${name}.${randomHex(6)}.tmp`), commit: 'replace', mode: 0o600 });
+    let names: string[] = [];
     try {
-      copyFileSync(plan.file, backup, constants.COPYFILE_EXCL);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-      backup = `${plan.file}.vault-backup-${stamp}-${randomHex(3)}`; // two runs in one millisecond
-      copyFileSync(plan.file, backup, constants.COPYFILE_EXCL);
+      names = readdirSync(dir);
+    } catch {
+      names = [];
+    }
+    for (const other of names) {
+      if (!other.startsWith(name) || !STAMPED_BACKUP.test(other.slice(name.length))) continue;
+      try {
+        if (lstatSync(join(dir, other)).isFile()) unlinkSync(join(dir, other));
+      } catch {
+        /* gone already, or not ours to remove */
+      }
     }
   }
   if (plan.after === undefined) {
@@ -235,12 +256,49 @@ export function applySettingsPlan(plan: SettingsPlan, stamp: string, randomHex: 
     return backup;
   }
   mkdirSync(dir, { recursive: true });
-  writeFileAtomic(plan.file, plan.after, { tempPath: join(dir, `.${plan.file.split(/[\\/]/).pop()}.${randomHex(6)}.tmp`), commit: 'replace', mode: 0o644 });
+  writeFileAtomic(plan.file, plan.after, { tempPath: join(dir, `.${name}.${randomHex(6)}.tmp`), commit: 'replace', mode: 0o644 });
   return backup;
 }
 
-/** A line diff of two texts (`-` removed, `+` added, ` ` kept), for --dry-run. */
+/**
+ * The text a dry run compares with the plan's new content: the current file as vault would
+ * write it (parsed and rendered as 2-space JSON), so groups that stay are shown unchanged even
+ * when the file was written compactly or with other indentation. `reformatted` says whether
+ * that differs from the file's own text (the write will reformat the whole file).
+ */
+export function normalizedBefore(plan: SettingsPlan): { text: string; reformatted: boolean } {
+  if (plan.before === undefined || !plan.before.trim()) return { text: '', reformatted: false };
+  const text = render(parseSettings(plan.before, plan.file));
+  return { text, reformatted: text !== plan.before };
+}
+
+/**
+ * The `.gitignore` lines a project-scope install should offer: the settings file and its backup
+ * hold this machine's absolute paths to node and vault, so they belong to no commit. Only paths
+ * inside the work tree that git does not ignore yet are returned (`git check-ignore`, which also
+ * honours the user's global excludes), as anchored lines (`/.claude/settings.local.json`).
+ *
+ * @param worktreeRoot the work tree's top folder
+ * @param files absolute paths (the settings file, its backup)
+ * @param git the git port
+ * @returns lines to add, possibly none; none when git cannot answer (not a repository)
+ */
+export function gitignoreLinesFor(worktreeRoot: string, files: readonly string[], git: GitRunner): string[] {
+  const rel = files.filter((f) => f.startsWith(`${worktreeRoot}/`)).map((f) => f.slice(worktreeRoot.length + 1));
+  if (!rel.length) return [];
+  const r = git(worktreeRoot, ['check-ignore', '--', ...rel]);
+  if (r.status !== 0 && r.status !== 1) return [];
+  const ignored = new Set(r.stdout.toString('utf8').split('\n').filter(Boolean));
+  return rel.filter((p) => !ignored.has(p)).map((p) => `/${p}`);
+}
+
+/**
+ * A line diff of two texts (`-` removed, `+` added, ` ` kept), for --dry-run. Two lines that
+ * differ only by a trailing comma count as kept (shown as the new line): appending a group after
+ * an existing one adds a comma to its closing brace, which is no change of that group.
+ */
 export function diffLines(before: string, after: string): string {
+  const same = (x: string, y: string) => x === y || x.replace(/,$/, '') === y.replace(/,$/, '');
   const a = before ? before.replace(/\n$/, '').split('\n') : [];
   const b = after ? after.replace(/\n$/, '').split('\n') : [];
   const n = a.length;
@@ -248,13 +306,13 @@ export function diffLines(before: string, after: string): string {
   // LCS table; settings files are small (the reader caps them at 4 MiB, real ones are a few KB).
   const lcs: number[][] = Array.from({ length: n + 1 }, () => new Array<number>(m + 1).fill(0));
   for (let i = n - 1; i >= 0; i--)
-    for (let j = m - 1; j >= 0; j--) lcs[i]![j] = a[i] === b[j] ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
+    for (let j = m - 1; j >= 0; j--) lcs[i]![j] = same(a[i]!, b[j]!) ? lcs[i + 1]![j + 1]! + 1 : Math.max(lcs[i + 1]![j]!, lcs[i]![j + 1]!);
   const out: string[] = [];
   let i = 0;
   let j = 0;
   while (i < n || j < m) {
-    if (i < n && j < m && a[i] === b[j]) {
-      out.push(`  ${a[i]}`);
+    if (i < n && j < m && same(a[i]!, b[j]!)) {
+      out.push(`  ${b[j]}`);
       i++;
       j++;
     } else if (j < m && (i === n || lcs[i]![j + 1]! >= lcs[i + 1]![j]!)) out.push(`+ ${b[j++]}`);

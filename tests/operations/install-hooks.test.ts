@@ -63,6 +63,65 @@ describe('vault hooks install / uninstall', () => {
     expect((await runCli(['hooks', 'uninstall', '--harness', 'claude-code'], { cwd: repo, env })).stdout).toMatch(/already clean/);
   });
 
+  it('dry run: groups that stay are shown unchanged, even in a compactly written file', async () => {
+    const repo = gitRepo();
+    const file = join(repo, '.claude', 'settings.local.json');
+    mkdirSync(join(repo, '.claude'));
+    // compact JSON, as people write it by hand; our SessionStart group goes after theirs
+    writeFileSync(
+      file,
+      '{"permissions":{"allow":["Bash(npm test)"]},"hooks":{"SessionStart":[{"matcher":"startup","hooks":[{"type":"command","command":"echo hi"}]}]}}',
+    );
+    const dry = await runCli(['hooks', 'install', '--harness', 'claude-code', '--command', 'vault', '--dry-run'], { cwd: repo, env: cliEnv() });
+    expect(dry.code, dry.stderr).toBe(0);
+    const lines = dry.stdout.split('\n');
+    expect(lines[1]).toBe('  (the file is rewritten as 2-space JSON; shown below in that form, so only real changes are marked)');
+    // nothing of the existing settings is removed, and their lines are kept as they are
+    expect(lines.filter((l) => l.startsWith('- '))).toEqual([]);
+    for (const kept of ['  "permissions": {', '      "Bash(npm test)"', '            "command": "echo hi"', '      },'])
+      expect(lines, kept).toContain(`  ${kept}`);
+    expect(lines.filter((l) => l.startsWith('+ ')).some((l) => l.includes('echo hi'))).toBe(false);
+    expect(lines).toContain('+             "command": "vault hook session-start --harness claude-code",');
+  });
+
+  it('keeps at most one backup per settings file, and removes per-run backups of earlier versions', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const dir = join(repo, '.claude');
+    const file = join(dir, 'settings.local.json');
+    mkdirSync(dir);
+    const original = `${JSON.stringify(unrelated, null, 2)}\n`;
+    writeFileSync(file, original);
+    writeFileSync(`${file}.vault-backup-20261101T101010.123Z`, original); // left by an earlier version
+    writeFileSync(join(dir, 'settings.local.json.mine'), 'a file of the user');
+    const steps = [['install', '--command', 'vault'], ['uninstall'], ['install', '--command', 'vault'], ['install', '--command', 'vault2']];
+    let previous = original;
+    for (const step of steps) {
+      const r = await runCli(['hooks', step[0]!, '--harness', 'claude-code', ...step.slice(1)], { cwd: repo, env });
+      expect(r.code, r.stderr).toBe(0);
+      expect(readdirSync(dir).sort()).toEqual(['settings.local.json', 'settings.local.json.mine', 'settings.local.json.vault-backup']);
+      expect(readFileSync(`${file}.vault-backup`, 'utf8')).toBe(previous); // the content before the latest change
+      previous = readFileSync(file, 'utf8');
+    }
+  });
+
+  it('project scope: offers the .gitignore lines git does not have yet, and none once they are ignored', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const first = await runCli(['hooks', 'install', '--harness', 'claude-code', '--command', 'vault', '--dry-run'], { cwd: repo, env });
+    expect(first.stdout).toContain("  git does not ignore this file (it holds this machine's paths); add to .gitignore:\n    /.claude/settings.local.json\n");
+    await runCli(['hooks', 'install', '--harness', 'claude-code', '--command', 'vault'], { cwd: repo, env });
+    const second = await runCli(['hooks', 'install', '--harness', 'codex', '--command', 'vault', '--json'], { cwd: repo, env });
+    expect(JSON.parse(second.stdout).gitignoreLines).toEqual(['/.codex/hooks.json']);
+    const change = await runCli(['hooks', 'install', '--harness', 'claude-code', '--command', 'vault2'], { cwd: repo, env });
+    expect(change.stdout).toContain('add to .gitignore:\n    /.claude/settings.local.json\n    /.claude/settings.local.json.vault-backup\n');
+    writeFileSync(join(repo, '.gitignore'), '/.claude/settings.local.json*\n');
+    const ignored = await runCli(['hooks', 'install', '--harness', 'claude-code', '--command', 'vault3', '--json'], { cwd: repo, env });
+    expect(JSON.parse(ignored.stdout).gitignoreLines).toBeUndefined();
+    const user = await runCli(['hooks', 'install', '--harness', 'claude-code', '--scope', 'user', '--command', 'vault'], { cwd: repo, env });
+    expect(user.stdout).not.toContain('.gitignore');
+  });
+
   it('every installed timeout is longer than the hook’s own deadline', () => {
     for (const [event, seconds] of Object.entries(INSTALLED_TIMEOUT_S))
       expect(seconds * 1000, event).toBeGreaterThan(DEADLINE_MS[event as keyof typeof DEADLINE_MS] * 2);

@@ -38,7 +38,17 @@ export const hooksCommand = (ctx: CliContext) => ({
       if (Array.isArray(argv.harness) || Array.isArray(argv.scope)) usageError('--harness and --scope may be given only once');
       const harness = argv.harness as 'claude-code' | 'codex';
       const scope = (argv.scope ?? 'project') as 'project' | 'user';
-      const { settingsFileFor, planInstall, planUninstall, readSettingsFile, applySettingsPlan, diffLines } = await import('../../operations/install-hooks.js');
+      const {
+        settingsFileFor,
+        planInstall,
+        planUninstall,
+        readSettingsFile,
+        applySettingsPlan,
+        diffLines,
+        normalizedBefore,
+        backupPathFor,
+        gitignoreLinesFor,
+      } = await import('../../operations/install-hooks.js');
       const { findWorktreeRoot } = await import('../../store/roots.js');
       const rt = ctx.io.runtime;
       const file = settingsFileFor(harness, scope, { worktreeRoot: findWorktreeRoot(rt.cwd), home: rt.home, env: rt.env });
@@ -50,7 +60,14 @@ export const hooksCommand = (ctx: CliContext) => ({
         plan = planInstall(file, before, harness, prefix);
       } else plan = planUninstall(file, before, harness);
       const dryRun = Boolean(argv['dry-run']);
-      const backup = dryRun ? undefined : applySettingsPlan(plan, rt.now().toISOString().replace(/[-:]/g, ''), rt.randomHex);
+      const backup = dryRun ? undefined : applySettingsPlan(plan, rt.randomHex);
+      // a project-scope file holds this machine's paths: offer the .gitignore lines git still lacks
+      let gitignoreLines: string[] = [];
+      if (scope === 'project' && argv.action === 'install' && plan.changed) {
+        const { runGit } = await import('../../io/git.js');
+        gitignoreLines = gitignoreLinesFor(findWorktreeRoot(rt.cwd), [file, ...(plan.before !== undefined ? [backupPathFor(file)] : [])], runGit);
+      }
+      const shown = normalizedBefore(plan);
       // Installed at the other scope too? The harness would run every event twice.
       const otherScope = scope === 'project' ? 'user' : 'project';
       let alsoInstalledAt: string | undefined;
@@ -72,7 +89,8 @@ export const hooksCommand = (ctx: CliContext) => ({
           dryRun,
           changes: plan.changes,
           ...(backup ? { backup } : {}),
-          ...(dryRun ? { diff: diffLines(before ?? '', plan.after ?? '') } : {}),
+          ...(dryRun ? { diff: diffLines(shown.text, plan.after ?? ''), reformatted: shown.reformatted } : {}),
+          ...(gitignoreLines.length ? { gitignoreLines } : {}),
           ...(alsoInstalledAt ? { alsoInstalledAt } : {}),
         });
         return;
@@ -85,14 +103,25 @@ export const hooksCommand = (ctx: CliContext) => ({
         printText(ctx, `${file}: already ${argv.action === 'install' ? 'installed' : 'clean'}, nothing to change`);
         return;
       }
+      const offerIgnore = () => {
+        if (!gitignoreLines.length) return;
+        printText(
+          ctx,
+          `  git does not ignore ${gitignoreLines.length === 1 ? "this file (it holds this machine's paths)" : "these files (they hold this machine's paths)"}; add to .gitignore:`,
+        );
+        for (const line of gitignoreLines) printText(ctx, `    ${line}`);
+      };
       if (dryRun) {
         printText(ctx, `Dry run: would ${plan.after === undefined ? 'delete' : 'change'} ${file}`);
-        printText(ctx, diffLines(before ?? '', plan.after ?? ''));
+        if (shown.reformatted) printText(ctx, '  (the file is rewritten as 2-space JSON; shown below in that form, so only real changes are marked)');
+        printText(ctx, diffLines(shown.text, plan.after ?? ''));
+        offerIgnore();
         return;
       }
       printText(ctx, `${argv.action === 'install' ? 'Installed' : 'Removed'} ${plan.changes.length} hook entries in ${file}`);
       for (const c of plan.changes) printText(ctx, `  ${c}`);
-      if (backup) printText(ctx, `  backup: ${backup}`);
+      if (backup) printText(ctx, `  backup: ${backup} (the content before this change; replaced by the next one)`);
+      offerIgnore();
       if (harness === 'codex' && argv.action === 'install')
         printText(
           ctx,
