@@ -16,6 +16,8 @@ export interface CliIo {
   readStdin(maxBytes: number): Promise<Buffer>;
   /** true when stdout is a terminal (colour, progress bars) */
   stdoutIsTTY: boolean;
+  /** true when stderr is a terminal (the progress of a long index build is drawn there) */
+  stderrIsTTY?: boolean;
   runtime: Runtime;
 }
 

@@ -25,6 +25,7 @@ export function nodeCliIo(): CliIo {
     stderr: (t) => process.stderr.write(t),
     readStdin,
     stdoutIsTTY: Boolean(process.stdout.isTTY),
+    stderrIsTTY: Boolean(process.stderr.isTTY),
     runtime: nodeRuntime(),
   };
 }

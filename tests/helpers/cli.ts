@@ -101,6 +101,8 @@ export interface RunOptions {
   timeoutMs?: number;
   /** in-process only: tell the CLI that stdout is a terminal (colour, progress) */
   tty?: boolean;
+  /** in-process only: tell the CLI that stderr is a terminal (search's index-build progress) */
+  stderrTty?: boolean;
 }
 
 /**
@@ -145,6 +147,7 @@ export async function runCli(args: string[], opts: RunOptions): Promise<RunResul
     stderr: (t) => (stderr += t),
     readStdin: async (maxBytes) => input.subarray(0, maxBytes),
     stdoutIsTTY: opts.tty ?? false,
+    stderrIsTTY: opts.stderrTty ?? false,
     runtime,
   };
   const { main } = await import('../../src/cli/main.js');

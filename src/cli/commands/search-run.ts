@@ -58,7 +58,13 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
     until: argv.until,
     limit: argv.limit,
   };
-  const response = await searchMemories(roots, query, options);
+  const progress = await indexProgress(ctx);
+  let response: SearchResponse;
+  try {
+    response = await searchMemories(roots, query, { ...options, onProgress: progress?.update });
+  } finally {
+    progress?.stop();
+  }
   if (argv.json) {
     printJson(ctx, response);
     return;
@@ -117,6 +123,65 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
       ctx.io.stderr(`hint: there is no vault here (${clean(roots.memoryRoot)}); run \`vault init\` in your repository, or pass --root\n`);
     for (const hint of await nearMisses(roots, query, options, searchMemories)) ctx.io.stderr(`hint: ${clean(hint)}\n`);
   }
+}
+
+/** How long an index build runs before its progress is drawn (ms); `ECC_PROGRESS_DELAY_MS` overrides it. */
+const PROGRESS_DELAY_MS = 1000;
+
+/**
+ * The progress of an index build (the first search over a large vault builds the index from
+ * every file), drawn on stderr with cli-progress, and only when stderr is a terminal: once a
+ * build has run for a second, a bar `indexing <scope> [...] done/total files` appears, and it
+ * is cleared when the search goes on. Nothing is drawn for a fresh index or a short build.
+ *
+ * @returns undefined when stderr is not a terminal
+ */
+async function indexProgress(ctx: CliContext): Promise<{ update: (scope: Scope, done: number, total: number) => void; stop: () => void } | undefined> {
+  if (!ctx.io.stderrIsTTY) return undefined;
+  const override = Number(ctx.io.runtime.env.ECC_PROGRESS_DELAY_MS);
+  const delay = Number.isInteger(override) && override >= 0 ? override : PROGRESS_DELAY_MS;
+  const started = performance.now();
+  let bar:
+    | { start(total: number, value: number, payload?: object): void; update(value: number, payload?: object): void; setTotal(t: number): void; stop(): void }
+    | undefined;
+  let make: (() => typeof bar) | undefined;
+  // the stream cli-progress draws on: this invocation's stderr (process.stderr for the binary)
+  const stream = {
+    isTTY: true,
+    columns: 80,
+    write: (text: string) => {
+      ctx.io.stderr(text);
+      return true;
+    },
+    cursorTo: () => true,
+    clearLine: () => true,
+    moveCursor: () => true,
+  };
+  const { default: cliProgress } = await import('cli-progress');
+  make = () =>
+    new cliProgress.SingleBar(
+      {
+        format: 'indexing {scope} [{bar}] {value}/{total} files',
+        stream: stream as unknown as NodeJS.WritableStream,
+        hideCursor: false,
+        clearOnComplete: true,
+      },
+      cliProgress.Presets.shades_classic,
+    );
+  return {
+    update: (scope, done, total) => {
+      if (!bar && done < total && performance.now() - started >= delay) {
+        bar = make?.();
+        bar?.start(total, done, { scope });
+      }
+      bar?.setTotal(total);
+      bar?.update(done, { scope });
+    },
+    stop: () => {
+      bar?.stop();
+      make = undefined;
+    },
+  };
 }
 
 /**

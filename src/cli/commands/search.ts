@@ -23,6 +23,11 @@ export const searchCommand = (ctx: CliContext) => ({
       .option('until', { type: 'string', describe: 'updated at or before (YYYY-MM-DD or ISO-8601)' })
       .option('limit', { type: 'number', describe: 'results to show, 1..100 (default 20)' })
       .example('$0 search "auth session redis"', 'best matches in project and team')
-      .example('$0 search --kind decision --since 2026-07-01', 'recent decisions, newest first'),
+      .example('$0 search --kind decision --since 2026-07-01', 'recent decisions, newest first')
+      .epilog(
+        'When stderr is a terminal and building the index from the files (the first search over a large vault) takes ' +
+          'longer than a second (ECC_PROGRESS_DELAY_MS), its progress is drawn on stderr and cleared before the results. ' +
+          'A search that finds nothing says when the user scope, searched only when asked, would have matched.',
+      ),
   handler: (argv: SearchArgs) => runCommand(ctx, argv, () => runSearch(ctx, argv)),
 });

@@ -40,6 +40,8 @@ export interface SearchOptions {
    * results, at a lower weight (pseudo-relevance feedback; default true)
    */
   feedback?: boolean | undefined;
+  /** called while an index is built from the files: files read so far and in all (every 500 files, and at the end) */
+  onProgress?: ((scope: Scope, done: number, total: number) => void) | undefined;
 }
 
 /** One search result. `path` is vault-relative (`team/decisions/mem_x.md`). */
@@ -167,11 +169,12 @@ export function openIndexes(
   roots: VaultRoots,
   scopes: readonly Scope[],
   rebuild: boolean | string = false,
+  onProgress?: SearchOptions['onProgress'],
 ): { indexes: ScopeIndex[]; diagnostics: SearchDiagnostics } {
   const diagnostics: SearchDiagnostics = { invalidFiles: [], skippedSymlinks: [], complete: true, incompleteReasons: [], index: [] };
   const indexes: ScopeIndex[] = [];
   for (const scope of scopes) {
-    const { index, report } = openScopeIndex(roots, scope, { rebuild });
+    const { index, report } = openScopeIndex(roots, scope, { rebuild, onProgress: onProgress ? (done, total) => onProgress(scope, done, total) : undefined });
     indexes.push(index);
     diagnostics.index.push({
       scope,
@@ -236,7 +239,7 @@ export async function searchMemories(roots: VaultRoots, query: string, options: 
   const { scopes, limit, filter } = resolveSearchOptions(options);
   const terms = tokenizeQuery(query);
   const read = memoReader(roots);
-  let opened = openIndexes(roots, scopes);
+  let opened = openIndexes(roots, scopes, false, options.onProgress);
   let candidates: Candidate[];
   const rank = (indexes: ScopeIndex[]): Candidate[] => {
     let ranked = rankOrList(indexes, query, terms, filter);
@@ -251,7 +254,7 @@ export async function searchMemories(roots: VaultRoots, query: string, options: 
   } catch (err) {
     if (!(err instanceof IndexUnusable)) throw err;
     // a bucket vanished or was damaged after the check: rebuild once from the files
-    opened = openIndexes(roots, scopes, `a damaged bucket (${err.message})`);
+    opened = openIndexes(roots, scopes, `a damaged bucket (${err.message})`, options.onProgress);
     candidates = rank(opened.indexes);
   }
   const total = candidates.length;

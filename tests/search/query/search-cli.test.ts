@@ -116,12 +116,15 @@ describe('vault search through the CLI', () => {
     for (const bad of [
       ['--limit', '101'],
       ['--limit', '0'],
-      ['--since', 'yesterday'],
+      ['--limit', 'abc'],
     ]) {
       const r = await runCli(['search', 'words', ...bad], { cwd: repo, env });
-      expect(r.code, bad.join(' ')).toBe(3);
-      expect(r.stderr).toMatch(/^error: (limit|since): /);
+      expect(r.code, bad.join(' ')).toBe(2); // one wording and one exit code (usage) for every bad --limit
+      expect(r.stderr).toBe('error: --limit must be a whole number from 1 to 100\nhint: e.g. --limit 20\n');
     }
+    const since = await runCli(['search', 'words', '--since', 'yesterday'], { cwd: repo, env });
+    expect(since.code).toBe(3);
+    expect(since.stderr).toMatch(/^error: since: /);
     const kind = await runCli(['search', 'words', '--kind', 'bogus'], { cwd: repo, env });
     expect(kind.code).toBe(2);
   });
