@@ -187,7 +187,7 @@ describe('install from a tarball and from git (real npm, temp folders)', () => {
     ])
       expect(has(p), p).toBe(true);
     const top = new Set(tarEntries.map((e) => e.split('/')[1]));
-    expect([...top].sort()).toEqual(['README.md', 'bin', 'dist', 'docs', 'package.json', 'schemas', 'templates']);
+    expect([...top].sort()).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'docs', 'package.json', 'schemas', 'templates']);
     expect(tarEntries.filter((e) => /\.test\.|\/tests?\/|\.ts$/.test(e) && !e.endsWith('.d.ts'))).toEqual([]);
   });
 
