@@ -260,6 +260,14 @@ const CASES: CliCase[] = [
     exit: 6,
     hint: /^hint: run `vault doctor --scope project --scope team` and fix/,
   },
+  {
+    name: 'search over an invalid file: the warning names the scopes for doctor',
+    args: ['search', 'ok', '--scope', 'team', '--scope', 'user'],
+    files: { [notes('mem_valid.md')]: doc('mem_valid'), [notes('mem_broken.md')]: 'not a memory\n' },
+    exit: 0,
+    stdout: /^1\. ok\n/,
+    stderr: /^warning: 1 invalid file\(s\) not searched \(first: team\/notes\/mem_broken\.md: .*\); run `vault doctor --scope team --scope user`\n$/,
+  },
   // share has no --scope flag: a user-scope id is named as such, and no hint offers a flag share lacks
   {
     name: 'share a user-scope memory',
@@ -307,9 +315,10 @@ const CASES: CliCase[] = [
   },
   {
     name: 'search that finds something gives no near-miss hint',
-    args: ['search', 'body'],
+    args: ['search', 'ok'],
     files: { [notes('mem_tagged.md')]: doc('mem_tagged') },
     userFiles: { 'notes/mem_mine.md': doc('mem_mine', 'user') },
+    stdout: /^1\. ok\n[\s\S]*1 of 1 memory\n$/,
     exit: 0,
     stderr: '',
   },
