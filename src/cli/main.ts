@@ -54,6 +54,12 @@ export function commandNames(ctx: CliContext): string[] {
   return commandModules.map((make) => make(ctx).command.split(' ')[0]!);
 }
 
+/** A word the user typed, as an error message quotes it: credentials redacted, at most 40 characters, then an ellipsis. */
+const clip = (word: string) => {
+  const shown = redactSecretShapes(word).text; // before cutting: a cut credential would no longer look like one
+  return shown.length > 40 ? `${shown.slice(0, 40)}…` : shown;
+};
+
 /** Global flags that take a value: the word after them is not the command. */
 const GLOBAL_VALUE_FLAGS = new Set(['--root', '--user-root']);
 
@@ -76,7 +82,7 @@ function assertKnownCommand(argv: readonly string[], names: readonly string[]): 
     if (a.startsWith('-')) continue;
     if (names.includes(a)) return;
     const near = closestMatch(a, names);
-    throw new VaultError('usage', oneLineUsage(`unknown command "${a}"${near ? `; did you mean \`vault ${near}\`?` : ''}`), {
+    throw new VaultError('usage', oneLineUsage(`unknown command "${clip(a)}"${near ? `; did you mean \`vault ${near}\`?` : ''}`), {
       hint: `run \`vault --help\` for the commands: ${names.join(', ')}`,
     });
   }
@@ -110,7 +116,7 @@ function assertKnownFlags(raw: readonly string[], argv: Record<string, unknown>,
       name,
       known.filter((k) => k.length > 1 && k === k.toLowerCase()),
     );
-    throw new VaultError('usage', oneLineUsage(`unknown flag --${name}${near ? `; did you mean --${near}?` : ''}`), {
+    throw new VaultError('usage', oneLineUsage(`unknown flag --${clip(name)}${near ? `; did you mean --${near}?` : ''}`), {
       hint: command ? `run \`vault ${command} --help\` for its flags` : 'run `vault --help`',
     });
   }

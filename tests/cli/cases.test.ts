@@ -67,6 +67,20 @@ const CASES: CliCase[] = [
   { name: 'an unknown command', args: ['frobnicate'], exit: 2, stderr: /^error: unknown command "frobnicate"$/, hint: /vault --help/, bin: true },
   // a did-you-mean only when one command is a slip away, and never instead of "unknown command"
   { name: 'an unknown command far from every command', args: ['bogus'], exit: 2, stderr: 'error: unknown command "bogus"', never: ['hooks?'] },
+  {
+    name: 'an unknown command is quoted short, never as pasted',
+    args: [`x${'y'.repeat(5000)}`],
+    exit: 2,
+    stderr: `error: unknown command "x${'y'.repeat(39)}…"`,
+  },
+  { name: 'an unknown command that is a credential is not echoed', args: [ghToken], exit: 2, stderr: /^error: unknown command/, never: [ghToken.slice(0, 24)] },
+  {
+    name: 'an unknown flag that is a credential is not echoed',
+    args: ['save', `--${ghToken}${ghToken}`],
+    exit: 2,
+    stderr: /^error: unknown flag --/,
+    never: [ghToken.slice(4, 24)],
+  },
   { name: 'a misspelt command', args: ['serch', 'redis'], exit: 2, stderr: 'error: unknown command "serch"; did you mean `vault search`?', bin: true },
   {
     name: 'a misspelt command after a global flag',
