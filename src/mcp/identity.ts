@@ -4,6 +4,7 @@
  * memories routed to another harness, or reach the user scope the operator did not open.
  */
 import { SLUG_PATTERN, type Scope } from '../document/contract.js';
+import { targetsHarness } from '../document/harness-names.js';
 import { VaultError } from '../errors.js';
 
 /** The server's fixed identity and permissions, read once at start-up. */
@@ -68,7 +69,7 @@ export function assertScopesAllowed(identity: ServerIdentity, scopes: readonly S
   }
 }
 
-/** True when a memory is routed to `harness`: its targets name it, or `all`. */
+/** True when a memory is routed to `harness`: its targets name it or an alias of it (document/harness-names.ts), or `all`. */
 export function isVisibleTo(memory: { targetHarnesses: readonly string[] }, harness: string): boolean {
-  return memory.targetHarnesses.includes('all') || memory.targetHarnesses.includes(harness);
+  return targetsHarness(memory.targetHarnesses, harness);
 }

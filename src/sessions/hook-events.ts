@@ -7,7 +7,8 @@
  * Codex events (`hooks.json`): SessionStart, Stop (turn-scoped), PreCompact; Codex has no
  * SessionEnd, so its Stop keeps the snapshot current after every turn.
  */
-import type { Harness } from './transcripts/transcript-summary.js';
+import { canonicalHarness } from '../document/harness-names.js';
+import { HARNESSES as HARNESS_NAMES, type Harness } from './transcripts/transcript-summary.js';
 
 /** Our event names. */
 export type HookEvent = 'session-start' | 'stop' | 'session-end' | 'pre-compact';
@@ -77,11 +78,9 @@ export function normalizeEvent(name: string): HookEvent | undefined {
   }
 }
 
-/** Maps `--harness` values (`claude-code`, `claude`, `codex`) to a harness. */
+/** Maps `--harness` values (a harness or an alias of it, document/harness-names.ts) to a harness with hooks. */
 export function normalizeHarness(name: string | undefined): Harness | undefined {
   if (name === undefined) return 'claude-code';
-  const key = name.trim().toLowerCase();
-  if (key === 'claude-code' || key === 'claude' || key === 'claudecode') return 'claude-code';
-  if (key === 'codex' || key === 'codex-cli') return 'codex';
-  return undefined;
+  const key = canonicalHarness(name);
+  return (HARNESS_NAMES as readonly string[]).includes(key) ? (key as Harness) : undefined;
 }

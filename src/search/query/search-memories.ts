@@ -11,6 +11,7 @@ import { readFileSafe } from '../../store/read-file-safe.js';
 import { scopeRoot, type VaultRoots } from '../../store/roots.js';
 import { makeExcerpt } from './excerpt.js';
 import { diagnostic, type Diagnostic } from '../../diagnostics.js';
+import { targetsHarness } from '../../document/harness-names.js';
 import { bucketOf } from '../index/index-format.js';
 import { openScopeIndex, type FreshnessReport, type ScopeIndex } from '../index/index-freshness.js';
 import { IndexUnusable } from '../index/index-store.js';
@@ -27,7 +28,7 @@ export interface SearchOptions {
   tags?: readonly string[] | undefined;
   /** any of these statuses (default ["active"]) */
   statuses?: readonly Status[] | undefined;
-  /** memories for this harness: its name or "all" among target_harnesses */
+  /** memories for this harness: its name, an alias of it (document/harness-names.ts) or "all" among target_harnesses */
   targetHarness?: string | undefined;
   /** updated_at at or after: ISO-8601 timestamp, or a date (YYYY-MM-DD, start of that day UTC) */
   since?: string | undefined;
@@ -132,7 +133,7 @@ export function resolveSearchOptions(options: SearchOptions): { scopes: Scope[];
     statuses.includes(d.status) &&
     (!kinds || kinds.includes(d.kind)) &&
     (!tags || tags.every((t) => d.tags.includes(t))) &&
-    (!harness || harness === 'all' || d.targets.includes(harness) || d.targets.includes('all')) &&
+    (!harness || harness === 'all' || targetsHarness(d.targets, harness)) &&
     (since === undefined || d.updated >= since) &&
     (until === undefined || d.updated <= until);
   return { scopes, limit, filter };
