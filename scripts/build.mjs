@@ -61,6 +61,12 @@ await build({
 // `vault hook ...` runs inside an agent's turn: one bundled file for it (no module graph to
 // resolve at start-up; measured ~20 ms faster than loading the modules one by one).
 /** One self-contained file for a hot entry point: packages stay external, builtins load on first use. */
+// A CommonJS bundle has no import.meta: `import.meta.url` (createRequire of a package loaded on
+// first use, such as gray-matter for the search's reads) becomes the bundle file's own URL.
+const cjsImportMeta = {
+  define: { 'import.meta.url': '__bundleUrl' },
+  banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
+};
 const bundle = (entry, outfile, format = 'esm') =>
   build({
     entryPoints: [entry],
@@ -68,6 +74,7 @@ const bundle = (entry, outfile, format = 'esm') =>
     bundle: true,
     packages: 'external',
     plugins: [lazyBuiltins],
+    ...(format === 'cjs' ? cjsImportMeta : {}),
     format,
     platform: 'node',
     target: 'node20',

@@ -31,11 +31,12 @@ if (!existsSync(dataPath)) {
 }
 
 const dist = (p) => import(pathToFileURL(join(repo, 'dist', p)).href);
-const [{ serializeMemory }, { resolveRoots }, { nodeRuntime }, { searchMemories }] = await Promise.all([
+const [{ serializeMemory }, { resolveRoots }, { nodeRuntime }, { searchMemories }, recallLib] = await Promise.all([
   dist('document/serialize.js'),
   dist('store/roots.js'),
   dist('io/runtime.js'),
   dist('search/query/search-memories.js'),
+  dist('sessions/prompt-recall.js'),
 ]);
 
 const MONTHS = { january: 0, february: 1, march: 2, april: 3, may: 4, june: 5, july: 6, august: 7, september: 8, october: 9, november: 10, december: 11 };
@@ -127,7 +128,7 @@ function finish(acc) {
 const data = JSON.parse(readFileSync(dataPath, 'utf8'));
 const started = Date.now();
 const results = {};
-for (const granularity of ['session', 'turn'].filter((g) => !only || g === only)) {
+for (const granularity of ['session', 'turn'].filter((g) => (!only && !args.includes('--no-retrieval')) || g === only)) {
   const overall = emptyAcc();
   const byCat = {};
   for (const sample of data) {
@@ -168,6 +169,113 @@ for (const granularity of ['session', 'turn'].filter((g) => !only || g === only)
     }
   }
   results[granularity] = { ...finish(overall), categories: Object.fromEntries(Object.entries(byCat).map(([c, a]) => [c, finish(a)])) };
+}
+
+// Prompt recall (the user-prompt-submit hook, src/sessions/prompt-recall.ts): each conversation's
+// sessions are memories, its questions are prompts; the top 3 hits are kept with their relevance.
+// Unrelated prompts: the same questions asked of the next conversation's vault. The threshold is
+// chosen on conversations 1–5 and reported on 6–10.
+const recallRuns = [];
+if (!only || only === 'recall') {
+  const vaults = [];
+  for (const sample of data) {
+    const conv = sample.conversation;
+    const memories = sessionsOf(conv).map((s) => ({
+      n: s.n,
+      m: memoryOf(
+        `mem_locomo_${slug(sample.sample_id)}_s${s.n}`,
+        `Session ${s.n}: ${conv.speaker_a} and ${conv.speaker_b}, ${s.date ?? ''}`.trim(),
+        s.turns.map(turnText).join('\n'),
+        sessionTime(s.date),
+      ),
+    }));
+    const dir = mkdtempSync(join(tmpdir(), 'vault-locomo-recall-'));
+    writeVault(
+      dir,
+      memories.map((x) => x.m),
+    );
+    const terms = new Map(memories.map((x) => [x.m.id, recallLib.memoryTerms(x.m)]));
+    const session = new Map(memories.map((x) => [x.m.id, `S${x.n}`]));
+    vaults.push({ dir, roots: resolveRoots(nodeRuntime({ cwd: dir, env: { HOME: dir } })), terms, session });
+  }
+  try {
+    const ask = async (v, question) => {
+      const hits = await recallLib.recallMemories(v.roots, question, {
+        harness: 'claude-code',
+        exclude: new Set(),
+        threshold: 0,
+        readTerms: (h) => v.terms.get(h.id),
+      });
+      return hits.map((r) => ({
+        s: v.session.get(r.hit.id),
+        rel: r.relevance,
+        chars: recallLib.renderRecall([r]).text.length - recallLib.RECALL_MARKER.length,
+      }));
+    };
+    for (let i = 0; i < data.length; i++) {
+      for (const qa of data[i].qa) {
+        const gold = [...new Set(evidenceIds(qa.evidence).map((e) => `S${e.slice(1).split(':')[0]}`))].filter((g) =>
+          [...vaults[i].session.values()].includes(g),
+        );
+        if (gold.length === 0 || recallLib.promptQuery(String(qa.question)) === undefined) continue;
+        recallRuns.push({
+          conv: i + 1,
+          gold,
+          own: await ask(vaults[i], String(qa.question)),
+          other: await ask(vaults[(i + 1) % data.length], String(qa.question)),
+        });
+      }
+    }
+  } finally {
+    for (const v of vaults) rmSync(v.dir, { recursive: true, force: true });
+  }
+}
+/** Injection recall, unrelated injection rate and characters per prompt at a threshold, over some conversations. */
+function recallAt(threshold, convs) {
+  const runs = recallRuns.filter((r) => convs.includes(r.conv));
+  let frac = 0;
+  let unrelated = 0;
+  let chars = 0;
+  let injectedPrompts = 0;
+  for (const r of runs) {
+    const shown = recallLib.selectRecalled(
+      r.own.map((h) => ({ ...h, relevance: h.rel })),
+      threshold,
+    );
+    frac += r.gold.filter((g) => shown.some((h) => h.s === g)).length / r.gold.length;
+    if (shown.length) {
+      injectedPrompts++;
+      chars += recallLib.RECALL_MARKER.length + shown.reduce((a, h) => a + h.chars, 0);
+    }
+    if (
+      recallLib.selectRecalled(
+        r.other.map((h) => ({ ...h, relevance: h.rel })),
+        threshold,
+      ).length
+    )
+      unrelated++;
+  }
+  const n = runs.length || 1;
+  return {
+    threshold,
+    recall: frac / n,
+    unrelated: unrelated / n,
+    chars: chars / n,
+    charsWhenInjected: injectedPrompts ? chars / injectedPrompts : 0,
+    questions: runs.length,
+  };
+}
+const CALIBRATE = [1, 2, 3, 4, 5];
+const REPORT = [6, 7, 8, 9, 10];
+const THRESHOLDS = Array.from({ length: 81 }, (_, i) => Math.round(10 + i) / 100);
+const recallCurve = recallRuns.length ? THRESHOLDS.map((t) => ({ t, cal: recallAt(t, CALIBRATE), rep: recallAt(t, REPORT) })) : [];
+// the threshold with the best injection recall on the calibration half among those that inject
+// something for at most 10% of unrelated prompts there (the lowest such threshold: recall only falls as it rises)
+const chosen = recallCurve.find((c) => c.cal.unrelated <= 0.1)?.t;
+if (process.env.LOCOMO_RECALL_DUMP) writeFileSync(process.env.LOCOMO_RECALL_DUMP, JSON.stringify(recallRuns));
+if (only === 'recall') {
+  process.stdout.write(`${JSON.stringify({ chosen, curve: recallCurve }, null, 1)}\n`);
+  process.exit(0);
 }
 const seconds = ((Date.now() - started) / 1000).toFixed(0);
 

@@ -11,7 +11,9 @@
  * | ECC_SESSION_START_MAX_CHARS=N | injected characters (default 8000; 0 = none; invalid = 8000) |
  * | ECC_SESSION_RETENTION_DAYS=N | prune snapshots older than N days (default 30; 0/off/never/... = keep) |
  * | ECC_SESSION_START_MAX_AGE_DAYS=N | ignore snapshots older than N days for injection (default 7) |
- * | ECC_SESSION_START_MEMORIES=off | do not list relevant memory titles |
+ * | ECC_SESSION_START_MEMORIES=off | no memory digest at session start |
+ * | ECC_SESSION_START_MEMORY_CHARS=N | characters of the memory digest, inside the total (default 3000; 0 = titles only, as before the digest) |
+ * | ECC_PROMPT_RECALL=off | the user-prompt-submit hook injects nothing |
  * | ECC_SESSIONS_DIR=PATH | the sessions folder (default ~/.ecc/sessions) |
  * | ECC_TRANSCRIPT_MAX_BYTES=N | transcript bytes read per hook (default 64 MiB; head + tail beyond) |
  */
@@ -37,11 +39,13 @@ const ECC_IDS: Record<HookEvent, string[]> = {
   stop: ['stop:session-end'],
   'session-end': ['session:end:marker', 'session:end'],
   'pre-compact': ['pre:compact'],
+  'user-prompt-submit': ['prompt:recall'],
 };
 
 /** Why a hook is switched off, or undefined when it runs. */
 export function disabledBy(env: Readonly<Record<string, string | undefined>>, event: HookEvent): string | undefined {
   if (isOff(env.ECC_HOOKS_ENABLED)) return 'ECC_HOOKS_ENABLED';
+  if (event === 'user-prompt-submit' && isOff(env.ECC_PROMPT_RECALL)) return 'ECC_PROMPT_RECALL';
   const list = (env.ECC_DISABLED_HOOKS ?? '')
     .split(',')
     .map((s) => s.trim().toLowerCase())
@@ -65,6 +69,8 @@ export interface HookSettings {
   retentionDays: number | undefined;
   maxAgeDays: number;
   listMemories: boolean;
+  /** characters of the memory digest (within maxChars) */
+  memoryChars: number;
   transcriptMaxBytes: number | undefined;
 }
 
@@ -81,6 +87,7 @@ export function readHookSettings(env: Readonly<Record<string, string | undefined
     retentionDays,
     maxAgeDays: nonNegativeInt(env.ECC_SESSION_START_MAX_AGE_DAYS, 7) || 7,
     listMemories: !isOff(env.ECC_SESSION_START_MEMORIES),
+    memoryChars: nonNegativeInt(env.ECC_SESSION_START_MEMORY_CHARS, 3000),
     transcriptMaxBytes: maxBytes > 0 ? maxBytes : undefined,
   };
 }

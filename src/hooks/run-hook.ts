@@ -38,10 +38,13 @@ function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** True for a SessionStart payload of a fresh start (not resume, clear or compact). */
+/** SessionStart sources that inject context: a fresh start, after /clear, after a compaction (not resume). */
+const INJECTING_SOURCES = ['startup', 'clear', 'compact'];
+
+/** True for a SessionStart payload whose source injects context (startup, clear, compact; not resume). */
 export function isStartupPayload(p: Record<string, unknown>): boolean {
-  if (p.source === 'startup') return true;
-  return p.hookName === 'SessionStart:startup';
+  if (typeof p.source === 'string') return INJECTING_SOURCES.includes(p.source);
+  return typeof p.hookName === 'string' && INJECTING_SOURCES.some((s) => p.hookName === `SessionStart:${s}`);
 }
 
 /**
@@ -131,13 +134,17 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
       await sessionStart(io, harness, payload, sessionsDir, settings, deadline, log);
       return 0;
     }
+    if (event === 'user-prompt-submit') {
+      await userPromptSubmit(io, harness, payload, sessionsDir, settings, log);
+      return 0;
+    }
     if (event === 'stop' && payload.stop_hook_active === true) {
       emptyAnswer();
       return 0;
     }
     const [{ recordSession }, memories] = await Promise.all([
       import('../sessions/record-session.js'),
-      memoryLister(rt, payload, settings, sessionsDir, deadline),
+      digestOn(settings) ? undefined : memoryLister(rt, payload, settings, sessionsDir, deadline),
     ]);
     const outcome = recordSession(rt, {
       harness,
@@ -159,6 +166,7 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
         `snapshot ${outcome.shortId} written${s ? ` (${s.records} records, ${s.invalidLines} invalid lines, ${s.skippedBytes} bytes skipped${s.truncated ? ', stopped at the deadline' : ''})` : ''}`,
       );
     } else log('warn', `no snapshot written: ${outcome.skipped ?? 'unknown reason'}`);
+    if (outcome.written && outcome.path && digestOn(settings)) await precompute(rt, harness, payload, sessionsDir, settings, outcome.path, log);
     emptyAnswer();
     return 0;
   } catch (err) {
@@ -180,9 +188,10 @@ async function sessionStart(
   const rt = io.runtime;
   const startup = isStartupPayload(payload);
   const inject = settings.inject && settings.maxChars > 0 && startup;
+  const withDigest = inject && digestOn(settings);
   const [{ prepareSessionStart }, memories] = await Promise.all([
     import('../sessions/start/session-start.js'),
-    inject ? memoryLister(rt, payload, settings, sessionsDir, deadline) : undefined,
+    inject && !withDigest ? memoryLister(rt, payload, settings, sessionsDir, deadline) : undefined,
   ]);
   const cwd = typeof payload.cwd === 'string' ? payload.cwd : rt.cwd;
   const outcome = prepareSessionStart(rt, {
@@ -195,13 +204,122 @@ async function sessionStart(
     memories,
   });
   if (outcome.pruned) log('info', `pruned ${outcome.pruned} snapshots older than ${settings.retentionDays} days`);
-  if (!outcome.context) return;
+  let context = outcome.context;
+  let digestNote = '';
+  if (withDigest && outcome.worktree) {
+    try {
+      const [{ startDigest }, { buildInjectionText }, { resolveRoots }] = await Promise.all([
+        import('../sessions/start/start-digest.js'),
+        import('../sessions/start/injection-text.js'),
+        import('../store/roots.js'),
+      ]);
+      const roots = resolveRoots({ ...rt, cwd: outcome.worktree.key.worktree });
+      const { digest, fromRecord } = await startDigest({
+        sessionsDir,
+        roots,
+        harness,
+        key: outcome.worktree.key,
+        branch: outcome.worktree.branch,
+        snapshot: outcome.snapshot,
+        budget: Math.min(settings.memoryChars, settings.maxChars),
+      });
+      if (digest.text) {
+        context = buildInjectionText(outcome.snapshot, [], settings.maxChars, digest.text);
+        if (context.includes(digest.text)) {
+          digestNote = `, digest of ${digest.ids.length} memories${fromRecord ? ' (digest record)' : ''}`;
+          if (typeof payload.session_id === 'string' && payload.session_id.trim()) {
+            const { addInjected } = await import('../sessions/recall-record.js');
+            addInjected(sessionsDir, payload.session_id, digest.ids, rt, settings.retentionDays);
+          }
+        }
+      }
+    } catch (err) {
+      log('warn', `no memory digest: ${(err as Error)?.message ?? String(err)}`); // a broken vault never breaks session start
+    }
+  }
+  if (!context) return;
   log(
     'info',
-    `injected ${outcome.context.length} characters${outcome.snapshotPath ? ' from a snapshot' : ''}, ${outcome.memoryCount} memory titles${fromRecordNote(outcome.fromRecord)}`,
+    `injected ${context.length} characters${outcome.snapshotPath ? ' from a snapshot' : ''}, ${outcome.memoryCount} memory titles${digestNote}${fromRecordNote(outcome.fromRecord)}`,
   );
-  io.stdout(`${JSON.stringify({ hookSpecificOutput: { hookEventName: HARNESS_EVENT_NAMES['session-start'], additionalContext: outcome.context } })}\n`);
-  void harness;
+  io.stdout(`${JSON.stringify({ hookSpecificOutput: { hookEventName: HARNESS_EVENT_NAMES['session-start'], additionalContext: context } })}\n`);
+}
+
+/** True when session start shows the memory digest (ECC_SESSION_START_MEMORIES, ECC_SESSION_START_MEMORY_CHARS). */
+function digestOn(settings: ReturnType<typeof readHookSettings>): boolean {
+  return settings.inject && settings.listMemories && settings.memoryChars > 0 && settings.maxChars > 0;
+}
+
+/** After a snapshot was written: the digest for the next session start, with git's changed paths (start-digest.ts). */
+async function precompute(
+  rt: Runtime,
+  harness: Harness,
+  payload: Record<string, unknown>,
+  sessionsDir: string,
+  settings: ReturnType<typeof readHookSettings>,
+  snapshotPath: string,
+  log: (level: 'info' | 'warn' | 'error', message: string) => void,
+): Promise<void> {
+  const [{ precomputeDigest }, { loadSnapshot }, { identifyWorktree }, { resolveRoots }, { runGit }] = await Promise.all([
+    import('../sessions/start/start-digest.js'),
+    import('../sessions/snapshots/snapshot-store.js'),
+    import('../sessions/snapshots/worktree-identity.js'),
+    import('../store/roots.js'),
+    import('../io/git.js'),
+  ]);
+  const snapshot = loadSnapshot(snapshotPath);
+  if (!snapshot) return;
+  const where = identifyWorktree(snapshot.worktree);
+  const roots = resolveRoots({ ...rt, cwd: where.worktree });
+  const digest = await precomputeDigest(
+    rt,
+    {
+      sessionsDir,
+      roots,
+      harness,
+      key: { worktree: where.worktree, repo: where.repo, repoId: where.repoId },
+      branch: where.branch,
+      snapshot,
+      budget: Math.min(settings.memoryChars, settings.maxChars),
+    },
+    runGit,
+    where.worktree,
+  );
+  log('info', digest ? `digest of ${digest.ids.length} memories stored for the next session start` : 'no digest stored');
+  void payload;
+}
+
+/**
+ * `user-prompt-submit`: the memories relevant to the prompt (prompt-recall.ts), as the harness's
+ * additionalContext, or nothing.
+ */
+async function userPromptSubmit(
+  io: HookIo,
+  harness: Harness,
+  payload: Record<string, unknown>,
+  sessionsDir: string,
+  settings: ReturnType<typeof readHookSettings>,
+  log: (level: 'info' | 'warn' | 'error', message: string) => void,
+): Promise<void> {
+  const rt = io.runtime;
+  const [{ promptRecall }, { resolveRoots }] = await Promise.all([import('../sessions/prompt-recall.js'), import('../store/roots.js')]);
+  const cwd =
+    typeof payload.cwd === 'string' && payload.cwd.startsWith('/') && payload.cwd.length <= 4096 && !payload.cwd.includes('\u0000') ? payload.cwd : rt.cwd;
+  const roots = resolveRoots({ ...rt, cwd });
+  const out = await promptRecall(rt, {
+    sessionsDir,
+    roots,
+    harness,
+    prompt: payload.prompt,
+    sessionId: payload.session_id,
+    retentionDays: settings.retentionDays,
+  });
+  if (!out.text) {
+    if (harness === 'codex') io.stdout('{}\n');
+    return;
+  }
+  log('info', `recalled ${out.ids.length} memories (${out.text.length} characters)`);
+  io.stdout(`${JSON.stringify({ hookSpecificOutput: { hookEventName: HARNESS_EVENT_NAMES['user-prompt-submit'], additionalContext: out.text } })}\n`);
 }
 
 /**

@@ -118,6 +118,13 @@ export interface SettingsPlan {
  *
  * @param prefix the command that runs vault (e.g. `"/usr/bin/node" "/opt/vault/bin/vault.js"` or `vault`)
  */
+/**
+ * SessionStart sources that get context (session start injects on startup, clear and compact,
+ * never on resume): Claude Code's matcher values are startup, resume, clear, compact; Codex's are
+ * startup, resume, clear.
+ */
+const START_MATCHER: Record<Harness, string> = { 'claude-code': 'startup|clear|compact', codex: 'startup|clear' };
+
 export function planInstall(file: string, before: string | undefined, harness: Harness, prefix: string): SettingsPlan {
   const settings = parseSettings(before, file);
   const hooks: Json = isObject(settings.hooks) ? settings.hooks : {};
@@ -144,7 +151,7 @@ export function planInstall(file: string, before: string | undefined, harness: H
       }
     }
     if (!found) {
-      const group: Json = event === 'session-start' ? { matcher: 'startup', hooks: [] } : { hooks: [] };
+      const group: Json = event === 'session-start' ? { matcher: START_MATCHER[harness], hooks: [] } : { hooks: [] };
       (group.hooks as unknown[]).push({ type: 'command', command, timeout });
       groups.push(group);
       changes.push(`+ ${name}: ${command} (timeout ${timeout} s)`);

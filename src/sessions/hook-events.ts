@@ -3,17 +3,18 @@
  * may take, and the installed timeout (always longer than the internal deadline, so the harness
  * never kills a hook that is still inside its budget).
  *
- * Claude Code events (settings.json `hooks`): SessionStart, Stop, PreCompact, SessionEnd.
- * Codex events (`hooks.json`): SessionStart, Stop (turn-scoped), PreCompact; Codex has no
- * SessionEnd, so its Stop keeps the snapshot current after every turn.
+ * Claude Code events (settings.json `hooks`): SessionStart, Stop, PreCompact, SessionEnd,
+ * UserPromptSubmit (prompt recall). Codex events (`hooks.json`): SessionStart, Stop
+ * (turn-scoped), PreCompact, UserPromptSubmit; Codex has no SessionEnd, so its Stop keeps the
+ * snapshot current after every turn.
  */
 import { canonicalHarness } from '../document/harness-names.js';
 import { HARNESSES as HARNESS_NAMES, type Harness } from './transcripts/transcript-summary.js';
 
 /** Our event names. */
-export type HookEvent = 'session-start' | 'stop' | 'session-end' | 'pre-compact';
+export type HookEvent = 'session-start' | 'stop' | 'session-end' | 'pre-compact' | 'user-prompt-submit';
 
-export const HOOK_EVENTS: readonly HookEvent[] = ['session-start', 'stop', 'session-end', 'pre-compact'];
+export const HOOK_EVENTS: readonly HookEvent[] = ['session-start', 'stop', 'session-end', 'pre-compact', 'user-prompt-submit'];
 
 /** The harness's own event name for each of ours. */
 export const HARNESS_EVENT_NAMES: Record<HookEvent, string> = {
@@ -21,12 +22,13 @@ export const HARNESS_EVENT_NAMES: Record<HookEvent, string> = {
   stop: 'Stop',
   'session-end': 'SessionEnd',
   'pre-compact': 'PreCompact',
+  'user-prompt-submit': 'UserPromptSubmit',
 };
 
 /** Events installed per harness. */
 export const EVENTS_BY_HARNESS: Record<Harness, readonly HookEvent[]> = {
-  'claude-code': ['session-start', 'stop', 'pre-compact', 'session-end'],
-  codex: ['session-start', 'stop', 'pre-compact'],
+  'claude-code': ['session-start', 'stop', 'pre-compact', 'session-end', 'user-prompt-submit'],
+  codex: ['session-start', 'stop', 'pre-compact', 'user-prompt-submit'],
 };
 
 /** Internal deadline of a hook run, ms (stdin read included). */
@@ -35,6 +37,7 @@ export const DEADLINE_MS: Record<HookEvent, number> = {
   stop: 8000,
   'session-end': 8000,
   'pre-compact': 8000,
+  'user-prompt-submit': 2000,
 };
 
 /** How long stdin may take to deliver the payload, ms. */
@@ -43,6 +46,7 @@ export const STDIN_WAIT_MS: Record<HookEvent, number> = {
   stop: 3000,
   'session-end': 3000,
   'pre-compact': 3000,
+  'user-prompt-submit': 1000,
 };
 
 /** Timeout written into the harness configuration, seconds (> the internal deadline). */
@@ -51,6 +55,7 @@ export const INSTALLED_TIMEOUT_S: Record<HookEvent, number> = {
   stop: 30,
   'session-end': 30,
   'pre-compact': 30,
+  'user-prompt-submit': 5,
 };
 
 /**
@@ -73,6 +78,8 @@ export function normalizeEvent(name: string): HookEvent | undefined {
       return 'session-end';
     case 'precompact':
       return 'pre-compact';
+    case 'userpromptsubmit':
+      return 'user-prompt-submit';
     default:
       return undefined;
   }

@@ -72,7 +72,7 @@ describe('SIGKILL during snapshot writes', () => {
     expect(await hook('stop', payload, { cwd: repo, env })).toMatchObject({ code: 0, stdout: '' });
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(readdirSync(dir).filter((n) => n.startsWith('.wip') || n.startsWith('.lock'))).toEqual([]);
-    expect(readdirSync(join(dir, '.start')).filter((n) => !/^[0-9a-f]{8}\.json$/.test(n) && n !== 'memory-titles.json')).toEqual([]);
+    expect(readdirSync(join(dir, '.start')).filter((n) => !/^(digest-)?[0-9a-f]{8}\.json$/.test(n) && n !== 'memory-titles.json')).toEqual([]);
     expectOnlyCompleteSnapshots(env);
     const snap = loadSnapshot(join(dir, snapshotNames(env)[0]!))!;
     expect(snap.goal).toBe('request 0');

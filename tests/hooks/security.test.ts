@@ -218,7 +218,7 @@ describe('no invisible characters reach the session-start context', () => {
 
   it('strips tag characters, zero-width characters, bidi controls and ANSI escapes from snapshot text and memory titles', async () => {
     const repo = gitRepo();
-    const env = cliEnv();
+    const env = cliEnv({ ECC_SESSION_START_MEMORY_CHARS: '0' }); // the title list; the digest is tested in prompt-recall.test.ts
     const save = await runCli(
       ['save', '--scope', 'team', '--kind', 'decision', '--title', 'Deploy key rotation policy', '--body', 'Rotate monthly.', '--json'],
       { cwd: repo, env },

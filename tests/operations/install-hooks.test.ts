@@ -37,7 +37,7 @@ describe('vault hooks install / uninstall', () => {
     expect(first.code, first.stderr).toBe(0);
     const out = JSON.parse(first.stdout) as { changed: boolean; backup: string; changes: string[] };
     expect(out.changed).toBe(true);
-    expect(out.changes).toHaveLength(4);
+    expect(out.changes).toHaveLength(5);
     expect(readFileSync(out.backup, 'utf8')).toBe(original);
     const s = JSON.parse(readFileSync(file, 'utf8')) as Settings;
     expect(s.permissions).toEqual(unrelated.permissions);
@@ -45,7 +45,7 @@ describe('vault hooks install / uninstall', () => {
     expect(s.hooks.Stop![0]).toEqual(unrelated.hooks.Stop[0]);
     expect(s.hooks.Stop![1]!.hooks[0]).toEqual({ type: 'command', command: 'vault hook stop --harness claude-code', timeout: 30 });
     expect(s.hooks.SessionStart).toEqual([
-      { matcher: 'startup', hooks: [{ type: 'command', command: 'vault hook session-start --harness claude-code', timeout: 10 }] },
+      { matcher: 'startup|clear|compact', hooks: [{ type: 'command', command: 'vault hook session-start --harness claude-code', timeout: 10 }] },
     ]);
     expect(s.hooks.PreCompact![0]!.hooks[0]!.command).toBe('vault hook pre-compact --harness claude-code');
     expect(s.hooks.SessionEnd![0]!.hooks[0]!.command).toBe('vault hook session-end --harness claude-code');
@@ -58,7 +58,7 @@ describe('vault hooks install / uninstall', () => {
 
     const removed = await runCli(['hooks', 'uninstall', '--harness', 'claude-code'], { cwd: repo, env });
     expect(removed.code, removed.stderr).toBe(0);
-    expect(removed.stdout).toMatch(/Removed 4 hook entries/);
+    expect(removed.stdout).toMatch(/Removed 5 hook entries/);
     expect(readFileSync(file, 'utf8')).toBe(original);
     expect((await runCli(['hooks', 'uninstall', '--harness', 'claude-code'], { cwd: repo, env })).stdout).toMatch(/already clean/);
   });
@@ -127,14 +127,15 @@ describe('vault hooks install / uninstall', () => {
       expect(seconds * 1000, event).toBeGreaterThan(DEADLINE_MS[event as keyof typeof DEADLINE_MS] * 2);
   });
 
-  it('codex: creates .codex/hooks.json with SessionStart, Stop, PreCompact; uninstall deletes the file it created', async () => {
+  it('codex: creates .codex/hooks.json with SessionStart, Stop, PreCompact, UserPromptSubmit; uninstall deletes the file it created', async () => {
     const repo = gitRepo();
     const env = cliEnv();
     const r = await runCli(['hooks', 'install', '--harness', 'codex'], { cwd: repo, env });
     expect(r.code, r.stderr).toBe(0);
     const file = join(repo, '.codex', 'hooks.json');
     const s = JSON.parse(readFileSync(file, 'utf8')) as Settings;
-    expect(Object.keys(s.hooks)).toEqual(['SessionStart', 'Stop', 'PreCompact']);
+    expect(Object.keys(s.hooks)).toEqual(['SessionStart', 'Stop', 'PreCompact', 'UserPromptSubmit']);
+    expect(s.hooks.UserPromptSubmit![0]!.hooks[0]!.command).toMatch(/ hook user-prompt-submit --harness codex$/);
     const cmd = s.hooks.Stop![0]!.hooks[0]!.command;
     expect(cmd).toMatch(/^"[^"]*node[^"]*" "[^"]*bin\/vault\.js" hook stop --harness codex$/);
     expect(s.hooks.Stop![0]!.hooks[0]!.timeout).toBe(30);
@@ -203,6 +204,6 @@ describe('vault hooks install / uninstall', () => {
     expect(r.code, r.stderr).toBe(0);
     const after = JSON.parse(readFileSync(join(repo, '.claude', 'settings.local.json'), 'utf8')) as { model: string; hooks: Record<string, unknown> };
     expect(after.model).toBe('opus');
-    expect(Object.keys(after.hooks).sort()).toEqual(['PreCompact', 'SessionEnd', 'SessionStart', 'Stop']);
+    expect(Object.keys(after.hooks).sort()).toEqual(['PreCompact', 'SessionEnd', 'SessionStart', 'Stop', 'UserPromptSubmit']);
   });
 });

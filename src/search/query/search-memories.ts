@@ -43,6 +43,8 @@ export interface SearchOptions {
   feedback?: boolean | undefined;
   /** called while an index is built from the files: files read so far and in all (every 500 files, and at the end) */
   onProgress?: ((scope: Scope, done: number, total: number) => void) | undefined;
+  /** also return how many memories hold each query term ({@link SearchResponse.termStats}; default false) */
+  termStats?: boolean | undefined;
 }
 
 /** One search result. `path` is vault-relative (`team/decisions/mem_x.md`). */
@@ -80,6 +82,11 @@ export interface SearchResponse {
   diagnostics: SearchDiagnostics;
   /** number of memories matching the query and filters (results holds at most `limit`) */
   total: number;
+  /**
+   * with `termStats`: the memories of the searched scopes (`docs`, any status) and, per query term
+   * (tokenised), how many of them hold it (`df`, counted from the index; see docFrequency)
+   */
+  termStats?: { docs: number; df: Record<string, number> };
 }
 
 export const DEFAULT_LIMIT = 20;
@@ -260,13 +267,15 @@ export async function searchMemories(roots: VaultRoots, query: string, options: 
   }
   const total = candidates.length;
   const results: SearchHit[] = [];
+  const stats = options.termStats ? termStatsOf(opened.indexes, terms) : undefined;
+  const answer = (r: SearchHit[]): SearchResponse => ({ results: r, diagnostics: opened.diagnostics, total, ...(stats ? { termStats: stats } : {}) });
   if (query.trim() === '') {
     for (const c of candidates) {
       if (results.length >= limit) break;
       const m = read(c.doc);
       if (m) results.push(toHit(c.doc, m, 0, terms));
     }
-    return { results, diagnostics: opened.diagnostics, total };
+    return answer(results);
   }
   const phrase = terms.length >= 2 ? foldText(query).replace(/\s+/gu, ' ').trim() : '';
   // the phrase boost can reorder the best few dozen; without a phrase the order is final
@@ -285,7 +294,20 @@ export async function searchMemories(roots: VaultRoots, query: string, options: 
   }
   reread.sort((a, b) => compareCandidates(a.c, b.c));
   for (const { c, m } of reread.slice(0, limit)) results.push(toHit(c.doc, m, c.score, terms));
-  return { results, diagnostics: opened.diagnostics, total };
+  return answer(results);
+}
+
+/** The memories of the indexes and the document frequency of each term (for prompt recall's relevance). */
+function termStatsOf(indexes: readonly ScopeIndex[], terms: readonly string[]): { docs: number; df: Record<string, number> } {
+  let docs = 0;
+  for (const ix of indexes) {
+    for (const d of ix.base.docs) if (!(d.path in ix.overlay)) docs++;
+    for (const p in ix.overlay) if ('doc' in ix.overlay[p]!) docs++;
+  }
+  const count = docFrequency(indexes);
+  const df: Record<string, number> = {};
+  for (const t of new Set(terms)) df[t] = count(t);
+  return { docs, df };
 }
 
 /** Pseudo-relevance feedback (RM3-style): queries of 3+ terms are expanded with words of the top documents. */

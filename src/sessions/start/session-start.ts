@@ -18,7 +18,7 @@ import { buildInjectionText, type MemoryPointer } from './injection-text.js';
 import { listStillValid, type ListProof } from './memory-titles.js';
 import { fnv1a32, readStartRecord, snapshotContext, startFromRecord, type StartMemories } from './start-cache.js';
 import { discoverSnapshot } from '../snapshots/snapshot-index.js';
-import { removeStaleFiles } from '../snapshots/snapshot-store.js';
+import { removeStaleFiles, type WorktreeKey } from '../snapshots/snapshot-store.js';
 import { identifyWorktree } from '../snapshots/worktree-identity.js';
 
 function usableDir(value: unknown): string | undefined {
@@ -79,6 +79,9 @@ export interface StartOutcome {
   memoryCount: number;
   /** what came from the worktree's start record (start-cache.ts): the snapshot, the memory list */
   fromRecord: { snapshot: boolean; memories: boolean };
+  /** the snapshot injected, and the worktree (for the memory digest, start-digest.ts) */
+  snapshot?: SessionSnapshot;
+  worktree?: { key: WorktreeKey; branch: string | undefined };
 }
 
 /**
@@ -134,6 +137,8 @@ export function prepareSessionStart(rt: Runtime, input: StartInput): StartOutcom
   return {
     context,
     pruned,
+    ...(found ? { snapshot: found.snapshot } : {}),
+    worktree: { key: { worktree: where.worktree, repo: where.repo, repoId: where.repoId }, branch: where.branch },
     ...(found ? { snapshotPath: found.file.path } : {}),
     memoryCount: memories.length,
     fromRecord: { snapshot: Boolean(fast), memories: listFromRecord },

@@ -7,6 +7,7 @@ import { lstatSync, readdirSync, readFileSync, realpathSync, rmSync, utimesSync,
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, gitRepo, runCli } from '../../helpers/cli.js';
+// The title list's start record; the memory digest's record is tested in tests/hooks/recall.test.ts.
 import { CLAUDE_DAG, CLAUDE_SESSION, contextOf, hook, sessionsDirOf, snapshotNames } from '../../helpers/hooks.js';
 
 const stop = (cwd: string, transcript = CLAUDE_SESSION, session = '7d3f9a2e-4b1c-4e8a-9f60-2c5d8e1a4b37') => ({
@@ -42,7 +43,7 @@ async function savedDecision(repo: string, env: Record<string, string>, title: s
 describe('session start from the start record', () => {
   it('reuses the record while nothing changed, with the same answer as the full path', async () => {
     const repo = gitRepo();
-    const env = cliEnv();
+    const env = cliEnv({ ECC_SESSION_START_MEMORY_CHARS: '0' });
     const id = await savedDecision(repo, env, 'CHANGELOG.md is updated by release-notes');
     expect(await hook('stop', stop(repo), { cwd: repo, env })).toMatchObject({ code: 0, stdout: '' });
     expect(recordsIn(sessionsDirOf(env))).toHaveLength(1);
@@ -62,7 +63,7 @@ describe('session start from the start record', () => {
   it('after another worktree wrote a snapshot: the full path for the snapshot, the memory list still from the record', async () => {
     const repo = gitRepo();
     const other = gitRepo();
-    const env = cliEnv();
+    const env = cliEnv({ ECC_SESSION_START_MEMORY_CHARS: '0' });
     const id = await savedDecision(repo, env, 'CHANGELOG.md is updated by release-notes');
     await hook('stop', stop(repo), { cwd: repo, env });
     await hook('stop', stop(other, CLAUDE_DAG, 's-other'), { cwd: other, env });
@@ -74,7 +75,7 @@ describe('session start from the start record', () => {
 
   it('takes the full path after any change: a newer snapshot of this worktree, a new memory', async () => {
     const repo = gitRepo();
-    const env = cliEnv();
+    const env = cliEnv({ ECC_SESSION_START_MEMORY_CHARS: '0' });
     await savedDecision(repo, env, 'CHANGELOG.md is updated by release-notes');
     await hook('stop', stop(repo), { cwd: repo, env });
     // a newer snapshot of the same worktree that no hook recorded (copied in by hand)
@@ -104,7 +105,7 @@ describe('session start from the start record', () => {
   it('a forged or foreign record never shows another worktree’s snapshot', async () => {
     const a = realpathSync(gitRepo());
     const b = realpathSync(gitRepo());
-    const env = cliEnv();
+    const env = cliEnv({ ECC_SESSION_START_MEMORY_CHARS: '0' });
     await hook('stop', stop(a), { cwd: a, env });
     await hook('stop', stop(b, CLAUDE_DAG, 's-b'), { cwd: b, env });
     const dir = sessionsDirOf(env);
@@ -135,7 +136,7 @@ describe('session start from the start record', () => {
 
   it('prunes on schedule even when a record would answer', async () => {
     const repo = gitRepo();
-    const env = { ...cliEnv(), ECC_SESSION_RETENTION_DAYS: '1' };
+    const env = { ...cliEnv({ ECC_SESSION_START_MEMORY_CHARS: '0' }), ECC_SESSION_RETENTION_DAYS: '1' };
     await hook('stop', stop(repo), { cwd: repo, env });
     const dir = sessionsDirOf(env);
     const [name] = snapshotNames(env);

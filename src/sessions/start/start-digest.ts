@@ -1,0 +1,80 @@
+/**
+ * The memory digest at the two moments it is made: when a snapshot is written
+ * ({@link precomputeDigest}: asks git for the changed paths, searches, stores the digest record)
+ * and at session start ({@link startDigest}: the record's digest while it holds, else one search
+ * with the changed paths the record kept; never git).
+ */
+import type { GitRunner } from '../../io/git.js';
+import type { Runtime } from '../../io/runtime.js';
+import type { VaultRoots } from '../../store/roots.js';
+import type { SessionSnapshot } from '../snapshots/snapshot.js';
+import type { WorktreeKey } from '../snapshots/snapshot-store.js';
+import { changedPaths, digestOf, digestStillValid, finishProof, readDigestRecord, vaultFolders, writeDigestRecord } from './digest-cache.js';
+import { buildMemoryDigest, digestContext, type MemoryDigest } from './memory-digest.js';
+import { fnv1a32 } from './start-cache.js';
+
+/** Where and for whom a digest is made. */
+export interface DigestTarget {
+  sessionsDir: string;
+  roots: VaultRoots;
+  /** the harness, canonical name */
+  harness: string;
+  key: WorktreeKey;
+  /** the worktree's branch now */
+  branch: string | undefined;
+  /** the latest snapshot of the worktree, if any */
+  snapshot: SessionSnapshot | undefined;
+  /** character budget (ECC_SESSION_START_MEMORY_CHARS) */
+  budget: number;
+}
+
+function contextOf(t: DigestTarget, changed: readonly string[]): string {
+  return digestContext({ branch: t.snapshot?.branch ?? t.branch, goal: t.snapshot?.goal, files: t.snapshot?.files, changed });
+}
+
+/**
+ * Computes the digest for the next session start of a worktree and stores it (digest-cache.ts).
+ * Runs git (through `git`) in `cwd` for the changed paths. Never throws: a failure leaves the
+ * next start to search.
+ */
+export async function precomputeDigest(rt: Runtime, t: DigestTarget, git: GitRunner, cwd: string): Promise<MemoryDigest | undefined> {
+  try {
+    const changed = changedPaths(git, cwd);
+    const context = contextOf(t, changed);
+    const proof = vaultFolders(t.roots);
+    const digest = await buildMemoryDigest(t.roots, t.harness, context, t.budget);
+    finishProof(proof, digest.files, rt.now().getTime());
+    writeDigestRecord(
+      t.sessionsDir,
+      t.key,
+      {
+        harness: t.harness,
+        budget: t.budget,
+        roots: [t.roots.project, t.roots.team],
+        changed,
+        context: fnv1a32(context),
+        proof,
+        text: digest.text,
+        ids: digest.ids,
+      },
+      rt,
+    );
+    return digest;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The digest for a session start: the stored one while its record holds, else searched now
+ * (with the changed paths the record kept, if any).
+ *
+ * @returns the digest and whether it came from the record
+ * @throws what the search throws on a broken vault (the hook catches it)
+ */
+export async function startDigest(t: DigestTarget): Promise<{ digest: MemoryDigest; fromRecord: boolean }> {
+  const record = readDigestRecord(t.sessionsDir, t.key, t.harness);
+  const context = contextOf(t, record?.changed ?? []);
+  if (record && digestStillValid(record, t.roots, context, t.budget)) return { digest: digestOf(record), fromRecord: true };
+  return { digest: await buildMemoryDigest(t.roots, t.harness, context, t.budget), fromRecord: false };
+}
