@@ -14,7 +14,7 @@ import { lstatSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { ID_PATTERN } from '../document/contract.js';
 import type { Runtime } from '../io/runtime.js';
-import { readSnapshotText, writeSessionFile } from './snapshots/snapshot-store.js';
+import { ensureSessionsDir, readSnapshotText, writeSessionFile } from './snapshots/snapshot-store.js';
 import { fnv1a32 } from './start/start-cache.js';
 
 /** The subfolder of the sessions folder holding the records. */
@@ -72,6 +72,7 @@ function pruneRecords(sub: string, nowMs: number, retentionDays: number): void {
 export function addInjected(sessionsDir: string, sessionId: string, ids: readonly string[], rt: Runtime, retentionDays: number | undefined): void {
   if (!ids.length) return;
   try {
+    ensureSessionsDir(sessionsDir);
     const sub = join(sessionsDir, RECALL_DIR);
     try {
       mkdirSync(sub, { mode: 0o700 });

@@ -1,0 +1,213 @@
+/**
+ * Recall at the moment of need, end to end as the harness runs the hooks: payload on stdin, a real
+ * git repository with a real vault, a temp HOME. The session-start memory digest
+ * (src/sessions/start/memory-digest.ts, start-digest.ts) and prompt recall
+ * (`vault hook user-prompt-submit`, src/sessions/prompt-recall.ts).
+ */
+import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { HISTORICAL_MARKER } from '../../src/sessions/start/injection-text.js';
+import { RECALL_MARKER } from '../../src/sessions/prompt-recall.js';
+import { cliEnv, git, gitRepo } from '../helpers/cli.js';
+import { CLAUDE_SESSION, contextOf, hook, sessionsDirOf } from '../helpers/hooks.js';
+import { memory, putMemories } from '../helpers/search.js';
+
+type Answer = { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+
+/** The additionalContext of a user-prompt-submit answer (asserting its exact shape), '' for none. */
+function recallOf(stdout: string, harness = 'claude-code'): string {
+  if (stdout === '' || (harness === 'codex' && stdout === '{}\n')) return '';
+  const doc = JSON.parse(stdout) as Answer;
+  expect(Object.keys(doc)).toEqual(['hookSpecificOutput']);
+  expect(Object.keys(doc.hookSpecificOutput).sort()).toEqual(['additionalContext', 'hookEventName']);
+  expect(doc.hookSpecificOutput.hookEventName).toBe('UserPromptSubmit');
+  return doc.hookSpecificOutput.additionalContext;
+}
+
+const prompt = (repo: string, text: unknown, session = 'sess-1') => ({ session_id: session, cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: text });
+const idsIn = (text: string) => [...text.matchAll(/mem_test_\d{4}/g)].map((m) => m[0]);
+const AWS = ['AKIA', 'Z7QW3ERT5YU8IO9P'].join('');
+
+function vault() {
+  const repo = gitRepo();
+  const env = cliEnv();
+  const redis = memory({
+    kind: 'decision',
+    title: 'Redis keeps the login sessions',
+    body: 'Login sessions live in Redis with a 14 day expiry. Postgres was too slow for session reads.',
+  });
+  const deploy = memory({
+    kind: 'runbook',
+    title: 'Deploying the billing service',
+    body: 'Run the billing deploy pipeline, then watch the invoice queue drain.',
+  });
+  const tabs = memory({ kind: 'preference', title: 'Tabs in Go files', body: 'gofmt decides the indentation of Go files.' });
+  const hidden = memory({
+    kind: 'lesson',
+    title: 'Flaky webhook tests',
+    body: 'The webhook\u200b tests flake when the retry queue is warm.\u200d\u{E0041}\u{E0042} The old fixture was wrong.',
+  });
+  // a memory holding a credential is quarantined by the search layer: never shown
+  const leaked = memory({ kind: 'lesson', title: 'Webhook tests token', body: `The webhook tests used the key ${AWS} when the retry queue was warm.` });
+  putMemories(repo, redis, deploy, tabs, hidden, leaked);
+  age(repo);
+  return { repo, env, redis, deploy, tabs, hidden };
+}
+
+/** Dates the vault's folders and files a minute back: a digest record is never made from a vault modified within the last 2 s. */
+function age(repo: string): void {
+  const past = new Date(Date.now() - 60_000);
+  const root = join(repo, '.ecc', 'memory');
+  for (const rel of ['', ...readdirSync(root, { recursive: true }).map(String)].reverse()) utimesSync(join(root, rel), past, past);
+}
+
+describe('vault hook user-prompt-submit', () => {
+  it('injects the relevant memories in the harness JSON, marked unreviewed, within 3 memories and 1,500 characters, never twice in a session', async () => {
+    const { repo, env, redis, deploy } = vault();
+    const first = await hook('user-prompt-submit', prompt(repo, 'why do the login sessions live in redis and not postgres?'), { cwd: repo, env });
+    expect(first.code).toBe(0);
+    const text = recallOf(first.stdout);
+    expect(text.startsWith(RECALL_MARKER)).toBe(true);
+    expect(text).toContain(`${redis.id} [team/decision] Redis keeps the login sessions`);
+    expect(text).toContain('14 day expiry');
+    expect(text).not.toContain(deploy.id);
+    expect(text.length).toBeLessThanOrEqual(1500);
+    expect(idsIn(text).length).toBeLessThanOrEqual(3);
+    // the same prompt again in the same session: never the same memory again
+    expect(
+      (await hook('user-prompt-submit', prompt(repo, 'why do the login sessions live in redis and not postgres?'), { cwd: repo, env })).stdout,
+    ).not.toContain(redis.id);
+    // another session gets it again; an unrelated prompt gets nothing
+    expect(recallOf((await hook('user-prompt-submit', prompt(repo, 'login sessions in redis, why?', 'sess-2'), { cwd: repo, env })).stdout)).toContain(
+      redis.id,
+    );
+    expect((await hook('user-prompt-submit', prompt(repo, 'please translate this poem about autumn leaves', 'sess-3'), { cwd: repo, env })).stdout).toBe('');
+    // the per-session record lives in the sessions folder's .recall/ subfolder
+    expect(readdirSync(join(sessionsDirOf(env), '.recall')).every((n) => /^[0-9a-f]{8}\.json$/.test(n))).toBe(true);
+  });
+
+  it('Codex gets the same shape, and {} when there is nothing to add', async () => {
+    const { repo, env, deploy } = vault();
+    const r = await hook('user-prompt-submit', prompt(repo, 'how do we deploy the billing service?'), { cwd: repo, env, harness: 'codex' });
+    expect(recallOf(r.stdout, 'codex')).toContain(deploy.id);
+    expect((await hook('user-prompt-submit', prompt(repo, '/compact now'), { cwd: repo, env, harness: 'codex' })).stdout).toBe('{}\n');
+  });
+
+  it('skips slash commands, short prompts and bare paths; honours ECC_PROMPT_RECALL=off and the other kill switches', async () => {
+    const { repo, env } = vault();
+    for (const text of ['/review redis login sessions', 'redis sessions', 'src/sessions/redis-login.ts', '  ', 42]) {
+      expect((await hook('user-prompt-submit', prompt(repo, text), { cwd: repo, env })).stdout, String(text)).toBe('');
+    }
+    const ask = prompt(repo, 'why do the login sessions live in redis?');
+    for (const off of [{ ECC_PROMPT_RECALL: 'off' }, { ECC_HOOKS_ENABLED: '0' }, { ECC_DISABLED_HOOKS: 'UserPromptSubmit' }]) {
+      expect(await hook('user-prompt-submit', ask, { cwd: repo, env: { ...env, ...off } })).toMatchObject({ code: 0, stdout: '' });
+    }
+    // a prompt over 8 KiB is searched by its start
+    const long = `why do the login sessions live in redis? ${'and so on '.repeat(1200)}`;
+    expect(recallOf((await hook('user-prompt-submit', prompt(repo, long, 'sess-long'), { cwd: repo, env })).stdout)).toContain(
+      'Redis keeps the login sessions',
+    );
+  });
+
+  it('never prints secrets or invisible characters', async () => {
+    const { repo, env, hidden } = vault();
+    const text = recallOf(
+      (await hook('user-prompt-submit', prompt(repo, 'why are the webhook tests flaky when the retry queue is warm?'), { cwd: repo, env })).stdout,
+    );
+    expect(text).toContain(hidden.id);
+    expect(text).toContain('The webhook tests flake');
+    expect(text).not.toContain(AWS);
+    expect(text).not.toMatch(/[\u200b\u200d]|\u{E0041}/u);
+  });
+
+  it('exits 0 with empty output on garbage, huge or missing payloads and on a broken vault or index', async () => {
+    const { repo, env } = vault();
+    for (const payload of ['', 'not json', '[1,2]', 'null', Buffer.alloc(1024 * 1024 + 10, 0x41), JSON.stringify({ prompt: { nested: true } })]) {
+      expect(await hook('user-prompt-submit', payload, { cwd: repo, env })).toMatchObject({ code: 0, stdout: '' });
+    }
+    // a damaged index is rebuilt; a vault folder that is a file gives nothing, quietly
+    const indexDir = join(repo, '.ecc', 'memory', '.index');
+    rmSync(indexDir, { recursive: true, force: true });
+    mkdirSync(indexDir, { recursive: true });
+    writeFileSync(join(indexDir, 'state-team.json'), '{"v":');
+    const ask = prompt(repo, 'why do the login sessions live in redis?', 'sess-broken');
+    expect((await hook('user-prompt-submit', ask, { cwd: repo, env })).code).toBe(0);
+    rmSync(join(repo, '.ecc', 'memory', 'team'), { recursive: true, force: true });
+    writeFileSync(join(repo, '.ecc', 'memory', 'team'), 'not a folder');
+    expect(await hook('user-prompt-submit', { ...ask, session_id: 'sess-broken-2' }, { cwd: repo, env })).toMatchObject({ code: 0, stdout: '' });
+  });
+
+  it('runs from the real binary (the CommonJS hook bundle)', async () => {
+    const { repo, env, redis } = vault();
+    const r = await hook('user-prompt-submit', prompt(repo, 'why do the login sessions live in redis?'), { cwd: repo, env, bin: true });
+    expect(r.code).toBe(0);
+    expect(recallOf(r.stdout)).toContain(redis.id);
+  });
+});
+
+describe('the memory digest at session start', () => {
+  const start = (repo: string, source = 'startup', session = 'new-session') => ({ session_id: session, cwd: repo, hook_event_name: 'SessionStart', source });
+
+  it('shows hand-offs first, then preferences, decisions, runbooks, lessons, with a lead of each body, inside the marker and the budgets', async () => {
+    const { repo, env, redis, deploy, tabs, hidden } = vault();
+    const handoff = memory({
+      kind: 'handoff',
+      title: 'Hand-off: finish the cache migration',
+      body: 'Half of the callers use the new cache. Next: the admin pages.',
+    });
+    const other = memory({ kind: 'decision', title: 'Only for codex', targetHarnesses: ['codex'], body: 'Codex only.' });
+    const viaAlias = memory({ kind: 'fact', title: 'For claude by its alias', targetHarnesses: ['claude'], body: 'Targeted with the alias.' });
+    const old = memory({ kind: 'decision', title: 'Superseded choice', status: 'superseded', body: 'Old.' });
+    putMemories(repo, handoff, other, viaAlias, old);
+    const ctx = contextOf((await hook('session-start', start(repo), { cwd: repo, env })).stdout);
+    expect(ctx.startsWith(HISTORICAL_MARKER)).toBe(true);
+    const order = [handoff, tabs, redis, deploy, hidden, viaAlias].map((m) => ctx.indexOf(m.id));
+    expect(order.every((i) => i >= 0)).toBe(true);
+    expect([...order].sort((a, b) => a - b)).toEqual(order);
+    expect(ctx).not.toContain(other.id);
+    expect(ctx).not.toContain(old.id);
+    expect(ctx).toContain('Half of the callers use the new cache.');
+    expect(ctx).toContain('vault search');
+    expect(ctx).not.toContain(AWS);
+    expect(ctx).not.toMatch(/[\u200b\u200d]|\u{E0041}/u);
+    // its own budget, inside the total
+    const small = contextOf((await hook('session-start', start(repo), { cwd: repo, env: { ...env, ECC_SESSION_START_MEMORY_CHARS: '600' } })).stdout);
+    expect(small.length).toBeLessThanOrEqual(600);
+    expect(small).toContain(handoff.id);
+    expect(idsIn(small).length).toBeLessThan(idsIn(ctx).length);
+    // resume injects nothing; clear and compact do
+    expect((await hook('session-start', start(repo, 'resume'), { cwd: repo, env })).stdout).toBe('');
+    for (const source of ['clear', 'compact'])
+      expect(contextOf((await hook('session-start', start(repo, source), { cwd: repo, env })).stdout)).toContain(handoff.id);
+  });
+
+  it('is precomputed when a snapshot is written (with the branch’s changed paths) and reused while the vault is unchanged; its memories count as injected', async () => {
+    const { repo, env, redis } = vault();
+    git(repo, 'checkout', '-q', '-b', 'feature');
+    mkdirSync(join(repo, 'src', 'billing'), { recursive: true });
+    writeFileSync(join(repo, 'src', 'billing', 'invoice-queue.ts'), 'export {};\n');
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-q', '-m', 'billing');
+    const stop = { session_id: 'prev', transcript_path: CLAUDE_SESSION, cwd: repo, hook_event_name: 'Stop', stop_hook_active: false };
+    expect((await hook('stop', stop, { cwd: repo, env: { ...env, ECC_HOOK_DEBUG: '1' } })).code).toBe(0);
+    const record = readdirSync(join(sessionsDirOf(env), '.start')).find((n) => n.startsWith('digest-'));
+    expect(record).toBeDefined();
+    const r = await hook('session-start', start(repo, 'startup', 'sess-d'), { cwd: repo, env: { ...env, ECC_HOOK_DEBUG: '1' } });
+    const ctx = contextOf(r.stdout);
+    expect(ctx).toContain('--- END PRIOR-SESSION SUMMARY ---');
+    expect(ctx.indexOf('--- END PRIOR-SESSION SUMMARY ---')).toBeLessThan(ctx.indexOf(redis.id));
+    const log = readFileSync(join(sessionsDirOf(env), 'hooks.log'), 'utf8');
+    expect(log).toMatch(/digest of \d+ memories \(digest record\)/);
+    // the digest's memories are not injected again on a prompt of the same session
+    expect((await hook('user-prompt-submit', prompt(repo, 'why do the login sessions live in redis?', 'sess-d'), { cwd: repo, env })).stdout).not.toContain(
+      redis.id,
+    );
+    // a new memory changes the vault: searched again, and shown
+    const fresh = memory({ kind: 'preference', title: 'Invoice queue naming', body: 'Queues are named after their service.' });
+    putMemories(repo, fresh);
+    age(repo);
+    const again = contextOf((await hook('session-start', start(repo, 'startup', 'sess-e'), { cwd: repo, env })).stdout);
+    expect(again).toContain(fresh.id);
+  });
+});
