@@ -5,6 +5,7 @@
 import { createRequire } from 'node:module';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { McpContext } from './memory-access.js';
+import { registerMemoryDigest } from './memory-digest.js';
 import { registerMemoryResources } from './memory-resources.js';
 import { registerMemoryTools } from './memory-tools.js';
 import { LineStdioTransport } from './stdio-transport.js';
@@ -31,13 +32,14 @@ function packageVersion(): string {
  * Builds the MCP server for one vault and one harness identity (not yet connected).
  *
  * @param ctx roots, runtime, the fixed identity, and the stderr logger
- * @returns an McpServer with memory_save, memory_search, memory_read, memory_doctor and `memory://{id}`
+ * @returns an McpServer with memory_save, memory_search, memory_read, memory_doctor, `memory://{id}`,
+ *   and the memory digest (`memory_digest` prompt, `memory://digest`)
  */
 export function createVaultMcpServer(ctx: McpContext): McpServer {
   const server = new McpServer(
     { name: MCP_SERVER_NAME, version: packageVersion() },
     {
-      capabilities: { tools: { listChanged: false }, resources: { listChanged: false } },
+      capabilities: { tools: { listChanged: false }, resources: { listChanged: false }, prompts: { listChanged: false } },
       instructions: [
         `This server is the project's memory vault, speaking for harness "${ctx.identity.harness}".`,
         'Search it (memory_search) before re-deciding something or at the start of a task; save durable decisions, conventions, lessons and hand-offs (memory_save).',
@@ -46,6 +48,7 @@ export function createVaultMcpServer(ctx: McpContext): McpServer {
     },
   );
   registerMemoryTools(server, ctx);
+  registerMemoryDigest(server, ctx);
   registerMemoryResources(server, ctx);
   return server;
 }

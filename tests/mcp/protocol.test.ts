@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ListPromptsResultSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CompleteResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { cliEnv, gitRepo, tempDir } from '../helpers/cli.js';
 import { runRawMcp, startMcp } from '../helpers/mcp-client.js';
 
@@ -106,7 +106,14 @@ describe('vault mcp: protocol hygiene', () => {
     );
     // the SDK's own refusals (an unknown URI scheme, an unknown method) lose the doubled prefix too
     expect(await messageOf(s.client.readResource({ uri: 'file:///etc/passwd' }))).toBe('MCP error -32602: Resource file:///etc/passwd not found');
-    expect(await messageOf(s.client.request({ method: 'prompts/list' }, ListPromptsResultSchema))).toBe('MCP error -32601: Method not found');
+    expect(
+      await messageOf(
+        s.client.request(
+          { method: 'completion/complete', params: { ref: { type: 'ref/prompt', name: 'memory_digest' }, argument: { name: 'x', value: '' } } },
+          CompleteResultSchema,
+        ),
+      ),
+    ).toMatch(/^MCP error -32\d{3}: (?!MCP error)/);
     expect(await messageOf(s.client.callTool({ name: 'memory_read', arguments: { id: 'mem_x_y_z', trust: 'high' } }))).toMatch(
       /^MCP error -32602: Invalid arguments for memory_read: unknown argument "trust"/,
     );

@@ -10,7 +10,7 @@ import type { VaultRoots } from '../../store/roots.js';
 import type { SessionSnapshot } from '../snapshots/snapshot.js';
 import type { WorktreeKey } from '../snapshots/snapshot-store.js';
 import { changedPaths, digestOf, digestStillValid, finishProof, readDigestRecord, vaultFolders, writeDigestRecord } from './digest-cache.js';
-import { buildMemoryDigest, digestContext, type MemoryDigest } from './memory-digest.js';
+import { buildMemoryDigest, DEFAULT_MEMORY_CHARS, digestContext, type MemoryDigest } from './memory-digest.js';
 import { fnv1a32 } from './start-cache.js';
 
 /** Where and for whom a digest is made. */
@@ -77,4 +77,41 @@ export async function startDigest(t: DigestTarget): Promise<{ digest: MemoryDige
   const context = contextOf(t, record?.changed ?? []);
   if (record && digestStillValid(record, t.roots, context, t.budget)) return { digest: digestOf(record), fromRecord: true };
   return { digest: await buildMemoryDigest(t.roots, t.harness, context, t.budget), fromRecord: false };
+}
+
+/**
+ * The digest a session start in `cwd` would show (same snapshot, same record, same search), for
+ * clients without hooks: the MCP `memory_digest` prompt and `memory://digest` resource.
+ *
+ * ECC_SESSION_START_MEMORY_CHARS and ECC_SESSION_START_MAX_AGE_DAYS are read from `rt.env` with the
+ * hook's rules (a whole number; invalid → the default; the budget capped by
+ * ECC_SESSION_START_MAX_CHARS).
+ *
+ * @returns the digest text ('' when there is nothing to show)
+ */
+export async function worktreeDigest(rt: Runtime, roots: VaultRoots, harness: string, cwd: string): Promise<string> {
+  const num = (v: string | undefined, d: number) => (v !== undefined && /^\s*\d{1,9}\s*$/.test(v) ? Number.parseInt(v, 10) : d);
+  const budget = Math.min(num(rt.env.ECC_SESSION_START_MEMORY_CHARS, DEFAULT_MEMORY_CHARS), num(rt.env.ECC_SESSION_START_MAX_CHARS, 8000));
+  if (budget <= 0) return '';
+  const [{ prepareSessionStart }, { resolveSessionsDir }] = await Promise.all([import('./session-start.js'), import('../snapshots/snapshot-store.js')]);
+  const sessionsDir = resolveSessionsDir(rt);
+  const found = prepareSessionStart(rt, {
+    cwd,
+    sessionsDir,
+    inject: true,
+    maxChars: 8000,
+    maxAgeDays: num(rt.env.ECC_SESSION_START_MAX_AGE_DAYS, 7) || 7,
+    retentionDays: undefined,
+  });
+  if (!found.worktree) return '';
+  const { digest } = await startDigest({
+    sessionsDir,
+    roots,
+    harness,
+    key: found.worktree.key,
+    branch: found.worktree.branch,
+    snapshot: found.snapshot,
+    budget,
+  });
+  return digest.text;
 }
