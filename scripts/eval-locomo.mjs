@@ -286,6 +286,42 @@ if (only) {
   process.exit(0);
 }
 
+/** The prompt-recall section of docs/locomo.md: the threshold chosen and the curve it was chosen from. */
+function recallSection() {
+  if (!recallCurve.length) return [];
+  const at = (t) => recallCurve.find((c) => c.t === t);
+  const c = at(chosen);
+  const f = (x) => x.toFixed(3);
+  const p = (x) => `${(x * 100).toFixed(1)}%`;
+  const rows = recallCurve.filter((r) => Math.round(r.t * 100) % 5 === 0 || r.t === chosen);
+  return [
+    '## Prompt recall (the user-prompt-submit hook)',
+    '',
+    "Each conversation's sessions are memories and its questions are prompts, run through `recallMemories()`, the function",
+    "behind `vault hook user-prompt-submit` (top 3 hits, rarity-weighted share of the prompt's terms a memory holds; something",
+    'is injected only when the best reaches the threshold, then each of the top 3 that reaches half of it; at most 3 memories',
+    'and 1,500 characters). Questions the hook would skip (under 3 words) are left out. **Injection recall**: the share of a',
+    "question's evidence sessions that were injected, averaged (fractional; plain top-3 session recall above is the ceiling).",
+    "**Unrelated**: the same questions asked of the next conversation's vault; the share of them that got anything injected.",
+    '**Characters**: injected per prompt, averaged over all prompts (0 for none).',
+    '',
+    `The threshold is chosen on conversations 1–5 (calibration) as the one with the best injection recall among those with`,
+    `at most 10% unrelated injections there, then reported on conversations 6–10. Chosen: **${chosen}** (RECALL_THRESHOLD in`,
+    'src/sessions/prompt-recall.ts must match it).',
+    '',
+    `On the report half (conversations 6–10, ${c.rep.questions} questions): injection recall **${f(c.rep.recall)}**, unrelated prompts`,
+    `with something injected **${p(c.rep.unrelated)}**, ${Math.round(c.rep.chars)} characters per prompt (${Math.round(c.rep.charsWhenInjected)} when something is injected).`,
+    '',
+    '| threshold | calibration recall | calibration unrelated | report recall | report unrelated | report characters per prompt |',
+    '|---:|---:|---:|---:|---:|---:|',
+    ...rows.map(
+      (r) =>
+        `| ${r.t === chosen ? `**${r.t}**` : r.t} | ${f(r.cal.recall)} | ${p(r.cal.unrelated)} | ${f(r.rep.recall)} | ${p(r.rep.unrelated)} | ${Math.round(r.rep.chars)} |`,
+    ),
+    '',
+  ];
+}
+
 const pct = (x) => (x === null ? '–' : x.toFixed(3));
 const table = (g) => {
   const r = results[g];
@@ -333,6 +369,7 @@ const md = [
   '',
   table('turn'),
   '',
+  ...recallSection(),
 ].join('\n');
 
 if (write) writeFileSync(join(repo, 'docs', 'locomo.md'), md);

@@ -126,7 +126,7 @@ export async function run({ quick }) {
       source: 'startup',
     });
     const injected = (out) =>
-      out.includes('BEGIN PRIOR-SESSION SUMMARY') && out.includes('/orchestrator @CLAUDE.md') && out.includes('Vault memories that may be relevant');
+      out.includes('BEGIN PRIOR-SESSION SUMMARY') && out.includes('/orchestrator @CLAUDE.md') && out.includes('UNREVIEWED VAULT MEMORIES');
     const rows = [];
     const add = (what, ms) => rows.push(`| ${what} | ${median(ms).toFixed(0)} | ${p90(ms).toFixed(0)} |`);
     /** session-start and bare node, interleaved so machine load affects both alike: [node, hook] ms. */
@@ -151,7 +151,7 @@ export async function run({ quick }) {
     hookRun('stop', { session_id: 'other-session', transcript_path: CLAUDE_DAG, cwd: other, hook_event_name: 'Stop' }, other);
     const [nodeMs2, full] = interleaved();
     add('`node -e 0` (again, interleaved with the next row)', nodeMs2);
-    add('the same after another worktree’s session wrote a snapshot (full path: snapshot index, title cache)', full);
+    add('the same after another worktree’s session wrote a snapshot (full path: snapshot index; the digest record still holds)', full);
     add(
       'the full path with `ECC_SESSION_START_MEMORIES=off`',
       timeProcess([bin, 'hook', 'session-start'], {
