@@ -108,8 +108,12 @@ export async function run({ quick }) {
         }),
       );
     }
+    // A digest record is never made from a vault modified within 2 s: date files and folders back.
     const hourAgo = new Date(now - 3_600_000);
-    for (const d of readdirSync(root)) utimesSync(join(root, d), hourAgo, hourAgo);
+    for (const d of readdirSync(root)) {
+      for (const f of readdirSync(join(root, d))) utimesSync(join(root, d, f), hourAgo, hourAgo);
+      utimesSync(join(root, d), hourAgo, hourAgo);
+    }
     utimesSync(root, hourAgo, hourAgo);
     const index = spawnSync(process.execPath, [bin, 'search', 'warm up the index', '--json'], { cwd: repo, env, encoding: 'utf8' });
     if (index.status !== 0) throw new Error(`search exited ${index.status}: ${index.stderr}`);
@@ -152,7 +156,7 @@ export async function run({ quick }) {
     const prompt = (text) => (i) => ({ session_id: `bench-prompt-${i}`, cwd: repo, hook_event_name: 'UserPromptSubmit', prompt: text });
     const promptBeyond = add(
       '`vault hook user-prompt-submit`, a prompt about the vault (memories injected)',
-      time('user-prompt-submit', prompt('why did we choose the billing service deploy pipeline for the invoice queue?'), (o) => o.includes('UserPromptSubmit')),
+      time('user-prompt-submit', prompt('why the billing service with romeo and alpha?'), (o) => o.includes('UserPromptSubmit')),
       'F + 120 ms (no index server)',
     );
     add(

@@ -31,6 +31,28 @@ export const CHANGED_MAX_PATHS = 200;
 /** A folder or file modified this recently (ms) may change again within the same tick. */
 const RACY_MS = 2000;
 
+/** Longest context query (characters): the search tokenises it whole. */
+const CONTEXT_MAX_CHARS = 2000;
+
+/** What the context query is built from. */
+export interface DigestContextParts {
+  branch?: string | undefined;
+  goal?: string | undefined;
+  files?: readonly string[] | undefined;
+  /** paths changed on the branch (git diff --name-only against the merge base) */
+  changed?: readonly string[] | undefined;
+}
+
+/**
+ * The context query: branch, goal, files and changed paths with their separators turned into
+ * spaces (so `src/search/index-store.ts` searches as its words), capped at 2,000 characters.
+ */
+export function digestContext(parts: DigestContextParts): string {
+  const words = (s: string) => s.replace(/[/\\._\-:]+/g, ' ');
+  const all = [parts.branch ?? '', parts.goal ?? '', ...(parts.files ?? []).map(words), ...(parts.changed ?? []).map(words)];
+  return all.join(' ').replace(/\s+/g, ' ').trim().slice(0, CONTEXT_MAX_CHARS);
+}
+
 /** A digest record as stored. */
 export interface DigestRecord {
   v: number;

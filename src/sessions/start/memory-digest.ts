@@ -4,7 +4,7 @@
  * resource return (one builder, so they are the same text).
  *
  * Ranking: a context query (branch name, the last snapshot's goal and files, the paths changed
- * on the branch; {@link digestContext}) through the search layer (searchMemories, so the index
+ * on the branch; digestContext in digest-cache.ts) through the search layer (searchMemories, so the index
  * and its speed-ups serve it), then newest first to fill. Active memories targeted at the
  * harness (aliases resolved) only. Order and quotas: hand-offs for this harness first, then
  * {@link KIND_QUOTAS} in order (preferences, decisions, runbooks, lessons, then context and
@@ -44,29 +44,8 @@ export const KIND_QUOTAS: ReadonlyArray<readonly [Kind, number]> = [
   ['fact', 1],
 ];
 const DIGEST_KINDS: Kind[] = KIND_QUOTAS.map(([k]) => k);
-/** Longest context query (characters): the search tokenises it whole. */
-const CONTEXT_MAX_CHARS = 2000;
 /** Candidates asked of the search per pass. */
 const CANDIDATES = 40;
-
-/** What the context query is built from. */
-export interface DigestContextParts {
-  branch?: string | undefined;
-  goal?: string | undefined;
-  files?: readonly string[] | undefined;
-  /** paths changed on the branch (git diff --name-only against the merge base) */
-  changed?: readonly string[] | undefined;
-}
-
-/**
- * The context query: branch, goal, files and changed paths with their separators turned into
- * spaces (so `src/search/index-store.ts` searches as its words), capped at 2,000 characters.
- */
-export function digestContext(parts: DigestContextParts): string {
-  const words = (s: string) => s.replace(/[/\\._\-:]+/g, ' ');
-  const all = [parts.branch ?? '', parts.goal ?? '', ...(parts.files ?? []).map(words), ...(parts.changed ?? []).map(words)];
-  return all.join(' ').replace(/\s+/g, ' ').trim().slice(0, CONTEXT_MAX_CHARS);
-}
 
 /** One memory of the digest. */
 export interface DigestEntry {
@@ -120,7 +99,7 @@ function entryOf(roots: VaultRoots, hit: SearchHit): DigestEntry | undefined {
  * the newest. Reads each chosen file once (the truth) for its body.
  *
  * @param harness the harness it is for (`target_harnesses`, aliases resolved)
- * @param context the context query ({@link digestContext}); empty: newest first
+ * @param context the context query (digestContext); empty: newest first
  * @throws VaultError only for a bug in the options; a broken vault gives fewer entries
  */
 export async function collectDigestEntries(roots: VaultRoots, harness: string, context: string): Promise<DigestEntry[]> {

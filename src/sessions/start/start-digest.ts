@@ -9,8 +9,11 @@ import type { Runtime } from '../../io/runtime.js';
 import type { VaultRoots } from '../../store/roots.js';
 import type { SessionSnapshot } from '../snapshots/snapshot.js';
 import type { WorktreeKey } from '../snapshots/snapshot-store.js';
-import { changedPaths, digestOf, digestStillValid, finishProof, readDigestRecord, vaultFolders, writeDigestRecord } from './digest-cache.js';
-import { buildMemoryDigest, DEFAULT_MEMORY_CHARS, digestContext, type MemoryDigest } from './memory-digest.js';
+import { changedPaths, digestContext, digestOf, digestStillValid, finishProof, readDigestRecord, vaultFolders, writeDigestRecord } from './digest-cache.js';
+import type { MemoryDigest } from './memory-digest.js';
+
+/** The digest builder and the search under it, loaded only when a digest is built (not when a record holds). */
+const builder = () => import('./memory-digest.js');
 import { fnv1a32 } from './start-cache.js';
 
 /** Where and for whom a digest is made. */
@@ -42,7 +45,7 @@ export async function precomputeDigest(rt: Runtime, t: DigestTarget, git: GitRun
     const changed = changedPaths(git, cwd);
     const context = contextOf(t, changed);
     const proof = vaultFolders(t.roots);
-    const digest = await buildMemoryDigest(t.roots, t.harness, context, t.budget);
+    const digest = await (await builder()).buildMemoryDigest(t.roots, t.harness, context, t.budget);
     finishProof(proof, digest.files, rt.now().getTime());
     writeDigestRecord(
       t.sessionsDir,
@@ -76,7 +79,7 @@ export async function startDigest(t: DigestTarget): Promise<{ digest: MemoryDige
   const record = readDigestRecord(t.sessionsDir, t.key, t.harness);
   const context = contextOf(t, record?.changed ?? []);
   if (record && digestStillValid(record, t.roots, context, t.budget)) return { digest: digestOf(record), fromRecord: true };
-  return { digest: await buildMemoryDigest(t.roots, t.harness, context, t.budget), fromRecord: false };
+  return { digest: await (await builder()).buildMemoryDigest(t.roots, t.harness, context, t.budget), fromRecord: false };
 }
 
 /**
@@ -91,7 +94,7 @@ export async function startDigest(t: DigestTarget): Promise<{ digest: MemoryDige
  */
 export async function worktreeDigest(rt: Runtime, roots: VaultRoots, harness: string, cwd: string): Promise<string> {
   const num = (v: string | undefined, d: number) => (v !== undefined && /^\s*\d{1,9}\s*$/.test(v) ? Number.parseInt(v, 10) : d);
-  const budget = Math.min(num(rt.env.ECC_SESSION_START_MEMORY_CHARS, DEFAULT_MEMORY_CHARS), num(rt.env.ECC_SESSION_START_MAX_CHARS, 8000));
+  const budget = Math.min(num(rt.env.ECC_SESSION_START_MEMORY_CHARS, (await builder()).DEFAULT_MEMORY_CHARS), num(rt.env.ECC_SESSION_START_MAX_CHARS, 8000));
   if (budget <= 0) return '';
   const [{ prepareSessionStart }, { resolveSessionsDir }] = await Promise.all([import('./session-start.js'), import('../snapshots/snapshot-store.js')]);
   const sessionsDir = resolveSessionsDir(rt);
