@@ -138,7 +138,7 @@ describe('vault mcp: tools through the SDK client', () => {
     const older = await callOk(cursor, 'memory_read', { id: OLDER });
     expect(older.backlinks).toEqual([]); // the handoff that links here is for claude only
     const listed = await cursor.client.listResources();
-    expect(listed.resources.map((r) => r.uri)).toEqual([`memory://${OLDER}`]);
+    expect(listed.resources.map((r) => r.uri)).toEqual(['memory://digest', `memory://${OLDER}`]); // the digest, then the memories
     await expect(cursor.client.readResource({ uri: `memory://${HANDOFF}` })).rejects.toThrow(/MEMORY_READ_FAILED/);
 
     const claude = await startMcp(repo, cliEnv({ VAULT_HARNESS: 'claude' }));
@@ -149,8 +149,8 @@ describe('vault mcp: tools through the SDK client', () => {
       { id: HANDOFF, title: 'Dead-letter queue hand-off', kind: 'handoff', scope: 'project', status: 'active', path: `project/handoffs/${HANDOFF}.md` },
     ]);
     const list2 = await claude.client.listResources();
-    expect(list2.resources.map((r) => r.uri)).toEqual([`memory://${HANDOFF}`, `memory://${OLDER}`]); // newest first
-    expect(list2.resources[0]).toMatchObject({ name: HANDOFF, title: 'Dead-letter queue hand-off', mimeType: 'text/markdown' });
+    expect(list2.resources.map((r) => r.uri)).toEqual(['memory://digest', `memory://${HANDOFF}`, `memory://${OLDER}`]); // the digest, then newest first
+    expect(list2.resources[1]).toMatchObject({ name: HANDOFF, title: 'Dead-letter queue hand-off', mimeType: 'text/markdown' });
     const templates = await claude.client.listResourceTemplates();
     expect(templates.resourceTemplates.map((t) => t.uriTemplate)).toEqual(['memory://{id}']);
     const res = await claude.client.readResource({ uri: `memory://${HANDOFF}` });
@@ -195,7 +195,7 @@ describe('vault mcp: tools through the SDK client', () => {
     expect((await callError(opened, 'memory_read', { id: saved.id })).reason).toBe('not-found');
     const read = await callOk(opened, 'memory_read', { id: saved.id, scopes: ['user'] });
     expect(read.memory.body).toBe('Always tabs.');
-    expect((await opened.client.listResources()).resources.map((r) => r.name)).toEqual([plain.id]);
+    expect((await opened.client.listResources()).resources.map((r) => r.name)).toEqual(['memory-digest', plain.id]);
   });
 
   it('refuses a suspected secret without echoing it and writes nothing', async () => {
