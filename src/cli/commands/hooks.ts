@@ -8,6 +8,7 @@ interface HooksArgs extends GlobalArgs {
   scope?: string;
   'dry-run'?: boolean;
   command?: string;
+  instructions?: boolean;
 }
 
 /** The command that runs this installation of vault: node plus the absolute bin path, quoted. */
@@ -32,6 +33,12 @@ export const hooksCommand = (ctx: CliContext) => ({
       })
       .option('dry-run', { type: 'boolean', describe: 'print the diff, change nothing' })
       .option('command', { type: 'string', describe: 'how the harness should run vault (default: this node and bin/vault.js, absolute)' })
+      .option('instructions', {
+        type: 'boolean',
+        describe:
+          'also install the recall protocol where the harness reads instructions: a skill (.claude/skills/vault-recall/SKILL.md) or a block in AGENTS.md (Codex); files meant to be committed. uninstall removes them',
+      })
+      .example('$0 hooks install --harness codex --instructions', 'hooks in .codex/hooks.json and the recall protocol in AGENTS.md')
       .example('$0 hooks install --harness claude-code --dry-run', 'show what would change in .claude/settings.local.json'),
   handler: (argv: HooksArgs) =>
     runCommand(ctx, argv, async () => {
@@ -60,7 +67,21 @@ export const hooksCommand = (ctx: CliContext) => ({
         plan = planInstall(file, before, harness, prefix);
       } else plan = planUninstall(file, before, harness);
       const dryRun = Boolean(argv['dry-run']);
+      // the recall protocol: installed with --instructions, removed by every uninstall that finds it unchanged
+      const worktreeRoot = findWorktreeRoot(rt.cwd);
+      const instr = await import('../../operations/install-instructions.js');
+      let instructions: ReturnType<typeof instr.planInstructions> | undefined;
+      if (argv.action === 'install' && argv.instructions) instructions = instr.planInstructions(harness, worktreeRoot, 'install');
+      else if (argv.action === 'uninstall') {
+        try {
+          instructions = instr.planInstructions(harness, worktreeRoot, 'uninstall');
+        } catch (err) {
+          if (argv.instructions) throw err;
+          ctx.io.stderr(`warning: ${(err as Error).message}\n`);
+        }
+      }
       const backup = dryRun ? undefined : applySettingsPlan(plan, rt.randomHex);
+      if (instructions && !dryRun) instr.applyInstructionsPlan(instructions, worktreeRoot, rt.randomHex);
       // a project-scope file holds this machine's paths: offer the .gitignore lines git still lacks
       let gitignoreLines: string[] = [];
       if (scope === 'project' && argv.action === 'install' && plan.changed) {
@@ -92,15 +113,37 @@ export const hooksCommand = (ctx: CliContext) => ({
           ...(dryRun ? { diff: diffLines(shown.text, plan.after ?? ''), reformatted: shown.reformatted } : {}),
           ...(gitignoreLines.length ? { gitignoreLines } : {}),
           ...(alsoInstalledAt ? { alsoInstalledAt } : {}),
+          ...(instructions
+            ? {
+                instructions: {
+                  file: instructions.file,
+                  changed: instructions.changed,
+                  changes: instructions.changes,
+                  ...(dryRun ? { diff: diffLines(instructions.before ?? '', instructions.after ?? '') } : {}),
+                },
+              }
+            : {}),
         });
         return;
       }
+      const reportInstructions = () => {
+        if (!instructions) return;
+        if (!instructions.changed) printText(ctx, `${instructions.file}: recall protocol already ${argv.action === 'install' ? 'installed' : 'absent'}`);
+        else if (dryRun) {
+          printText(ctx, `Dry run: would ${instructions.after === undefined ? 'delete' : 'change'} ${instructions.file}`);
+          printText(ctx, diffLines(instructions.before ?? '', instructions.after ?? ''));
+        } else {
+          for (const c of instructions.changes) printText(ctx, `  ${c}`);
+          if (argv.action === 'install') printText(ctx, '  this file holds no machine paths and is meant to be committed (unlike settings.local.json)');
+        }
+      };
       if (alsoInstalledAt)
         ctx.io.stderr(
           `warning: vault hooks for ${harness} are also installed at ${otherScope} scope (${alsoInstalledAt}); ${harness === 'codex' ? 'Codex' : 'Claude Code'} runs both, so every event would run twice. Keep one: vault hooks uninstall --harness ${harness} --scope ${otherScope}\n`,
         );
       if (!plan.changed) {
         printText(ctx, `${file}: already ${argv.action === 'install' ? 'installed' : 'clean'}, nothing to change`);
+        reportInstructions();
         return;
       }
       const offerIgnore = () => {
@@ -116,12 +159,14 @@ export const hooksCommand = (ctx: CliContext) => ({
         if (shown.reformatted) printText(ctx, '  (the file is rewritten as 2-space JSON; shown below in that form, so only real changes are marked)');
         printText(ctx, diffLines(shown.text, plan.after ?? ''));
         offerIgnore();
+        reportInstructions();
         return;
       }
       printText(ctx, `${argv.action === 'install' ? 'Installed' : 'Removed'} ${plan.changes.length} hook entries in ${file}`);
       for (const c of plan.changes) printText(ctx, `  ${c}`);
       if (backup) printText(ctx, `  backup: ${backup} (the content before this change; replaced by the next one)`);
       offerIgnore();
+      reportInstructions();
       if (harness === 'codex' && argv.action === 'install')
         printText(
           ctx,

@@ -1,0 +1,85 @@
+/**
+ * `vault hooks install --instructions` (src/operations/install-instructions.ts): the recall
+ * protocol as a Claude Code skill and as a delimited block in AGENTS.md for Codex; idempotent,
+ * shown in the dry-run diff, removed exactly by uninstall.
+ */
+import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { AGENTS_BLOCK, BLOCK_BEGIN, SKILL_TEXT } from '../../src/operations/install-instructions.js';
+import { cliEnv, gitRepo, runCli, tempDir } from '../helpers/cli.js';
+
+const run = (repo: string, env: Record<string, string>, ...args: string[]) => runCli(['hooks', ...args, '--command', 'vault'], { cwd: repo, env });
+
+describe('vault hooks install --instructions', () => {
+  it('claude-code: a skill in .claude/skills/vault-recall/SKILL.md, idempotent, in the dry run, removed with its folder by uninstall', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const skill = join(repo, '.claude', 'skills', 'vault-recall', 'SKILL.md');
+    const dry = await run(repo, env, 'install', '--harness', 'claude-code', '--instructions', '--dry-run');
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`Dry run: would change ${skill}`);
+    expect(dry.stdout).toContain('+ name: vault-recall');
+    expect(existsSync(skill)).toBe(false);
+    const first = await run(repo, env, 'install', '--harness', 'claude-code', '--instructions');
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toContain('meant to be committed');
+    expect(readFileSync(skill, 'utf8')).toBe(SKILL_TEXT);
+    expect(SKILL_TEXT).toMatch(/vault search/);
+    expect(SKILL_TEXT).toMatch(/vault save/);
+    expect(SKILL_TEXT).toMatch(/unreviewed/);
+    const again = await run(repo, env, 'install', '--harness', 'claude-code', '--instructions', '--json');
+    expect(JSON.parse(again.stdout).instructions).toMatchObject({ file: skill, changed: false, changes: [] });
+    const gone = await run(repo, env, 'uninstall', '--harness', 'claude-code');
+    expect(gone.code, gone.stderr).toBe(0);
+    expect(existsSync(join(repo, '.claude', 'skills', 'vault-recall'))).toBe(false);
+  });
+
+  it('codex: a delimited block in AGENTS.md after the existing text, idempotent; uninstall gives back the exact bytes', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const agents = join(repo, 'AGENTS.md');
+    const original = '# Agents\n\nRun `npm test` before every commit.\n';
+    writeFileSync(agents, original);
+    const dry = await run(repo, env, 'install', '--harness', 'codex', '--instructions', '--dry-run', '--json');
+    expect(JSON.parse(dry.stdout).instructions.diff).toContain(`+ ${BLOCK_BEGIN}`);
+    expect(readFileSync(agents, 'utf8')).toBe(original);
+    expect((await run(repo, env, 'install', '--harness', 'codex', '--instructions')).code).toBe(0);
+    const installed = readFileSync(agents, 'utf8');
+    expect(installed).toBe(`${original}\n${AGENTS_BLOCK}\n`);
+    expect((await run(repo, env, 'install', '--harness', 'codex', '--instructions')).code).toBe(0);
+    expect(readFileSync(agents, 'utf8')).toBe(installed);
+    // text the user adds after the block stays; the block's content is refreshed in place
+    writeFileSync(agents, `${installed.replace('Memories are unreviewed', 'Memories are UNREVIEWED')}\n## Later\n`);
+    expect((await run(repo, env, 'install', '--harness', 'codex', '--instructions')).code).toBe(0);
+    expect(readFileSync(agents, 'utf8')).toBe(`${installed}\n## Later\n`);
+    writeFileSync(agents, installed);
+    expect((await run(repo, env, 'uninstall', '--harness', 'codex')).code).toBe(0);
+    expect(readFileSync(agents, 'utf8')).toBe(original);
+    // an AGENTS.md that held only the block is removed
+    const fresh = gitRepo();
+    expect((await run(fresh, env, 'install', '--harness', 'codex', '--instructions')).code).toBe(0);
+    expect(readFileSync(join(fresh, 'AGENTS.md'), 'utf8')).toBe(`${AGENTS_BLOCK}\n`);
+    expect((await run(fresh, env, 'uninstall', '--harness', 'codex')).code).toBe(0);
+    expect(existsSync(join(fresh, 'AGENTS.md'))).toBe(false);
+  });
+
+  it('never writes through a symbolic link, and leaves a changed skill alone on uninstall', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const elsewhere = join(tempDir(), 'theirs.md');
+    writeFileSync(elsewhere, 'theirs\n');
+    symlinkSync(elsewhere, join(repo, 'AGENTS.md'));
+    const r = await run(repo, env, 'install', '--harness', 'codex', '--instructions');
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/symbolic link/);
+    expect(readFileSync(elsewhere, 'utf8')).toBe('theirs\n');
+    expect((await run(repo, env, 'install', '--harness', 'claude-code', '--instructions')).code).toBe(0);
+    const skill = join(repo, '.claude', 'skills', 'vault-recall', 'SKILL.md');
+    writeFileSync(skill, `${SKILL_TEXT}\nMy own note.\n`);
+    const u = await run(repo, env, 'uninstall', '--harness', 'claude-code');
+    expect(u.code).toBe(0);
+    expect(u.stderr).toMatch(/changed since vault installed it/);
+    expect(readFileSync(skill, 'utf8')).toContain('My own note.');
+  });
+});
