@@ -1,7 +1,8 @@
 /**
  * Turns a document parse failure into a diagnostic that names the line and the rule but never
- * echoes the file's content: values, unknown keys and YAML excerpts are left out (the line
- * number says where to look). Lines are computed here from the text, independently of the
+ * echoes the file's values: values and YAML excerpts are left out (the line number says where to
+ * look); an unknown key is named only when it is a plain name (a letter, then up to 63 letters,
+ * digits, `_`, `.` or `-`), otherwise by its line. Lines are computed here from the text, independently of the
  * parser, so they are exact for every error kind (1-based, line 1 = the opening `---`); a YAML
  * syntax error keeps the line and code the parser found, and the text is never parsed again.
  */
@@ -125,13 +126,45 @@ function isKnownField(f: string | undefined): f is string {
   return f !== undefined && ((FIELD_ORDER as readonly string[]).includes(f) || f === 'body');
 }
 
+/** A key safe to show in a message: a plain name (a longer or odd key may hold pasted data). */
+const SHOWABLE_KEY = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+
+/** The top-level frontmatter keys that are not ecc.memory.v1 fields: each line and, when showable, its name. */
+function unknownKeys(l: Layout): Array<{ line: number; name: string | undefined }> {
+  const out: Array<{ line: number; name: string | undefined }> = [];
+  const end = l.closing === -1 ? l.lines.length : l.closing;
+  for (let i = 1; i < end && out.length < 20; i++) {
+    const key = keyAtLineStart(l.lines[i]!)?.trim();
+    if (key !== undefined && !(FIELD_ORDER as readonly string[]).includes(key)) out.push({ line: i + 1, name: SHOWABLE_KEY.test(key) ? key : undefined });
+  }
+  return out;
+}
+
+/** Most further problems named in one diagnostic. */
+const MAX_OTHERS = 12;
+
 /**
- * Describes why a document failed to parse, without quoting it.
+ * Describes why a document failed to parse, without quoting its values: every unknown field
+ * (by name when it is a plain name, by line otherwise) and every bad field the validator found
+ * (its `others`), in one message; the line is the first problem's.
  *
  * @param bytes the file's bytes (used only to compute the line)
  * @param err the error thrown by parseMemory (a document error code; any other is `invalid-document`)
  */
 export function describeParseError(bytes: Uint8Array, err: VaultError): ParseFailure {
+  const out = describeOne(bytes, err);
+  const others = err.others.filter((o) => o.code !== 'unknown-field').slice(0, MAX_OTHERS);
+  if (others.length === 0) return out;
+  const also = others.map((o) => {
+    const d = describeOne(bytes, o);
+    return d.line !== undefined ? `${d.message} (line ${d.line})` : d.message;
+  });
+  out.message = `${out.message}; also ${also.join('; ')}${err.others.length > MAX_OTHERS + 1 ? '; and more' : ''}`;
+  out.hint = `${out.hint ?? 'fix the field'}; then fix the other fields named`;
+  return out;
+}
+
+function describeOne(bytes: Uint8Array, err: VaultError): ParseFailure {
   const code: DiagnosticCode = (DOCUMENT_ERROR_CODES as readonly string[]).includes(err.code) ? (err.code as DiagnosticCode) : 'invalid-document';
   const rawField = err.field?.replace(/\[\d+\]$/, '');
   const field = isKnownField(rawField) ? rawField : undefined;
@@ -203,17 +236,15 @@ export function describeParseError(bytes: Uint8Array, err: VaultError): ParseFai
       break;
     }
     case 'unknown-field': {
-      // Find the first top-level key that is not a field name: its line, never its name.
-      const end = l.closing === -1 ? l.lines.length : l.closing;
-      for (let i = 1; i < end; i++) {
-        const key = keyAtLineStart(l.lines[i]!);
-        if (key !== undefined && !(FIELD_ORDER as readonly string[]).includes(key.trim())) {
-          out.line = i + 1;
-          break;
-        }
-      }
-      out.message = `unknown frontmatter field${out.line ? ` on line ${out.line}` : ''}; ecc.memory.v1 allows only its thirteen fields`;
-      out.hint = `remove it (editors such as Obsidian add aliases, cssclasses, ...); allowed: ${FIELD_ORDER.join(', ')}`;
+      // Every top-level key that is not a field name, by line; by name when it is a plain name.
+      const keys = unknownKeys(l);
+      out.line = keys[0]?.line;
+      const named = keys.map((k) => (k.name !== undefined ? `${JSON.stringify(k.name)} (line ${k.line})` : `a key on line ${k.line}`));
+      out.message =
+        keys.length === 0
+          ? 'unknown frontmatter field; ecc.memory.v1 allows only its thirteen fields'
+          : `unknown frontmatter field${keys.length > 1 ? 's' : ''} ${named.join(', ')}; ecc.memory.v1 allows only its thirteen fields`;
+      out.hint = `remove ${keys.length > 1 ? 'them' : 'it'} (editors such as Obsidian add aliases, cssclasses, ...); allowed: ${FIELD_ORDER.join(', ')}`;
       break;
     }
     case 'missing-field':
