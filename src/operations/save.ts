@@ -19,7 +19,7 @@ import { scanDocumentForSecrets } from '../secrets/scan-secrets.js';
 import type { SimilarMemory } from '../search/query/similar-memories.js';
 import { assertMemoryId, generateMemoryId } from '../store/ids.js';
 import { memoryFilePath, vaultRelativePath } from '../store/layout.js';
-import type { VaultRoots } from '../store/roots.js';
+import { assertVault, type VaultRoots } from '../store/roots.js';
 import { writeFileExclusive } from '../store/atomic-write.js';
 import { checkScope, modesFor, prepareScope } from '../store/scope-folders.js';
 
@@ -251,6 +251,7 @@ export function assertIdUnusedAnywhere(roots: VaultRoots, id: string): void {
  */
 export async function save(roots: VaultRoots, input: SaveInput, rt: Runtime, options: SaveOptions = {}): Promise<SaveResult> {
   const { memory, text } = buildDocument(input, rt);
+  if (memory.scope !== 'user') assertVault(roots, `save a ${memory.scope} memory`);
   await assertNoSecrets(text);
   const absPath = memoryFilePath(roots, memory.scope, memory.kind, memory.id);
   const path = vaultRelativePath(memory.scope, memory.kind, memory.id);
