@@ -144,8 +144,10 @@ export function validateFrontmatter(data: unknown): Frontmatter {
       problems.push(err);
     }
   };
+  let unknown = 0;
   for (const key of Object.keys(obj)) {
-    if (!(FIELD_ORDER as readonly string[]).includes(key)) {
+    // at most 20 unknown keys are described (a hostile block may hold thousands)
+    if (!(FIELD_ORDER as readonly string[]).includes(key) && ++unknown <= 20) {
       const shown = redactSecretShapes(key).text.slice(0, 64);
       problems.push(
         new VaultError('unknown-field', `unknown frontmatter field ${JSON.stringify(shown)}`, {
@@ -279,3 +281,19 @@ export function validateBody(raw: string): string {
   }
   return body;
 }
+
+/**
+ * Why Obsidian would not treat `tag` as the same tag, or undefined when it would: it ignores a
+ * purely numeric tag (`2024`) and ends a tag at a dot (`node.js` → `node`). The one rule behind
+ * doctor's `obsidian-tag` warning and the warning at save.
+ * Source: Obsidian help, "Tag format" (at least one non-numeric character; letters, digits,
+ * `_`, `-`, `/` only).
+ */
+export function obsidianTagProblem(tag: string): string | undefined {
+  if (/^[0-9]+$/.test(tag)) return 'is purely numeric';
+  if (tag.includes('.')) return 'contains a dot, where Obsidian ends a tag';
+  return undefined;
+}
+
+/** How to fix a tag {@link obsidianTagProblem} reports. */
+export const OBSIDIAN_TAG_FIX = 'add a letter (e.g. y2024 instead of 2024) or use "-" instead of "."';

@@ -1,8 +1,8 @@
 /**
  * Turns a document parse failure into a diagnostic that names the line and the rule but never
  * echoes the file's values: values and YAML excerpts are left out (the line number says where to
- * look); an unknown key is named only when it is a plain name (a letter, then up to 63 letters,
- * digits, `_`, `.` or `-`), otherwise by its line. Lines are computed here from the text, independently of the
+ * look); an unknown key is named only when it is a plain name (a letter, then up to 39 letters,
+ * digits, `_`, `.` or `-`), otherwise by its line; at most 5 are listed, the rest counted. Lines are computed here from the text, independently of the
  * parser, so they are exact for every error kind (1-based, line 1 = the opening `---`); a YAML
  * syntax error keeps the line and code the parser found, and the text is never parsed again.
  */
@@ -127,13 +127,16 @@ function isKnownField(f: string | undefined): f is string {
 }
 
 /** A key safe to show in a message: a plain name (a longer or odd key may hold pasted data). */
-const SHOWABLE_KEY = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+const SHOWABLE_KEY = /^[A-Za-z][A-Za-z0-9_.-]{0,39}$/;
+
+/** Most unknown keys named in one message (the rest are counted). */
+const MAX_KEYS_NAMED = 5;
 
 /** The top-level frontmatter keys that are not ecc.memory.v1 fields: each line and, when showable, its name. */
 function unknownKeys(l: Layout): Array<{ line: number; name: string | undefined }> {
   const out: Array<{ line: number; name: string | undefined }> = [];
   const end = l.closing === -1 ? l.lines.length : l.closing;
-  for (let i = 1; i < end && out.length < 20; i++) {
+  for (let i = 1; i < end; i++) {
     const key = keyAtLineStart(l.lines[i]!)?.trim();
     if (key !== undefined && !(FIELD_ORDER as readonly string[]).includes(key)) out.push({ line: i + 1, name: SHOWABLE_KEY.test(key) ? key : undefined });
   }
@@ -142,6 +145,8 @@ function unknownKeys(l: Layout): Array<{ line: number; name: string | undefined 
 
 /** Most further problems named in one diagnostic. */
 const MAX_OTHERS = 12;
+/** Length up to which further problems are named (characters). */
+const MAX_MESSAGE_CHARS = 290;
 
 /**
  * Describes why a document failed to parse, without quoting its values: every unknown field
@@ -155,11 +160,29 @@ export function describeParseError(bytes: Uint8Array, err: VaultError): ParseFai
   const out = describeOne(bytes, err);
   const others = err.others.filter((o) => o.code !== 'unknown-field').slice(0, MAX_OTHERS);
   if (others.length === 0) return out;
-  const also = others.map((o) => {
+  // Each further field by name and line (the first problem has the full wording), while the
+  // message stays within two terminal lines; the rest are counted.
+  const invalid: string[] = [];
+  let missing: string | undefined;
+  let length = out.message.length + 20;
+  let left = 0;
+  for (const o of others) {
     const d = describeOne(bytes, o);
-    return d.line !== undefined ? `${d.message} (line ${d.line})` : d.message;
-  });
-  out.message = `${out.message}; also ${also.join('; ')}${err.others.length > MAX_OTHERS + 1 ? '; and more' : ''}`;
+    const name = o.field?.replace(/\[\d+\]$/, '');
+    const item =
+      o.code === 'missing-field'
+        ? o.message.replace(/^frontmatter is missing fields: /, '')
+        : `${isKnownField(name) ? name : 'a value'}${d.line !== undefined ? ` (line ${d.line})` : ''}`;
+    if (length + item.length > MAX_MESSAGE_CHARS) {
+      left++;
+      continue;
+    }
+    length += item.length + 2;
+    if (o.code === 'missing-field') missing = item;
+    else invalid.push(item);
+  }
+  const parts = [...(invalid.length ? [`invalid ${invalid.join(', ')}`] : []), ...(missing ? [`missing ${missing}`] : []), ...(left ? [`${left} more`] : [])];
+  out.message = `${out.message}; also ${parts.join('; ')}`;
   out.hint = `${out.hint ?? 'fix the field'}; then fix the other fields named`;
   return out;
 }
@@ -239,7 +262,8 @@ function describeOne(bytes: Uint8Array, err: VaultError): ParseFailure {
       // Every top-level key that is not a field name, by line; by name when it is a plain name.
       const keys = unknownKeys(l);
       out.line = keys[0]?.line;
-      const named = keys.map((k) => (k.name !== undefined ? `${JSON.stringify(k.name)} (line ${k.line})` : `a key on line ${k.line}`));
+      const named = keys.slice(0, MAX_KEYS_NAMED).map((k) => (k.name !== undefined ? `${JSON.stringify(k.name)} (line ${k.line})` : `a key on line ${k.line}`));
+      if (keys.length > MAX_KEYS_NAMED) named.push(`${keys.length - MAX_KEYS_NAMED} more`);
       out.message =
         keys.length === 0
           ? 'unknown frontmatter field; ecc.memory.v1 allows only its thirteen fields'
