@@ -3,7 +3,7 @@
  * (`links` and body `[[wikilinks]]`) must name a memory that a read of the link would find, and
  * links or tags that work here but not elsewhere are warnings.
  */
-import { linkedIds, type Memory, type Scope } from '../document/contract.js';
+import { linkedIds, SCOPES, type Memory, type Scope } from '../document/contract.js';
 import { OBSIDIAN_TAG_FIX, obsidianTagProblem } from '../document/validate.js';
 import { VaultError } from '../errors.js';
 import { scanVault } from '../scanner/scan-vault.js';
@@ -23,7 +23,7 @@ const MAX_NAMED = 10;
  * scope only from a user memory (the user scope is recalled only on request).
  */
 export function linkScopes(scope: Scope): Scope[] {
-  return scope === 'user' ? ['project', 'team', 'user'] : ['project', 'team'];
+  return scope === 'user' ? [...SCOPES] : ['project', 'team'];
 }
 
 /**
