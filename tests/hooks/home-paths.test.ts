@@ -49,6 +49,12 @@ describe('an empty or relative HOME', () => {
     const list = await runCli(['sessions', 'list'], { cwd: repo, env });
     expect(list.code).toBe(3);
     expect(list.stderr).toMatch(/HOME must be an absolute path[\s\S]*or set ECC_SESSIONS_DIR/);
+    // the user-scope hooks install would write <cwd>/.claude/settings.json
+    for (const harness of ['claude-code', 'codex']) {
+      const install = await runCli(['hooks', 'install', '--harness', harness, '--scope', 'user', '--command', 'vault'], { cwd: repo, env });
+      expect(install.code, harness).toBe(3);
+      expect(install.stderr).toContain('error: HOME must be an absolute path');
+    }
     expectUntouched(repo, `CLI with HOME=${JSON.stringify(home)}`);
   });
 
