@@ -108,6 +108,8 @@ export interface VaultErrorDetails {
   line?: number;
   /** underlying error, kept for debugging; never printed to users */
   cause?: unknown;
+  /** further problems of the same input found by the same check (e.g. every bad frontmatter field), after this one */
+  others?: readonly VaultError[];
 }
 
 /** An operation failed for a known reason. `message` never contains a secret value. */
@@ -117,6 +119,8 @@ export class VaultError extends Error {
   readonly rule: string | undefined;
   readonly hint: string | undefined;
   readonly line: number | undefined;
+  /** further problems found by the same check, after this one (see {@link VaultErrorDetails.others}) */
+  readonly others: readonly VaultError[];
 
   constructor(code: VaultErrorCode, message: string, details: VaultErrorDetails = {}) {
     super(message, details.cause === undefined ? undefined : { cause: details.cause });
@@ -126,6 +130,7 @@ export class VaultError extends Error {
     this.rule = details.rule;
     this.hint = details.hint;
     this.line = details.line;
+    this.others = details.others ?? [];
   }
 
   /** The CLI exit code for this error (see {@link EXIT}). */

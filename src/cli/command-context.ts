@@ -35,14 +35,18 @@ export interface GlobalArgs {
   'user-root'?: string;
 }
 
-/** Resolves the vault roots from global flags and the environment. */
-export async function rootsFor(ctx: CliContext, argv: GlobalArgs): Promise<VaultRoots> {
+/**
+ * Resolves the vault roots from global flags and the environment.
+ *
+ * @param options `here`: the working directory is the vault's folder (`vault init --here`)
+ */
+export async function rootsFor(ctx: CliContext, argv: GlobalArgs, options: { here?: boolean } = {}): Promise<VaultRoots> {
   // yargs turns a repeated string flag into an array
   for (const flag of ['root', 'user-root'] as const) {
     if (Array.isArray(argv[flag])) usageError(`--${flag} may be given only once`);
   }
   const { resolveRoots } = await import('../store/roots.js');
-  return resolveRoots(ctx.io.runtime, { root: argv.root, userRoot: argv['user-root'] });
+  return resolveRoots(ctx.io.runtime, { root: argv.root, userRoot: argv['user-root'], ...(options.here ? { here: true } : {}) });
 }
 
 /** Prints a value as 2-space JSON on stdout. */

@@ -34,7 +34,7 @@ export function summaryLine(report: DoctorReport, strict = false): string {
   if (c.errors + c.warnings + c.infos === 0) return `no problems (${scope})`;
   const parts = [plural(c.errors, 'error'), plural(c.warnings, 'warning')];
   if (c.infos) parts.push(`${c.infos} info`);
-  return `${parts.join(', ')} in ${plural(c.files, 'file')} (${scope})${strict && c.warnings > 0 ? '; --strict: warnings fail' : ''}`;
+  return `${parts.join(', ')} in ${plural(c.files, 'file')} (${scope})${strict && c.warnings > 0 && !report.ok ? '; --strict: warnings fail' : ''}`;
 }
 
 /**

@@ -9,7 +9,7 @@ import type { GitRunner } from '../io/git.js';
 import { scanVault, type ScanEntry, type ScanLimits } from '../scanner/scan-vault.js';
 import { scopeRoot, type VaultRoots } from '../store/roots.js';
 import { idFromFileName, type DoctorContext, type Selection } from './rule-context.js';
-import { sortDiagnostics, type Diagnostic } from '../diagnostics.js';
+import { sortDiagnostics, type Diagnostic, type DiagnosticCode } from '../diagnostics.js';
 import type { DoctorReport } from './report.js';
 import { checkBrokenLinks } from './rules/broken-link.js';
 import { checkDuplicateIds } from './rules/duplicate-id.js';
@@ -93,10 +93,18 @@ function assertScopeRootsReadable(roots: VaultRoots, scopes: readonly Scope[]): 
 }
 
 /**
+ * Warnings about the search index, a cache that any search rebuilds or refreshes: reported, but
+ * `strict` never fails on them (a fresh clone has no index yet).
+ */
+export const CACHE_WARNING_CODES: readonly DiagnosticCode[] = ['index-missing', 'index-stale'];
+
+/**
  * Checks the vault and reports every problem found. Reads only: never modifies, deletes or
  * rewrites a file, never follows a symbolic link.
  *
  * @param roots the vault's roots
+ * With `strict`, warnings fail too, except the index's ({@link CACHE_WARNING_CODES}).
+ *
  * @param options scopes, strictness, git selection (`changed` or `staged`), index check, bounds
  * @returns the report: `ok`, problems sorted by path and line, counts
  * @throws VaultError `usage` (both `changed` and `staged`, or a bad ref), `io-error` (a scope
@@ -159,17 +167,22 @@ export async function runDoctor(roots: VaultRoots, options: DoctorOptions = {}):
     conflictCopies: findConflictCopies([...scan.entries.map((e) => e.path), ...scan.invalid.map((f) => f.path)]),
     contents,
   };
-  const problems: Diagnostic[] = [];
-  for (const rule of DOCTOR_RULES) problems.push(...(await rule(ctx)));
+  const found: Diagnostic[] = [];
+  for (const rule of DOCTOR_RULES) found.push(...(await rule(ctx)));
+  // A file with merge-conflict markers is reported once, as merge-conflict: the YAML or schema
+  // errors the markers cause say nothing more (a suspected secret is still reported).
+  const conflicted = new Set(found.filter((p) => p.code === 'merge-conflict').map((p) => p.path));
+  const problems = conflicted.size ? found.filter((p) => !conflicted.has(p.path) || p.code === 'merge-conflict' || p.code === 'suspected-secret') : found;
   sortDiagnostics(problems);
 
   const errors = problems.filter((p) => p.severity === 'error').length;
   const warnings = problems.filter((p) => p.severity === 'warning').length;
+  const failingWarnings = problems.filter((p) => p.severity === 'warning' && !CACHE_WARNING_CODES.includes(p.code)).length;
   const infos = problems.length - errors - warnings;
   const memoryFiles = [...scan.entries.map((e) => e.path), ...scan.invalid.map((f) => f.path)];
   const checked = selection ? memoryFiles.filter((p) => selection!.paths.has(p)).length : memoryFiles.length;
   return {
-    ok: errors === 0 && !(options.strict && warnings > 0),
+    ok: errors === 0 && !(options.strict && failingWarnings > 0),
     problems,
     counts: {
       errors,

@@ -159,7 +159,7 @@ function parseUnchecked(input: Uint8Array | string): ParsedMemory {
   try {
     frontmatter = checkFrontmatter(data);
   } catch (err) {
-    throw withLine(err, fieldLine(blockLines, err));
+    throw withLine(err, fieldLine(blockLines, err), (o) => fieldLine(blockLines, o));
   }
 
   // Body = text after the closing marker, minus one leading and one trailing newline.
@@ -219,14 +219,20 @@ function keyOfLine(l: string): string | undefined {
   return l[i] === ':' ? key : undefined;
 }
 
-/** The same error with `line` set (VaultError fields are read-only). */
-function withLine(err: unknown, line: number | undefined): unknown {
-  if (!isVaultError(err) || line === undefined || err.line !== undefined) return err;
+/**
+ * The same error with `line` set (VaultError fields are read-only), and with `lineOf` the lines
+ * of its further problems (`others`) too.
+ */
+function withLine(err: unknown, line: number | undefined, lineOf?: (other: VaultError) => number | undefined): unknown {
+  if (!isVaultError(err)) return err;
+  const others = lineOf ? err.others.map((o) => withLine(o, lineOf(o)) as VaultError) : err.others;
+  if ((line === undefined || err.line !== undefined) && others === err.others) return err;
   return new VaultError(err.code, err.message, {
     ...(err.field !== undefined ? { field: err.field } : {}),
     ...(err.rule !== undefined ? { rule: err.rule } : {}),
     ...(err.hint !== undefined ? { hint: err.hint } : {}),
-    line,
+    ...((err.line ?? line) !== undefined ? { line: err.line ?? line } : {}),
     ...(err.cause !== undefined ? { cause: err.cause } : {}),
+    ...(others.length ? { others } : {}),
   });
 }

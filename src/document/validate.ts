@@ -119,7 +119,8 @@ function checkTimestamp(field: string, v: unknown): void {
  * value's type, pattern, enum, length and count limit.
  *
  * Order of checks follows the reference implementation: object, target_harnesses, schema, then
- * the other fields in frontmatter order. The first failure wins.
+ * the other fields in frontmatter order. The first failure is thrown; every other unknown, missing
+ * or bad field rides along in its `others` (so doctor names them all).
  *
  * @param data the value parsed from the frontmatter block
  * @returns `data` typed as {@link Frontmatter}
@@ -134,40 +135,69 @@ export function validateFrontmatter(data: unknown): Frontmatter {
     });
   }
   const obj = data as Record<string, unknown>;
+  const problems: VaultError[] = [];
+  const check = (fn: () => void) => {
+    try {
+      fn();
+    } catch (err) {
+      if (!(err instanceof VaultError)) throw err;
+      problems.push(err);
+    }
+  };
+  let unknown = 0;
   for (const key of Object.keys(obj)) {
-    if (!(FIELD_ORDER as readonly string[]).includes(key)) {
+    // at most 20 unknown keys are described (a hostile block may hold thousands)
+    if (!(FIELD_ORDER as readonly string[]).includes(key) && ++unknown <= 20) {
       const shown = redactSecretShapes(key).text.slice(0, 64);
-      throw new VaultError('unknown-field', `unknown frontmatter field ${JSON.stringify(shown)}`, {
-        field: shown,
-        rule: 'additionalProperties false',
-        hint: `remove it; ecc.memory.v1 allows only: ${FIELD_ORDER.join(', ')}`,
-      });
+      problems.push(
+        new VaultError('unknown-field', `unknown frontmatter field ${JSON.stringify(shown)}`, {
+          field: shown,
+          rule: 'additionalProperties false',
+          hint: `remove it; ecc.memory.v1 allows only: ${FIELD_ORDER.join(', ')}`,
+        }),
+      );
     }
   }
   const missing = FIELD_ORDER.filter((k) => !Object.hasOwn(obj, k));
   if (missing.length > 0) {
-    throw new VaultError('missing-field', `frontmatter is missing fields: ${missing.join(', ')}`, {
-      field: missing[0],
-      rule: 'required',
-      hint: 'all thirteen ecc.memory.v1 fields are required',
+    problems.push(
+      new VaultError('missing-field', `frontmatter is missing fields: ${missing.join(', ')}`, {
+        field: missing[0],
+        rule: 'required',
+        hint: 'all thirteen ecc.memory.v1 fields are required',
+      }),
+    );
+  }
+  const present = (k: string) => Object.hasOwn(obj, k);
+  if (present('target_harnesses'))
+    check(() => checkList('target_harnesses', obj.target_harnesses, LIMITS.targetHarnessesMin, LIMITS.targetHarnessesMax, checkSlug));
+  if (present('schema'))
+    check(() => {
+      const schema = checkString('schema', obj.schema);
+      if (schema !== SCHEMA_VERSION) {
+        fail('schema', `const ${SCHEMA_VERSION}`, `unsupported memory schema ${quoteValue(schema, 40)}`, `set schema: "${SCHEMA_VERSION}"`);
+      }
+    });
+  if (present('id')) check(() => checkId('id', obj.id));
+  if (present('title')) check(() => checkTitle(obj.title));
+  if (present('kind')) check(() => checkEnum('kind', obj.kind, KINDS));
+  if (present('scope')) check(() => checkEnum('scope', obj.scope, SCOPES));
+  if (present('trust')) check(() => checkEnum('trust', obj.trust, TRUSTS));
+  if (present('status')) check(() => checkEnum('status', obj.status, STATUSES));
+  if (present('source_harness')) check(() => checkSlug('source_harness', obj.source_harness));
+  if (present('tags')) check(() => checkList('tags', obj.tags, 0, LIMITS.tagsMax, checkSlug));
+  if (present('links')) check(() => checkList('links', obj.links, 0, LIMITS.linksMax, checkId));
+  if (present('created_at')) check(() => checkTimestamp('created_at', obj.created_at));
+  if (present('updated_at')) check(() => checkTimestamp('updated_at', obj.updated_at));
+  const first = problems[0];
+  if (first) {
+    throw new VaultError(first.code, first.message, {
+      ...(first.field !== undefined ? { field: first.field } : {}),
+      ...(first.rule !== undefined ? { rule: first.rule } : {}),
+      ...(first.hint !== undefined ? { hint: first.hint } : {}),
+      others: problems.slice(1),
     });
   }
-  checkList('target_harnesses', obj.target_harnesses, LIMITS.targetHarnessesMin, LIMITS.targetHarnessesMax, checkSlug);
-  const schema = checkString('schema', obj.schema);
-  if (schema !== SCHEMA_VERSION) {
-    fail('schema', `const ${SCHEMA_VERSION}`, `unsupported memory schema ${quoteValue(schema, 40)}`, `set schema: "${SCHEMA_VERSION}"`);
-  }
-  checkId('id', obj.id);
-  checkTitle(obj.title);
-  checkEnum('kind', obj.kind, KINDS);
-  checkEnum('scope', obj.scope, SCOPES);
-  checkEnum('trust', obj.trust, TRUSTS);
-  checkEnum('status', obj.status, STATUSES);
-  checkSlug('source_harness', obj.source_harness);
-  checkList('tags', obj.tags, 0, LIMITS.tagsMax, checkSlug);
-  checkList('links', obj.links, 0, LIMITS.linksMax, checkId);
-  checkTimestamp('created_at', obj.created_at);
-  checkTimestamp('updated_at', obj.updated_at);
   return obj as unknown as Frontmatter;
 }
 
@@ -251,3 +281,19 @@ export function validateBody(raw: string): string {
   }
   return body;
 }
+
+/**
+ * Why Obsidian would not treat `tag` as the same tag, or undefined when it would: it ignores a
+ * purely numeric tag (`2024`) and ends a tag at a dot (`node.js` → `node`). The one rule behind
+ * doctor's `obsidian-tag` warning and the warning at save.
+ * Source: Obsidian help, "Tag format" (at least one non-numeric character; letters, digits,
+ * `_`, `-`, `/` only).
+ */
+export function obsidianTagProblem(tag: string): string | undefined {
+  if (/^[0-9]+$/.test(tag)) return 'is purely numeric';
+  if (tag.includes('.')) return 'contains a dot, where Obsidian ends a tag';
+  return undefined;
+}
+
+/** How to fix a tag {@link obsidianTagProblem} reports. */
+export const OBSIDIAN_TAG_FIX = 'add a letter (e.g. y2024 instead of 2024) or use "-" instead of "."';

@@ -84,9 +84,14 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
       refused = err instanceof Error ? err.message : String(err);
     }
     if (refused !== undefined) {
-      // A refused ECC_SESSIONS_DIR: write nothing there; say why in the default folder's log.
-      sessionsDir = sessionsModule.resolveSessionsDir({ ...rt, env: { ...rt.env, ECC_SESSIONS_DIR: undefined } });
-      log('warn', `ECC_SESSIONS_DIR refused, nothing recorded: ${refused}`);
+      // A refused ECC_SESSIONS_DIR: write nothing there; say why in the default folder's log, when
+      // there is one (an empty or relative HOME has none: then nothing is written at all).
+      try {
+        sessionsDir = sessionsModule.resolveSessionsDir({ ...rt, env: { ...rt.env, ECC_SESSIONS_DIR: undefined } });
+        log('warn', `ECC_SESSIONS_DIR refused, nothing recorded: ${refused}`);
+      } catch {
+        /* no usable default folder either */
+      }
       sessionsDir = undefined;
     }
     if (!harness || !event) {

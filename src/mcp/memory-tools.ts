@@ -91,6 +91,7 @@ export async function runSave(ctx: McpContext, args: SaveArgs): Promise<CallTool
       written: result.written,
       memory: summarize(result.memory),
       similar: result.similar.map((x) => ({ id: x.id, path: x.path, reason: x.reason })),
+      warnings: result.warnings,
     });
   } catch (err) {
     return toolErrorFrom('MEMORY_WRITE_REJECTED', err, ctx.log);

@@ -28,7 +28,13 @@ export const saveInput = z.strictObject({
     .describe('the memory in Markdown: what, why, and how to apply it; at most 64 KiB of UTF-8. Never include credentials'),
   kind: kind.optional().describe('kind of memory; default "note"'),
   tags: z.array(z.string()).max(LIMITS.tagsMax).optional().describe('lowercase tags (letters, digits, ".", "_", "-"), at most 32'),
-  links: z.array(z.string()).max(LIMITS.linksMax).optional().describe('ids (mem_...) of related memories, e.g. the one this supersedes; at most 64'),
+  links: z
+    .array(z.string())
+    .max(LIMITS.linksMax)
+    .optional()
+    .describe(
+      'ids (mem_...) of existing memories (project or team; user only from a user memory), e.g. the one this supersedes; a missing id is refused; at most 64',
+    ),
   targetHarnesses: z
     .array(z.string())
     .min(LIMITS.targetHarnessesMin)
@@ -68,6 +74,9 @@ export const saveOutput = {
     .describe(
       'memories already in the scope with the same title or a near-identical body; the save went ahead, so read them and consider whether one should supersede the other',
     ),
+  warnings: z
+    .array(z.object({ code: z.enum(['team-links-local', 'obsidian-tag']), message: z.string() }))
+    .describe('problems that did not stop the save: a team memory linking to a project-scope memory, a tag Obsidian does not treat as a tag'),
 };
 
 /** `memory_search` arguments. */

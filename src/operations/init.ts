@@ -2,7 +2,7 @@
  * `vault init`: create the scope folders (and kind folders) of a vault.
  */
 import { KINDS, type Scope } from '../document/contract.js';
-import { scopeRoot, type VaultRoots } from '../store/roots.js';
+import { assertVault, scopeRoot, type VaultRoots } from '../store/roots.js';
 import { checkScope, prepareScope } from '../store/scope-folders.js';
 
 /** Result of {@link initVault}. */
@@ -24,11 +24,16 @@ export interface InitResult {
  * @param scopes default project and team
  * @param options `dryRun`: write nothing
  * @returns the scopes, their folders, and the folders created (or, for a dry run, missing)
- * @throws VaultError `symlink-refused`, `gitignore-mismatch`, `io-error`
+ * Where there is no vault (no git work tree, explicit root or `.ecc/memory` folder; see
+ * store/roots.ts), project and team scopes are refused: `vault init --here` resolves the roots
+ * with the working directory as the vault's folder.
+ *
+ * @throws VaultError `invalid-input` (no vault here), `symlink-refused`, `gitignore-mismatch`, `io-error`
  */
 export function initVault(roots: VaultRoots, scopes: readonly Scope[] = ['project', 'team'], options: { dryRun?: boolean } = {}): InitResult {
   const created: string[] = [];
   const out: Partial<Record<Scope, string>> = {};
+  if (scopes.some((s) => s !== 'user')) assertVault(roots, `create the ${scopes.filter((s) => s !== 'user').join(' and ')} scope`);
   for (const scope of scopes) {
     for (const dir of options.dryRun ? checkScope(roots, scope, KINDS) : prepareScope(roots, scope, KINDS)) {
       if (!created.includes(dir)) created.push(dir); // scopes share .ecc/ and .ecc/memory/

@@ -2,10 +2,10 @@
  * Fail-closed lookup of one memory by id, with its backlinks.
  */
 import { doctorCommandFor, linkedIds, type Memory, type Scope } from '../document/contract.js';
-import { VaultError } from '../errors.js';
+import { isVaultError, VaultError } from '../errors.js';
 import { scanVault, type ScanEntry, type ScanOptions, type ScanResult } from '../scanner/scan-vault.js';
 import { assertMemoryId } from '../store/ids.js';
-import type { VaultRoots } from '../store/roots.js';
+import { NO_VAULT_HINT, noVaultMessage, type VaultRoots } from '../store/roots.js';
 
 /** A memory that links to the one being read. */
 export interface Backlink {
@@ -56,7 +56,14 @@ export function backlinksOf(id: string, entries: readonly ScanEntry[]): Backlink
 export function readMemory(roots: VaultRoots, id: string, options: ScanOptions = {}): ReadResult {
   assertMemoryId(id);
   const scan = scanVault(roots, options);
-  return readFromScan(scan, id);
+  try {
+    return readFromScan(scan, id);
+  } catch (err) {
+    // Outside any vault the project and team scopes are empty: say so, with the three ways to have one.
+    if (roots.located === 'none' && isVaultError(err) && err.code === 'not-found' && scan.scopes.some((s) => s !== 'user'))
+      throw new VaultError('not-found', `${err.message}: ${noVaultMessage(roots)}`, { hint: `${NO_VAULT_HINT}; for your own memories add --scope user` });
+    throw err;
+  }
 }
 
 /** {@link readMemory} over an existing scan result. */

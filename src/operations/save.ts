@@ -19,9 +19,10 @@ import { scanDocumentForSecrets } from '../secrets/scan-secrets.js';
 import type { SimilarMemory } from '../search/query/similar-memories.js';
 import { assertMemoryId, generateMemoryId } from '../store/ids.js';
 import { memoryFilePath, vaultRelativePath } from '../store/layout.js';
-import type { VaultRoots } from '../store/roots.js';
+import { assertVault, type VaultRoots } from '../store/roots.js';
 import { writeFileExclusive } from '../store/atomic-write.js';
 import { checkScope, modesFor, prepareScope } from '../store/scope-folders.js';
+import { checkLinksAndTags, type SaveWarning } from './save-links.js';
 
 /** What a caller may choose when saving. trust and status are never inputs. */
 export interface SaveInput {
@@ -39,6 +40,8 @@ export interface SaveInput {
   targetHarnesses?: readonly string[] | undefined;
   /** explicit id; default `mem_<YYYYMMDD>_<20 hex>` */
   id?: string | undefined;
+  /** keep a team memory's links to project-scope memories without the `team-links-local` warning */
+  allowLocalLinks?: boolean | undefined;
 }
 
 /** How {@link save} runs. */
@@ -63,6 +66,8 @@ export interface SaveResult {
    * ahead; empty for a dry run, which never looks, as the lookup refreshes the index)
    */
   similar: SimilarMemory[];
+  /** problems that did not stop the save: team → project links, tags Obsidian ignores (see operations/save-links.ts) */
+  warnings: SaveWarning[];
 }
 
 /**
@@ -234,8 +239,10 @@ export function assertIdUnusedAnywhere(roots: VaultRoots, id: string): void {
 /**
  * Saves a new memory, create-only: the one save operation.
  *
- * In order: builds and validates the values ({@link buildMemory}), refuses a suspected secret,
- * refuses an id already used, checks the scope's folders (no symbolic link, the project
+ * In order: builds and validates the values ({@link buildMemory}), refuses a project or team
+ * save where there is no vault, refuses a suspected secret, refuses an id already used, refuses
+ * links to memories that do not exist (and warns about team → project links and tags Obsidian
+ * ignores; see operations/save-links.ts), checks the scope's folders (no symbolic link, the project
  * .gitignore exact); a dry run stops here. Then looks for similar memories in the scope (with
  * `unique`, a similar memory refuses the save), writes the file create-only and atomically, and
  * refreshes the scope's search index (a failed refresh never fails the save: the next search
@@ -246,18 +253,21 @@ export function assertIdUnusedAnywhere(roots: VaultRoots, id: string): void {
  * @param rt clock and random ids (no environment is read)
  * @param options `dryRun`, `unique`
  * @returns the memory, where it is (or would be) written, and the similar memories found
- * @throws VaultError from {@link buildMemory}, `suspected-secret`, `already-exists`,
+ * @throws VaultError from {@link buildMemory}, `invalid-input` (no vault), `suspected-secret`,
+ *   `already-exists`, `invalid-field` / `read-incomplete` (a link),
  *   `duplicate-memory` (with `unique`), `symlink-refused`, `gitignore-mismatch`, `io-error`
  */
 export async function save(roots: VaultRoots, input: SaveInput, rt: Runtime, options: SaveOptions = {}): Promise<SaveResult> {
   const { memory, text } = buildDocument(input, rt);
+  if (memory.scope !== 'user') assertVault(roots, `save a ${memory.scope} memory`);
   await assertNoSecrets(text);
   const absPath = memoryFilePath(roots, memory.scope, memory.kind, memory.id);
   const path = vaultRelativePath(memory.scope, memory.kind, memory.id);
   assertIdFree(roots, memory.id);
   if (input.id !== undefined) assertIdUnusedAnywhere(roots, memory.id);
+  const warnings = checkLinksAndTags(roots, memory, { allowLocalLinks: input.allowLocalLinks });
   checkScope(roots, memory.scope, [memory.kind]); // symlinks and the project .gitignore, for a dry run too
-  if (options.dryRun) return { memory, path, absPath, written: false, similar: [] };
+  if (options.dryRun) return { memory, path, absPath, written: false, similar: [], warnings };
   // Every check has passed: only now look for similar memories (the lookup refreshes the index,
   // which a refused save or a dry run must never write).
   const { findSimilarMemories } = await import('../search/query/similar-memories.js');
@@ -271,7 +281,7 @@ export async function save(roots: VaultRoots, input: SaveInput, rt: Runtime, opt
   prepareScope(roots, memory.scope, [memory.kind]);
   writeFileExclusive(absPath, text, modesFor(memory.scope).file, () => rt.randomHex(8));
   await refreshIndexAfterWrite(roots, [memory.scope]);
-  return { memory, path, absPath, written: true, similar };
+  return { memory, path, absPath, written: true, similar, warnings };
 }
 
 /**

@@ -1,7 +1,8 @@
 /**
  * Turns a document parse failure into a diagnostic that names the line and the rule but never
- * echoes the file's content: values, unknown keys and YAML excerpts are left out (the line
- * number says where to look). Lines are computed here from the text, independently of the
+ * echoes the file's values: values and YAML excerpts are left out (the line number says where to
+ * look); an unknown key is named only when it is a plain name (a letter, then up to 39 letters,
+ * digits, `_`, `.` or `-`), otherwise by its line; at most 5 are listed, the rest counted. Lines are computed here from the text, independently of the
  * parser, so they are exact for every error kind (1-based, line 1 = the opening `---`); a YAML
  * syntax error keeps the line and code the parser found, and the text is never parsed again.
  */
@@ -125,13 +126,68 @@ function isKnownField(f: string | undefined): f is string {
   return f !== undefined && ((FIELD_ORDER as readonly string[]).includes(f) || f === 'body');
 }
 
+/** A key safe to show in a message: a plain name (a longer or odd key may hold pasted data). */
+const SHOWABLE_KEY = /^[A-Za-z][A-Za-z0-9_.-]{0,39}$/;
+
+/** Most unknown keys named in one message (the rest are counted). */
+const MAX_KEYS_NAMED = 5;
+
+/** The top-level frontmatter keys that are not ecc.memory.v1 fields: each line and, when showable, its name. */
+function unknownKeys(l: Layout): Array<{ line: number; name: string | undefined }> {
+  const out: Array<{ line: number; name: string | undefined }> = [];
+  const end = l.closing === -1 ? l.lines.length : l.closing;
+  for (let i = 1; i < end; i++) {
+    const key = keyAtLineStart(l.lines[i]!)?.trim();
+    if (key !== undefined && !(FIELD_ORDER as readonly string[]).includes(key)) out.push({ line: i + 1, name: SHOWABLE_KEY.test(key) ? key : undefined });
+  }
+  return out;
+}
+
+/** Most further problems named in one diagnostic. */
+const MAX_OTHERS = 12;
+/** Length up to which further problems are named (characters). */
+const MAX_MESSAGE_CHARS = 290;
+
 /**
- * Describes why a document failed to parse, without quoting it.
+ * Describes why a document failed to parse, without quoting its values: every unknown field
+ * (by name when it is a plain name, by line otherwise) and every bad field the validator found
+ * (its `others`), in one message; the line is the first problem's.
  *
  * @param bytes the file's bytes (used only to compute the line)
  * @param err the error thrown by parseMemory (a document error code; any other is `invalid-document`)
  */
 export function describeParseError(bytes: Uint8Array, err: VaultError): ParseFailure {
+  const out = describeOne(bytes, err);
+  const others = err.others.filter((o) => o.code !== 'unknown-field').slice(0, MAX_OTHERS);
+  if (others.length === 0) return out;
+  // Each further field by name and line (the first problem has the full wording), while the
+  // message stays within two terminal lines; the rest are counted.
+  const invalid: string[] = [];
+  let missing: string | undefined;
+  let length = out.message.length + 20;
+  let left = 0;
+  for (const o of others) {
+    const d = describeOne(bytes, o);
+    const name = o.field?.replace(/\[\d+\]$/, '');
+    const item =
+      o.code === 'missing-field'
+        ? o.message.replace(/^frontmatter is missing fields: /, '')
+        : `${isKnownField(name) ? name : 'a value'}${d.line !== undefined ? ` (line ${d.line})` : ''}`;
+    if (length + item.length > MAX_MESSAGE_CHARS) {
+      left++;
+      continue;
+    }
+    length += item.length + 2;
+    if (o.code === 'missing-field') missing = item;
+    else invalid.push(item);
+  }
+  const parts = [...(invalid.length ? [`invalid ${invalid.join(', ')}`] : []), ...(missing ? [`missing ${missing}`] : []), ...(left ? [`${left} more`] : [])];
+  out.message = `${out.message}; also ${parts.join('; ')}`;
+  out.hint = `${out.hint ?? 'fix the field'}; then fix the other fields named`;
+  return out;
+}
+
+function describeOne(bytes: Uint8Array, err: VaultError): ParseFailure {
   const code: DiagnosticCode = (DOCUMENT_ERROR_CODES as readonly string[]).includes(err.code) ? (err.code as DiagnosticCode) : 'invalid-document';
   const rawField = err.field?.replace(/\[\d+\]$/, '');
   const field = isKnownField(rawField) ? rawField : undefined;
@@ -203,17 +259,16 @@ export function describeParseError(bytes: Uint8Array, err: VaultError): ParseFai
       break;
     }
     case 'unknown-field': {
-      // Find the first top-level key that is not a field name: its line, never its name.
-      const end = l.closing === -1 ? l.lines.length : l.closing;
-      for (let i = 1; i < end; i++) {
-        const key = keyAtLineStart(l.lines[i]!);
-        if (key !== undefined && !(FIELD_ORDER as readonly string[]).includes(key.trim())) {
-          out.line = i + 1;
-          break;
-        }
-      }
-      out.message = `unknown frontmatter field${out.line ? ` on line ${out.line}` : ''}; ecc.memory.v1 allows only its thirteen fields`;
-      out.hint = `remove it (editors such as Obsidian add aliases, cssclasses, ...); allowed: ${FIELD_ORDER.join(', ')}`;
+      // Every top-level key that is not a field name, by line; by name when it is a plain name.
+      const keys = unknownKeys(l);
+      out.line = keys[0]?.line;
+      const named = keys.slice(0, MAX_KEYS_NAMED).map((k) => (k.name !== undefined ? `${JSON.stringify(k.name)} (line ${k.line})` : `a key on line ${k.line}`));
+      if (keys.length > MAX_KEYS_NAMED) named.push(`${keys.length - MAX_KEYS_NAMED} more`);
+      out.message =
+        keys.length === 0
+          ? 'unknown frontmatter field; ecc.memory.v1 allows only its thirteen fields'
+          : `unknown frontmatter field${keys.length > 1 ? 's' : ''} ${named.join(', ')}; ecc.memory.v1 allows only its thirteen fields`;
+      out.hint = `remove ${keys.length > 1 ? 'them' : 'it'} (editors such as Obsidian add aliases, cssclasses, ...); allowed: ${FIELD_ORDER.join(', ')}`;
       break;
     }
     case 'missing-field':

@@ -347,13 +347,12 @@ const CASES: CliCase[] = [
     absent: ['.ecc'],
   },
   {
-    name: 'ECC_MEMORY_USER_ROOT (relative) holds the user scope, without a scope folder',
+    name: 'ECC_MEMORY_USER_ROOT (relative) is refused: it would put private memories in the repository',
     args: save('--scope', 'user', '--id', 'mem_roots_user1'),
     env: { ECC_MEMORY_USER_ROOT: 'elsewhere/me' },
-    exit: 0,
-    stdout: /\n {2}path: user\/notes\/mem_roots_user1\.md\n {2}file: .*\/elsewhere\/me\/notes\/mem_roots_user1\.md\n/,
-    present: ['elsewhere/me/notes/mem_roots_user1.md'],
-    absent: ['.ecc'],
+    exit: 3,
+    stderr: /^error: ECC_MEMORY_USER_ROOT must be an absolute path \(got "elsewhere\/me"\)/,
+    absent: ['elsewhere', '.ecc'],
   },
   {
     name: '--root wins over ECC_MEMORY_PROJECT_ROOT',

@@ -126,15 +126,16 @@ describe('vault mcp: protocol hygiene', () => {
     expect(r.stdout.toString('utf8')).toMatch(/"id":2/);
     const warnings = r.stderr.split('\n').filter((l) => l.includes('warning'));
     expect(warnings).toEqual([
-      `vault mcp: warning: no git repository or vault (.git or .ecc) at or above ${nowhere}; hint: start the server in the project folder, pass --project <repo>, or set ECC_MEMORY_PROJECT_ROOT`,
+      `vault mcp: warning: no vault here (no git repository or .ecc/memory folder at or above ${nowhere}); hint: start the server in the project folder, pass --project <repo>, set ECC_MEMORY_PROJECT_ROOT, or run \`vault init --here\` there`,
     ]);
-    // the home folder's ~/.ecc (hook sessions live there) is the user root, not a project vault
+    // the home folder's ~/.ecc (hook sessions and the user root live there) is not a project vault
     const env = cliEnv({ ECC_MEMORY_HARNESS: 'cursor' });
     const sub = join(env.HOME!, 'notes');
     mkdirSync(join(env.HOME!, '.ecc', 'sessions'), { recursive: true });
+    mkdirSync(join(env.HOME!, '.ecc', 'memory', 'notes'), { recursive: true });
     mkdirSync(sub);
     const inHome = await runRawMcp(sub, env, [INIT]);
-    expect(inHome.stderr).toContain(`vault mcp: warning: ${join(env.HOME!, '.ecc')} is the user root, not a project vault; hint: `);
+    expect(inHome.stderr).toContain(`vault mcp: warning: no vault here (no git repository or .ecc/memory folder at or above ${sub}); hint: `);
     // in a repository, or with an explicit root, no warning
     for (const [cwd, extra] of [
       [gitRepo(), {}],

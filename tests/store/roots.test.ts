@@ -14,9 +14,9 @@ async function save(cwd: string, env: Record<string, string>, ...args: string[])
 }
 
 describe('vault roots', () => {
-  it('honours ECC_MEMORY_PROJECT_ROOT and ECC_MEMORY_USER_ROOT (relative to the working directory)', async () => {
+  it('honours ECC_MEMORY_PROJECT_ROOT (relative to the working directory) and ECC_MEMORY_USER_ROOT (absolute)', async () => {
     const repo = gitRepo();
-    const env = cliEnv({ ECC_MEMORY_PROJECT_ROOT: 'elsewhere/vault', ECC_MEMORY_USER_ROOT: 'elsewhere/me' });
+    const env = cliEnv({ ECC_MEMORY_PROJECT_ROOT: 'elsewhere/vault', ECC_MEMORY_USER_ROOT: join(repo, 'elsewhere/me') });
     const team = await save(repo, env, '--scope', 'team');
     const project = await save(repo, env);
     const user = await save(repo, env, '--scope', 'user');

@@ -6,6 +6,7 @@ import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, 
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseMemory } from '../../src/document/parse.js';
+import { serializeMemory } from '../../src/document/serialize.js';
 import { nodeRuntime, type Runtime } from '../../src/io/runtime.js';
 import { generateMemoryId } from '../../src/store/ids.js';
 import { resolveRoots } from '../../src/store/roots.js';
@@ -164,14 +165,22 @@ describe('saveMemory and buildMemory', () => {
   it('the largest memory the limits allow stays under the 128 KiB document limit', async () => {
     const repo = fixture({ '.git/HEAD': 'x' });
     const rt = runtime(repo);
+    const links = Array.from({ length: 64 }, (_, i) => `mem_${String(i).padStart(3, '0')}${'l'.repeat(125)}`);
+    // links are checked at save: the 64 targets exist
+    const roots = resolveRoots(rt);
+    initVault(roots, ['project']);
+    for (const id of links)
+      writeFileExclusive(join(roots.project, 'notes', `${id}.md`), serializeMemory(buildMemory({ id, title: 'target', body: 'b' }, rt)), 0o644, () =>
+        rt.randomHex(8),
+      );
     const r = await saveMemory(
-      resolveRoots(rt),
+      roots,
       {
         title: '😀'.repeat(100),
         body: '中'.repeat(21_845),
         tags: Array.from({ length: 32 }, (_, i) => `${String(i).padStart(2, '0')}${'t'.repeat(62)}`),
         targetHarnesses: Array.from({ length: 32 }, (_, i) => `${String(i).padStart(2, '0')}${'h'.repeat(62)}`),
-        links: Array.from({ length: 64 }, (_, i) => `mem_${String(i).padStart(3, '0')}${'l'.repeat(125)}`),
+        links,
         sourceHarness: 's'.repeat(64),
       },
       rt,

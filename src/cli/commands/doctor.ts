@@ -76,6 +76,10 @@ export const doctorCommand = (ctx: CliContext) => ({
         // A file name that needed cleaning is shown JSON-quoted, so two names never print the same.
         ctx.io.stdout(formatText(report, paint, oneLine, Boolean(argv.strict), displayName));
       }
+      if (roots.located === 'none' && report.scopes.some((s) => s !== 'user') && format !== 'json') {
+        const { NO_VAULT_HINT, noVaultMessage } = await import('../../store/roots.js');
+        ctx.io.stderr(`note: ${noVaultMessage(roots)}: the project and team scopes are empty\nhint: ${NO_VAULT_HINT}\n`);
+      }
       return report.ok ? EXIT.ok : EXIT.findings;
     }),
 });

@@ -45,6 +45,10 @@ export const handoffCommand = (ctx: CliContext) => ({
       .option('scope', { type: 'string', choices: SCOPES, describe: 'project (default), team or user' })
       .option('tag', { type: 'string', array: true, describe: 'tag (repeatable)' })
       .option('link', { type: 'string', array: true, describe: 'id of a related memory (repeatable)' })
+      .option('allow-local-link', {
+        type: 'boolean',
+        describe: "keep a team memory's links to project-scope memories without the warning (they are broken in every other clone)",
+      })
       .option('id', { type: 'string', describe: 'explicit id' })
       .option('unique', { type: 'boolean', describe: 'refuse to save when the scope already holds a memory with the same title or a near-identical body' })
       .option('dry-run', { type: 'boolean', describe: 'check everything, write nothing' })

@@ -56,9 +56,15 @@ export const hooksCommand = (ctx: CliContext) => ({
         backupPathFor,
         gitignoreLinesFor,
       } = await import('../../operations/install-hooks.js');
-      const { findWorktreeRoot } = await import('../../store/roots.js');
+      const [{ checkAbsoluteEnvPath, findWorktreeRoot }, { isAbsolute, join }] = await Promise.all([import('../../store/roots.js'), import('node:path')]);
       const rt = ctx.io.runtime;
-      const file = settingsFileFor(harness, scope, { worktreeRoot: findWorktreeRoot(rt.cwd), home: rt.home, env: rt.env });
+      // a user-scope settings file under an empty or relative HOME would land in the working directory
+      const home =
+        scope === 'user' && !(harness === 'codex' && rt.env.CODEX_HOME)
+          ? checkAbsoluteEnvPath('HOME', rt.home, 'set HOME to your home folder (an absolute path such as /home/you)')
+          : rt.home;
+      const userRoots = isAbsolute(rt.home) ? [join(rt.home, '.ecc', 'memory')] : [];
+      const file = settingsFileFor(harness, scope, { worktreeRoot: findWorktreeRoot(rt.cwd, userRoots), home, env: rt.env });
       const before = readSettingsFile(file);
       let plan;
       if (argv.action === 'install') {
@@ -86,14 +92,14 @@ export const hooksCommand = (ctx: CliContext) => ({
       let gitignoreLines: string[] = [];
       if (scope === 'project' && argv.action === 'install' && plan.changed) {
         const { runGit } = await import('../../io/git.js');
-        gitignoreLines = gitignoreLinesFor(findWorktreeRoot(rt.cwd), [file, ...(plan.before !== undefined ? [backupPathFor(file)] : [])], runGit);
+        gitignoreLines = gitignoreLinesFor(findWorktreeRoot(rt.cwd, userRoots), [file, ...(plan.before !== undefined ? [backupPathFor(file)] : [])], runGit);
       }
       const shown = normalizedBefore(plan);
       // Installed at the other scope too? The harness would run every event twice.
       const otherScope = scope === 'project' ? 'user' : 'project';
       let alsoInstalledAt: string | undefined;
       if (argv.action === 'install') {
-        const other = settingsFileFor(harness, otherScope, { worktreeRoot: findWorktreeRoot(rt.cwd), home: rt.home, env: rt.env });
+        const other = settingsFileFor(harness, otherScope, { worktreeRoot: findWorktreeRoot(rt.cwd, userRoots), home: rt.home, env: rt.env });
         try {
           if (other !== file && planUninstall(other, readSettingsFile(other), harness).changes.length) alsoInstalledAt = other;
         } catch {

@@ -1,11 +1,12 @@
 import type { Argv } from 'yargs';
 import type { Scope } from '../../document/contract.js';
-import { printJson, printText, rootsFor, runCommand, type CliContext, type GlobalArgs } from '../command-context.js';
+import { printJson, printText, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs } from '../command-context.js';
 
 interface InitArgs extends GlobalArgs {
   scope?: Scope[];
   obsidian?: boolean;
   'dry-run'?: boolean;
+  here?: boolean;
 }
 
 /** `vault init [--scope S]...`: create the vault's folders. */
@@ -19,12 +20,18 @@ export const initCommand = (ctx: CliContext) => ({
         type: 'boolean',
         describe: 'also write a minimal .obsidian/ config (hide the index, inbox/ and attachments/ folders, property types); existing files are kept',
       })
+      .option('here', {
+        type: 'boolean',
+        describe: 'make the working directory a vault (.ecc/memory here) outside a git repository; never in the home folder',
+      })
       .option('dry-run', { type: 'boolean', describe: 'check the folders and the project .gitignore, create nothing (also ECC_DRY_RUN=1)' })
-      .example('$0 init', 'create .ecc/memory/{team,project} with kind folders'),
+      .example('$0 init', 'create .ecc/memory/{team,project} with kind folders')
+      .example('$0 init --here', 'make this folder (not a git repository) a vault'),
   handler: (argv: InitArgs) =>
     runCommand(ctx, argv, async () => {
       const { initVault } = await import('../../operations/init.js');
-      const roots = await rootsFor(ctx, argv);
+      if (Array.isArray(argv.here)) usageError('--here may be given only once');
+      const roots = await rootsFor(ctx, argv, { here: Boolean(argv.here) });
       const scopes = [...new Set(argv.scope?.length ? argv.scope : (['project', 'team'] as Scope[]))];
       const dryRun = Boolean(argv['dry-run']) || ctx.io.runtime.env.ECC_DRY_RUN === '1';
       const result = initVault(roots, scopes, { dryRun });

@@ -33,23 +33,14 @@ async function projectFolder(cwd: string, project: string): Promise<string> {
 }
 
 /**
- * The start-up warning for a server that found no project: no git work tree, no `.ecc` folder and
- * no explicit root, or only the user root (`~/.ecc`) of the home folder. It still serves (the
- * client may only search), but its memories would belong to no project.
+ * The start-up warning for a server that found no vault (the rule of store/roots.ts: no git work
+ * tree, no explicit root, no `.ecc/memory` folder other than the user root). It still serves
+ * (the client may only search), but project and team saves are refused.
  */
-async function noProjectWarning(roots: VaultRoots, cwd: string, home: string): Promise<string | undefined> {
-  if (roots.overridden || roots.gitDir !== undefined) return undefined;
-  const [{ statSync }, { join, resolve }] = await Promise.all([import('node:fs'), import('node:path')]);
-  let hasEcc = false;
-  try {
-    hasEcc = statSync(join(roots.worktreeRoot, '.ecc')).isDirectory();
-  } catch {
-    /* none */
-  }
-  const hint = 'hint: start the server in the project folder, pass --project <repo>, or set ECC_MEMORY_PROJECT_ROOT';
-  if (!hasEcc) return `vault mcp: warning: no git repository or vault (.git or .ecc) at or above ${cwd}; ${hint}`;
-  if (resolve(roots.worktreeRoot) === resolve(home)) return `vault mcp: warning: ${join(home, '.ecc')} is the user root, not a project vault; ${hint}`;
-  return undefined;
+async function noProjectWarning(roots: VaultRoots): Promise<string | undefined> {
+  if (roots.located !== 'none') return undefined;
+  const { noVaultMessage } = await import('../../store/roots.js');
+  return `vault mcp: warning: ${noVaultMessage(roots)}; hint: start the server in the project folder, pass --project <repo>, set ECC_MEMORY_PROJECT_ROOT, or run \`vault init --here\` there`;
 }
 
 /** `vault mcp`: serve the vault to any MCP client over stdio. */
@@ -86,7 +77,7 @@ export const mcpCommand = (ctx: CliContext) => ({
         ctx.io.stderr(`vault mcp: startup failed: ${sanitizeTerminalText(err.message)}\n`);
         return STARTUP_FAILED;
       }
-      const warning = await noProjectWarning(roots, rt.cwd, rt.home);
+      const warning = await noProjectWarning(roots);
       if (warning) ctx.io.stderr(`${sanitizeTerminalText(warning)}\n`);
       await serveStdio({ roots, rt, identity, log: (line) => ctx.io.stderr(`${line}\n`) });
       return 0;

@@ -17,6 +17,7 @@ export interface NewArgs extends GlobalArgs {
   id?: string;
   draft?: string;
   'dry-run'?: boolean;
+  'allow-local-link'?: boolean;
 }
 
 /**
@@ -75,6 +76,10 @@ export const newCommand = (ctx: CliContext) => ({
       .option('scope', { type: 'string', choices: SCOPES, describe: 'project (local, default), team (committed) or user (~/.ecc)' })
       .option('tag', { type: 'string', array: true, describe: 'tag (repeatable; a leading # is dropped)' })
       .option('link', { type: 'string', array: true, describe: 'id of a related or superseded memory (repeatable)' })
+      .option('allow-local-link', {
+        type: 'boolean',
+        describe: "keep a team memory's links to project-scope memories without the warning (they are broken in every other clone)",
+      })
       .option('source-harness', { type: 'string', describe: 'who writes it (default $ECC_MEMORY_HARNESS, $VAULT_HARNESS, else "unknown")' })
       .option('target-harness', { type: 'string', array: true, describe: 'harness that should recall it (repeatable; default all)' })
       .option('id', { type: 'string', describe: 'explicit id (default mem_<YYYYMMDD>_<20 hex>)' })

@@ -4,6 +4,7 @@ import { EXIT, VaultError } from '../../errors.js';
 import { printJson, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs, printSaved } from '../command-context.js';
 import type { SaveInput, SaveOptions, SaveResult } from '../../operations/save.js';
 import type { VaultRoots } from '../../store/roots.js';
+import { sanitizeTerminalText } from '../../unicode/terminal-text.js';
 
 export interface SaveArgs extends GlobalArgs {
   title: string;
@@ -22,6 +23,7 @@ export interface SaveArgs extends GlobalArgs {
   section?: string[];
   wikilinks?: boolean;
   unique?: boolean;
+  'allow-local-link'?: boolean;
 }
 
 /** Body bytes read from a file or stdin before validation: enough to report "too large" exactly. */
@@ -108,6 +110,10 @@ export const saveCommand = (ctx: CliContext) => ({
         array: true,
         describe: 'with --template: "Name=text" for one section, e.g. "Context=..." (repeatable; repeating a name adds a line)',
       })
+      .option('allow-local-link', {
+        type: 'boolean',
+        describe: "keep a team memory's links to project-scope memories without the warning (they are broken in every other clone)",
+      })
       .option('unique', { type: 'boolean', describe: 'refuse to save when the scope already holds a memory with the same title or a near-identical body' })
       .option('wikilinks', { type: 'boolean', describe: 'also append "Related: [[id]], ..." for the --link ids to the body (for Obsidian\'s graph)' })
       .example(
@@ -156,7 +162,7 @@ export async function runSave(ctx: CliContext, argv: SaveArgs): Promise<number> 
 
 /** The flags of `vault save` that `vault handoff` and `vault new` share. */
 export type SaveFlags = Partial<
-  Pick<SaveArgs, 'title' | 'kind' | 'scope' | 'tag' | 'link' | 'source-harness' | 'target-harness' | 'id' | 'dry-run' | 'unique'>
+  Pick<SaveArgs, 'title' | 'kind' | 'scope' | 'tag' | 'link' | 'source-harness' | 'target-harness' | 'id' | 'dry-run' | 'unique' | 'allow-local-link'>
 >;
 
 /**
@@ -176,6 +182,7 @@ export async function saveInputFrom(ctx: CliContext, argv: SaveFlags, values: Pa
     sourceHarness: argv['source-harness'],
     targetHarnesses: argv['target-harness'],
     id: argv.id,
+    ...(argv['allow-local-link'] ? { allowLocalLinks: true } : {}),
     ...values,
   };
   input.sourceHarness ??= sourceHarnessFromEnv(ctx.io.runtime.env);
@@ -189,16 +196,18 @@ export function saveOptionsFrom(ctx: CliContext, argv: SaveFlags): SaveOptions {
 
 /**
  * Reports a save (save, handoff, new): with `--json` the id, path, scope, kind, whether it was
- * written and the similar memories (plus `extra`); otherwise a warning about similar memories on
- * stderr and {@link printSaved}.
+ * written, the similar memories (plus `extra`) and the warnings (`{code, message}`: team →
+ * project links, tags Obsidian ignores); otherwise those warnings and one about similar memories
+ * on stderr, and {@link printSaved}.
  */
 export function reportSaved(ctx: CliContext, argv: GlobalArgs, result: SaveResult, roots: VaultRoots, extra: Record<string, unknown> = {}): void {
   const m = result.memory;
   const similar = result.similar.map((x) => ({ id: x.id, path: x.path, reason: x.reason }));
   if (argv.json) {
-    printJson(ctx, { id: m.id, path: result.path, scope: m.scope, kind: m.kind, written: result.written, ...extra, similar });
+    printJson(ctx, { id: m.id, path: result.path, scope: m.scope, kind: m.kind, written: result.written, ...extra, similar, warnings: result.warnings });
     return;
   }
+  for (const w of result.warnings) ctx.io.stderr(`warning: ${sanitizeTerminalText(w.message)}\n`);
   if (similar.length) ctx.io.stderr(`warning: similar memories already exist: ${similar.map((x) => `${x.id} (${x.reason})`).join(', ')}\n`);
   printSaved(ctx, result, roots);
 }

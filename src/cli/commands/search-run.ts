@@ -118,10 +118,17 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
   if (d.skippedSymlinks.length) ctx.io.stderr(`warning: ${d.skippedSymlinks.length} symbolic link(s) skipped\n`);
   if (!d.complete) ctx.io.stderr(`warning: the vault could not be read completely: ${clean(d.incompleteReasons.join('; '))}; run \`${doctor}\`\n`);
   if (response.total === 0) {
-    const { existsSync } = await import('node:fs');
-    if (![roots.team, roots.project].some((dir) => existsSync(dir)))
-      ctx.io.stderr(`hint: there is no vault here (${clean(roots.memoryRoot)}); run \`vault init\` in your repository, or pass --root\n`);
-    for (const hint of await nearMisses(roots, query, options, searchMemories)) ctx.io.stderr(`hint: ${clean(hint)}\n`);
+    const [{ existsSync }, { NO_VAULT_HINT, noVaultMessage }] = await Promise.all([import('node:fs'), import('../../store/roots.js')]);
+    if (roots.located === 'none')
+      ctx.io.stderr(`note: ${clean(noVaultMessage(roots))}
+hint: ${NO_VAULT_HINT}
+`);
+    else if (![roots.team, roots.project].some((dir) => existsSync(dir)))
+      ctx.io.stderr(`hint: there is no vault here yet (${clean(roots.memoryRoot)}); run \`vault init\` to create it
+`);
+    for (const hint of await nearMisses(roots, query, options, searchMemories))
+      ctx.io.stderr(`hint: ${clean(hint)}
+`);
   }
 }
 

@@ -7,13 +7,7 @@
  */
 import { isSelected, keyLine, type DoctorContext } from '../rule-context.js';
 import { diagnostic, type Diagnostic } from '../../diagnostics.js';
-
-/** Why Obsidian would not treat `tag` as the same tag, or undefined when it would. */
-export function obsidianTagProblem(tag: string): string | undefined {
-  if (/^[0-9]+$/.test(tag)) return 'is purely numeric';
-  if (tag.includes('.')) return 'contains a dot, where Obsidian ends a tag';
-  return undefined;
-}
+import { OBSIDIAN_TAG_FIX, obsidianTagProblem } from '../../document/validate.js';
 
 /** Warnings for tags Obsidian would not treat as tags. */
 export function checkObsidianTags(ctx: DoctorContext): Diagnostic[] {
@@ -24,14 +18,7 @@ export function checkObsidianTags(ctx: DoctorContext): Diagnostic[] {
       const why = obsidianTagProblem(tag);
       if (!why) continue;
       out.push(
-        diagnostic(
-          'warning',
-          'obsidian-tag',
-          e.path,
-          keyLine(e, 'tags'),
-          `tag ${tag} ${why}, so Obsidian does not treat it as a tag`,
-          'add a letter (e.g. y2024 instead of 2024) or use "-" instead of "."',
-        ),
+        diagnostic('warning', 'obsidian-tag', e.path, keyLine(e, 'tags'), `tag ${tag} ${why}, so Obsidian does not treat it as a tag`, OBSIDIAN_TAG_FIX),
       );
     }
   }

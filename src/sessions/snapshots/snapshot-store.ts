@@ -30,6 +30,7 @@ import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import { VaultError } from '../../errors.js';
 import type { Runtime } from '../../io/runtime.js';
 import { writeFileAtomic } from '../../store/atomic-write.js';
+import { homeDir } from '../../store/roots.js';
 import { parseSnapshot, parseSnapshotHeader, renderSnapshot, type SessionSnapshot } from './snapshot.js';
 
 /**
@@ -95,26 +96,34 @@ function realPathOf(dir: string): string {
  * The sessions folder for a runtime: `ECC_SESSIONS_DIR` (an absolute path) or
  * `<home>/.ecc/sessions`.
  *
+ * An empty or relative HOME (without an override) or ECC_SESSIONS_DIR is refused: it would put
+ * the snapshots in the hook's working directory, often a repository.
+ *
  * An override is refused when it is relative (it would depend on the hook's cwd), or when it,
  * or its real path (symlinks resolved), lies inside any `.ecc` folder (a repository's `.ecc`
  * holds team memories, and the `.gitignore` of `*` written into the sessions folder would hide
  * them from git) or inside a vault root set by ECC_MEMORY_PROJECT_ROOT / ECC_MEMORY_USER_ROOT.
  * The default folder, and a folder inside it, are allowed.
  *
- * @throws VaultError `invalid-input` naming ECC_SESSIONS_DIR when the override is refused
+ * @throws VaultError `invalid-input` naming ECC_SESSIONS_DIR when the override is refused, or
+ *   HOME when it is empty or relative and there is no override
  */
 export function resolveSessionsDir(rt: Runtime): string {
   const raw = rt.env.ECC_SESSIONS_DIR;
-  const home = resolve(rt.home);
-  const defaultDir = join(home, '.ecc', 'sessions');
-  if (!raw) return defaultDir;
+  if (raw === undefined) return join(homeDir(rt, 'ECC_SESSIONS_DIR'), '.ecc', 'sessions');
   if (raw.length > 4096 || raw.includes('\u0000')) refuseSessionsDir('ECC_SESSIONS_DIR is not a usable path', 'path of at most 4096 characters');
-  if (!isAbsolute(raw)) refuseSessionsDir(`ECC_SESSIONS_DIR must be an absolute path (got ${JSON.stringify(raw.slice(0, 200))})`, 'absolute path');
+  if (!isAbsolute(raw))
+    refuseSessionsDir(
+      `ECC_SESSIONS_DIR must be an absolute path (${raw === '' ? 'it is empty' : `got ${JSON.stringify(raw.slice(0, 200))}`})`,
+      'absolute path',
+    );
+  // The default folder (and one inside it) is allowed; without a usable HOME there is none.
+  const defaultDir = isAbsolute(rt.home) ? join(resolve(rt.home), '.ecc', 'sessions') : undefined;
+  const defaults = defaultDir ? [defaultDir, realPathOf(defaultDir)] : [];
   const dir = resolve(raw);
   const real = realPathOf(dir);
-  const realDefault = realPathOf(defaultDir);
   for (const candidate of [dir, real]) {
-    if (isWithin(candidate, defaultDir) || isWithin(candidate, realDefault)) continue;
+    if (defaults.some((d) => isWithin(candidate, d))) continue;
     if (candidate.split(sep).some((part) => part.toLowerCase() === '.ecc')) {
       refuseSessionsDir(
         `ECC_SESSIONS_DIR must not point inside a .ecc folder (${candidate})`,
