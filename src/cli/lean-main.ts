@@ -35,6 +35,7 @@ const SEARCH_OPTIONS: Record<string, OptionSpec> = {
   since: { type: 'string' },
   until: { type: 'string' },
   limit: { type: 'string' },
+  fresh: { type: 'boolean' },
 };
 const READ_OPTIONS: Record<string, OptionSpec> = { ...GLOBAL_OPTIONS, scope: { type: 'string', multiple: true } };
 
@@ -110,6 +111,7 @@ export function parseLeanArgs(argv: readonly string[]): LeanCommand | undefined 
   for (const name of ['target-harness', 'since', 'until'] as const) {
     if (single[name] !== undefined) args[name] = String(single[name]);
   }
+  if (single.fresh !== undefined) args.fresh = true;
   if (single.limit !== undefined) {
     if (!PLAIN_LIMIT.test(String(single.limit))) return undefined;
     args.limit = Number(single.limit);

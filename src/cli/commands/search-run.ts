@@ -28,6 +28,7 @@ export interface SearchArgs extends GlobalArgs {
   since?: string;
   until?: string;
   limit?: number;
+  fresh?: boolean;
 }
 
 /**
@@ -45,7 +46,7 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
   // one wording and one exit code (usage, 2) for every bad --limit: `abc`, `0`, `1.5`, `101`
   if (argv.limit !== undefined && !(Number.isInteger(argv.limit) && argv.limit >= 1 && argv.limit <= 100))
     usageError('--limit must be a whole number from 1 to 100', 'e.g. --limit 20');
-  const { searchMemories } = await import('../../search/query/search-memories.js');
+  const { searchMemories, fullCheckIntervalFrom } = await import('../../search/query/search-memories.js');
   const roots = await rootsFor(ctx, argv);
   const query = (argv.query ?? []).map(String).join(' ');
   const options: SearchOptions = {
@@ -57,6 +58,8 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
     since: argv.since,
     until: argv.until,
     limit: argv.limit,
+    fresh: argv.fresh === true,
+    fullCheckIntervalS: fullCheckIntervalFrom(ctx.io.runtime.env.ECC_INDEX_FULL_CHECK_S),
   };
   const progress = await indexProgress(ctx);
   let response: SearchResponse;

@@ -19,7 +19,7 @@ import type { Diagnostic } from '../../diagnostics.js';
 import type { Kind, Scope, Status } from '../../document/contract.js';
 
 /** Bumped whenever the files' shape or the tokenizer changes: an index of another format is rebuilt. */
-export const INDEX_FORMAT_VERSION = 8;
+export const INDEX_FORMAT_VERSION = 9;
 /** Number of term buckets in a generation. */
 export const BUCKET_COUNT = 128;
 /** MiniSearch fields, in field-id order. */
@@ -72,6 +72,15 @@ export interface InvalidRecord extends Diagnostic {
 /** One overlay entry: the file now holds this memory, is invalid, or is gone. */
 export type OverlayEntry = { doc: OverlayDoc } | { invalid: InvalidRecord } | { deleted: true };
 
+/** A folder's fingerprint (lstat, taken before it was listed); mtime -1: re-list it on the next check. */
+export interface FolderRecord {
+  mtime: number;
+  ino: number;
+}
+
+/** The full per-file check runs when the last one is older than this (`ECC_INDEX_FULL_CHECK_S` overrides; 0 = always). */
+export const FULL_CHECK_INTERVAL_S = 60;
+
 /** state.json */
 export interface IndexState {
   format: number;
@@ -82,6 +91,15 @@ export interface IndexState {
   generation: string;
   /** path → what changed since the generation was built */
   overlay: Record<string, OverlayEntry>;
+  /**
+   * Folder-level freshness: the scope folder (`""`) and every folder below it (`decisions`,
+   * `notes/2026`), as of the last check. Empty when that check could not see the whole scope.
+   */
+  folders: Record<string, FolderRecord>;
+  /** when the last full per-file check ran (ms since the epoch, the caller's clock); -1 = never trusted */
+  fullCheckAt: number;
+  /** symbolic links the last full check found (vault-relative), reported by every search */
+  symlinks: string[];
 }
 
 /** docs.json, as stored (columns keep it small and fast to parse). */

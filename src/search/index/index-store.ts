@@ -228,6 +228,16 @@ export function readState(dir: string, scope: Scope, root: string): { state: Ind
     throw new IndexUnusable('state.json has an unexpected shape');
   for (const p of Object.keys(v.overlay))
     if (!isOverlayEntry(v.overlay[p], p, scope)) throw new IndexUnusable('state.json holds an overlay entry of an unexpected shape');
+  if (
+    !isObj(v.folders) ||
+    typeof v.fullCheckAt !== 'number' ||
+    !isStrings(v.symlinks) ||
+    !Object.entries(v.folders).every(
+      ([k, f]) =>
+        !k.startsWith('/') && !k.split('/').some((s) => s === '..' || s === '.') && isObj(f) && typeof f.mtime === 'number' && typeof f.ino === 'number',
+    )
+  )
+    throw new IndexUnusable('state.json has an unexpected shape');
   return { state: v as unknown as IndexState, mtime };
 }
 
