@@ -8,7 +8,7 @@ import { KINDS, STATUSES, kindFolder, type Scope } from '../../document/contract
 import { BUCKET_COUNT, FIELDS, IndexUnusable, type DocRecord, type InvalidRecord, type StoredDocs } from './index-format.js';
 
 /** The columns of docs.json without the header fields. */
-export type DocColumns = Pick<StoredDocs, 'path' | 'id' | 'kind' | 'status' | 'tags' | 'targets' | 'updated' | 'size' | 'mtime' | 'len' | 'invalid'>;
+export type DocColumns = Pick<StoredDocs, 'path' | 'id' | 'kind' | 'status' | 'tags' | 'targets' | 'links' | 'updated' | 'size' | 'mtime' | 'len' | 'invalid'>;
 
 /**
  * Orders two scope-relative paths as the walk visits them: folder by folder, names in UTF-16
@@ -49,6 +49,7 @@ export function toColumns(docs: readonly DocRecord[], invalid: InvalidRecord[]):
     status: docs.map((d) => STATUSES.indexOf(d.status)),
     tags: docs.map((d) => d.tags),
     targets: docs.map((d) => d.targets),
+    links: docs.map((d) => d.links),
     updated: docs.map((d) => d.updated),
     size: docs.map((d) => d.size),
     mtime: docs.map((d) => d.mtime),
@@ -88,7 +89,7 @@ export class GenerationDocs {
   ) {
     const c = columns;
     const n = Array.isArray(c.id) ? c.id.length : -1;
-    const cols = [c.path, c.kind, c.status, c.tags, c.targets, c.updated, c.size, c.mtime];
+    const cols = [c.path, c.kind, c.status, c.tags, c.targets, c.links, c.updated, c.size, c.mtime];
     if (
       n < 0 ||
       cols.some((col) => !Array.isArray(col) || col.length !== n) ||
@@ -109,6 +110,7 @@ export class GenerationDocs {
         typeof c.id[i] !== 'string' ||
         !Array.isArray(c.tags[i]) ||
         !Array.isArray(c.targets[i]) ||
+        !Array.isArray(c.links[i]) ||
         typeof c.updated[i] !== 'number' ||
         typeof c.size[i] !== 'number' ||
         typeof c.mtime[i] !== 'number'
@@ -123,6 +125,16 @@ export class GenerationDocs {
     this.mtime = c.mtime;
     this.invalid = c.invalid;
     this.records = new Array<DocRecord | undefined>(n);
+  }
+
+  /** Document `i`'s id (no record built). */
+  id(i: number): string {
+    return this.columns.id[i]!;
+  }
+
+  /** Whether document `i` links to `id` (no record built). */
+  linksTo(i: number, id: string): boolean {
+    return this.columns.links[i]!.includes(id);
   }
 
   /** Document `i`'s path below the scope folder. */
@@ -145,6 +157,7 @@ export class GenerationDocs {
         status: STATUSES[c.status[i]!]!,
         tags: c.tags[i]!,
         targets: c.targets[i]!,
+        links: c.links[i]!,
         updated: c.updated[i]!,
         size: c.size[i]!,
         mtime: c.mtime[i]!,

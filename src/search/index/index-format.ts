@@ -39,6 +39,8 @@ export interface DocRecord {
   status: Status;
   tags: string[];
   targets: string[];
+  /** ids this memory links to (frontmatter links and body wikilinks): `vault read`'s backlinks */
+  links: string[];
   /** updated_at in ms since the epoch */
   updated: number;
   /** file size in bytes */
@@ -118,6 +120,7 @@ export interface StoredDocs {
   status: number[];
   tags: string[][];
   targets: string[][];
+  links: string[][];
   updated: number[];
   size: number[];
   mtime: number[];

@@ -191,6 +191,7 @@ function isOverlayEntry(e: unknown, path: string, scope: Scope): boolean {
     (STATUSES as readonly unknown[]).includes(d.status) &&
     isStrings(d.tags) &&
     isStrings(d.targets) &&
+    isStrings(d.links) &&
     typeof d.updated === 'number' &&
     typeof d.size === 'number' &&
     typeof d.mtime === 'number' &&

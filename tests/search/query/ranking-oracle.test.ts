@@ -35,6 +35,7 @@ function record(i: number, d: Doc): DocRecord {
     status: 'active',
     tags: [],
     targets: [],
+    links: [],
     updated: i,
     size: 1,
     mtime: 1,
