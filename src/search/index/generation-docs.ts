@@ -8,7 +8,7 @@ import { KINDS, STATUSES, kindFolder, type Scope } from '../../document/contract
 import { BUCKET_COUNT, FIELDS, IndexUnusable, type DocRecord, type InvalidRecord, type StoredDocs } from './index-format.js';
 
 /** The columns of docs.json without the header fields. */
-export type DocColumns = Pick<StoredDocs, 'path' | 'id' | 'kind' | 'status' | 'tags' | 'targets' | 'links' | 'updated' | 'size' | 'mtime' | 'len' | 'invalid'>;
+export type DocColumns = Pick<StoredDocs, 'path' | 'id' | 'kind' | 'status' | 'tags' | 'targets' | 'links' | 'updated' | 'size' | 'mtime' | 'len' | 'invalid' | 'ordered'>;
 
 /**
  * Orders two scope-relative paths as the walk visits them: folder by folder, names in UTF-16
@@ -125,6 +125,7 @@ export class GenerationDocs {
     this.mtime = c.mtime;
     this.invalid = c.invalid;
     this.records = new Array<DocRecord | undefined>(n);
+    if (c.ordered === true) this.ordered = true;
   }
 
   /** Document `i`'s id (no record built). */
@@ -169,7 +170,9 @@ export class GenerationDocs {
 
   /**
    * The number of the document at `path`, or -1. A binary search when the documents are in walk
-   * order (as every generation is written); checked once, with a table of paths as the fallback.
+   * order (as every generation is written, and says so with `ordered`); else checked once, with a
+   * table of paths as the fallback (checking splits every path: a search that meets any overlay
+   * entry would otherwise pay for it).
    */
   numberOf(path: string): number {
     if (this.ordered === undefined) {

@@ -127,6 +127,8 @@ export interface StoredDocs {
   /** FIELDS.length numbers per document */
   len: number[];
   invalid: InvalidRecord[];
+  /** true when the documents are in walk order (as every build writes them): lookups by path binary-search without checking the order first */
+  ordered?: boolean;
 }
 
 /** Why an index (or one of its files) could not be used: it is then rebuilt from the files, never trusted. */

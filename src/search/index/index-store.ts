@@ -36,7 +36,7 @@ import {
   type StoredDocs,
 } from './index-format.js';
 import { BucketReader } from './postings.js';
-import { GenerationDocs, isInvalidRecord, toColumns } from './generation-docs.js';
+import { compareWalkOrder, GenerationDocs, isInvalidRecord, toColumns } from './generation-docs.js';
 
 export { IndexUnusable };
 
@@ -339,6 +339,7 @@ export function writeGeneration(
       bucketCount: BUCKET_COUNT,
       buckets: sizes,
       ...toColumns(docs, invalid),
+      ordered: docs.every((d, i) => i === 0 || compareWalkOrder(docs[i - 1]!.path, d.path) < 0),
     };
     const text = JSON.stringify(stored);
     writeFileSync(join(tmp, 'docs.json'), text, { mode: 0o600 });
