@@ -8,7 +8,7 @@ import { KINDS, STATUSES, kindFolder, type Scope } from '../../document/contract
 import { BUCKET_COUNT, FIELDS, IndexUnusable, type DocRecord, type InvalidRecord, type StoredDocs } from './index-format.js';
 
 /** The columns of docs.json without the header fields. */
-export type DocColumns = Pick<StoredDocs, 'path' | 'id' | 'kind' | 'status' | 'tags' | 'targets' | 'links' | 'updated' | 'size' | 'mtime' | 'len' | 'invalid' | 'ordered'>;
+export type DocColumns = Pick<StoredDocs, 'path' | 'id' | 'kind' | 'status' | 'tags' | 'targets' | 'source' | 'links' | 'updated' | 'size' | 'mtime' | 'len' | 'invalid' | 'ordered'>;
 
 /**
  * Orders two scope-relative paths as the walk visits them: folder by folder, names in UTF-16
@@ -49,6 +49,7 @@ export function toColumns(docs: readonly DocRecord[], invalid: InvalidRecord[]):
     status: docs.map((d) => STATUSES.indexOf(d.status)),
     tags: docs.map((d) => d.tags),
     targets: docs.map((d) => d.targets),
+    source: docs.map((d) => d.source),
     links: docs.map((d) => d.links),
     updated: docs.map((d) => d.updated),
     size: docs.map((d) => d.size),
@@ -89,7 +90,7 @@ export class GenerationDocs {
   ) {
     const c = columns;
     const n = Array.isArray(c.id) ? c.id.length : -1;
-    const cols = [c.path, c.kind, c.status, c.tags, c.targets, c.links, c.updated, c.size, c.mtime];
+    const cols = [c.path, c.kind, c.status, c.tags, c.targets, c.source, c.links, c.updated, c.size, c.mtime];
     if (
       n < 0 ||
       cols.some((col) => !Array.isArray(col) || col.length !== n) ||
@@ -111,6 +112,7 @@ export class GenerationDocs {
         !Array.isArray(c.tags[i]) ||
         !Array.isArray(c.targets[i]) ||
         !Array.isArray(c.links[i]) ||
+        typeof c.source[i] !== 'string' ||
         typeof c.updated[i] !== 'number' ||
         typeof c.size[i] !== 'number' ||
         typeof c.mtime[i] !== 'number'
@@ -158,6 +160,7 @@ export class GenerationDocs {
         status: STATUSES[c.status[i]!]!,
         tags: c.tags[i]!,
         targets: c.targets[i]!,
+        source: c.source[i]!,
         links: c.links[i]!,
         updated: c.updated[i]!,
         size: c.size[i]!,

@@ -19,7 +19,7 @@ import type { Diagnostic } from '../../diagnostics.js';
 import type { Kind, Scope, Status } from '../../document/contract.js';
 
 /** Bumped whenever the files' shape or the tokenizer changes: an index of another format is rebuilt. */
-export const INDEX_FORMAT_VERSION = 9;
+export const INDEX_FORMAT_VERSION = 10;
 /** Number of term buckets in a generation. */
 export const BUCKET_COUNT = 128;
 /** MiniSearch fields, in field-id order. */
@@ -39,6 +39,8 @@ export interface DocRecord {
   status: Status;
   tags: string[];
   targets: string[];
+  /** source_harness: who wrote it */
+  source: string;
   /** ids this memory links to (frontmatter links and body wikilinks): `vault read`'s backlinks */
   links: string[];
   /** updated_at in ms since the epoch */
@@ -120,6 +122,7 @@ export interface StoredDocs {
   status: number[];
   tags: string[][];
   targets: string[][];
+  source: string[];
   links: string[][];
   updated: number[];
   size: number[];

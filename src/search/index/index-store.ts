@@ -192,6 +192,7 @@ function isOverlayEntry(e: unknown, path: string, scope: Scope): boolean {
     isStrings(d.tags) &&
     isStrings(d.targets) &&
     isStrings(d.links) &&
+    typeof d.source === 'string' &&
     typeof d.updated === 'number' &&
     typeof d.size === 'number' &&
     typeof d.mtime === 'number' &&

@@ -61,6 +61,7 @@ export function readIndexableFile(file: WalkedFile, relPath: string): IndexableF
       status: memory.status,
       tags: memory.tags,
       targets: memory.targetHarnesses,
+      source: memory.sourceHarness,
       links: linkedIds(memory),
       updated: Date.parse(memory.updatedAt),
       len,

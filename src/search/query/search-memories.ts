@@ -32,6 +32,8 @@ export interface SearchOptions {
   statuses?: readonly Status[] | undefined;
   /** memories for this harness: its name, an alias of it (document/harness-names.ts) or "all" among target_harnesses */
   targetHarness?: string | undefined;
+  /** memories written by this harness (source_harness, compared case-insensitively) */
+  sourceHarness?: string | undefined;
   /** updated_at at or after: ISO-8601 timestamp, or a date (YYYY-MM-DD, start of that day UTC) */
   since?: string | undefined;
   /** updated_at at or before: ISO-8601 timestamp, or a date (YYYY-MM-DD, end of that day UTC) */
@@ -144,6 +146,7 @@ export function resolveSearchOptions(options: SearchOptions): { scopes: Scope[];
     throw invalidInput('limit', `must be a whole number from 1 to ${MAX_LIMIT} (got ${String(limit)})`, `e.g. --limit ${DEFAULT_LIMIT}`);
   const tags = options.tags?.map((t) => String(t).trim().replace(/^#/, '').toLowerCase());
   const harness = options.targetHarness?.trim().toLowerCase();
+  const source = options.sourceHarness?.trim().toLowerCase();
   const since = options.since !== undefined ? parseTimeBound('since', options.since) : undefined;
   const until = options.until !== undefined ? parseTimeBound('until', options.until) : undefined;
   const filter: DocFilter = (d: LiveDoc) =>
@@ -151,6 +154,7 @@ export function resolveSearchOptions(options: SearchOptions): { scopes: Scope[];
     (!kinds || kinds.includes(d.kind)) &&
     (!tags || tags.every((t) => d.tags.includes(t))) &&
     (!harness || harness === 'all' || targetsHarness(d.targets, harness)) &&
+    (!source || d.source.toLowerCase() === source) &&
     (since === undefined || d.updated >= since) &&
     (until === undefined || d.updated <= until);
   return { scopes, limit, filter };

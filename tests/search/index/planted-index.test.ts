@@ -108,6 +108,7 @@ describe('a planted or damaged index', () => {
           status: 'active',
           tags: [],
           targets: ['all'],
+          source: 'test',
           links: [],
           updated: 1,
           len: [1, 0, 0, 0, 1],
