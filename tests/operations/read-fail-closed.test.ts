@@ -149,7 +149,7 @@ describe('read precision (property)', () => {
         expect(viaScan(ID)).toBe(outcome(ID));
         expect(viaScan(MISSING)).toBe(outcome(MISSING));
       }),
-      { numRuns: 25 },
+      { numRuns: 15 },
     );
   }, 60_000);
 });
