@@ -4,7 +4,8 @@
  * - The folder check (the default for search and read): one lstat per folder of the scope. A
  *   folder whose mtime and inode are unchanged (and was outside the racy window when recorded)
  *   lists the same names, so its files are trusted without a stat; a changed folder is listed
- *   again (new names read, missing ones dropped, racy ones checked). A new subfolder, a symbolic
+ *   again and its files checked one lstat each (new names read, missing ones dropped, a name
+ *   replaced by another file, as git checkout does, re-read). A new subfolder, a symbolic
  *   link, a vanished folder or an unknown entry type falls back to the full check. What this
  *   cannot see is an in-place write (same name, same folder); docs/concepts.md says for how long.
  * - The full check: a directory listing plus one lstat per file (through the scanner's walk, so
@@ -256,8 +257,9 @@ function checkFolders(roots: VaultRoots, scope: Scope, root: string, state: Inde
       }
       if (!e.name.endsWith('.md') || isEditorFile(e.name)) continue;
       listed.add(child);
+      // every file of a changed folder is checked: git checkout and rename-saving editors replace
+      // a file under the same name, which only its own stat shows
       const cur = known.get(child);
-      if (cur && cur.mtime !== -1) continue; // a listed name the index knows: trusted like its folder
       const st = lstatSync(abs + sep + e.name, { throwIfNoEntry: false });
       if (st && !st.isFile()) return undefined;
       check(child, st, cur);
