@@ -48,6 +48,9 @@ export const processIds: ProcessIds = {
   isProcessAlive,
 };
 
+/** The system clock, for core code that is given no Runtime (the search index's full-check interval). */
+export const systemClock = { nowMs: (): number => Date.now() };
+
 /**
  * The runtime of the current Node.js process, with optional overrides.
  *

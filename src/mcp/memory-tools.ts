@@ -142,8 +142,9 @@ export function registerMemoryTools(server: McpServer, ctx: McpContext): void {
     async (args) => {
       try {
         const scopes = scopesFor(ctx, args.scopes);
-        const { searchMemories } = await import('../search/query/search-memories.js');
+        const { searchMemories, fullCheckIntervalFrom } = await import('../search/query/search-memories.js');
         const found = await searchMemories(ctx.roots, args.query, {
+          fullCheckIntervalS: fullCheckIntervalFrom(ctx.rt.env.ECC_INDEX_FULL_CHECK_S),
           scopes,
           kinds: args.kinds,
           tags: args.tags,

@@ -1,11 +1,24 @@
 /**
  * Fail-closed lookup of one memory by id, with its backlinks.
+ *
+ * The lookup answers from the search index (opened fresh, see search/index/index-freshness.ts):
+ * the ids in the index decide "not found" and "ambiguous", the one file found is read and checked
+ * in full (parse, location, secrets), and backlinks come from the index's links column. It is
+ * "incomplete" only when a file that could be the memory asked for is unreadable or invalid
+ * ({@link couldBeMemory}), or the scope could not be seen whole; an unrelated broken file does
+ * not block it.
  */
-import { doctorCommandFor, linkedIds, type Memory, type Scope } from '../document/contract.js';
+import { sep } from 'node:path';
+import { doctorCommandFor, LIMITS, linkedIds, type Memory, type Scope } from '../document/contract.js';
 import { isVaultError, VaultError } from '../errors.js';
-import { scanVault, type ScanEntry, type ScanOptions, type ScanResult } from '../scanner/scan-vault.js';
+import { scanFileBytes, scanVault, type ScanEntry, type ScanOptions, type ScanResult } from '../scanner/scan-vault.js';
+import { openScopeIndex, type ScopeIndex } from '../search/index/index-freshness.js';
+
+export { fullCheckIntervalFrom } from '../search/index/index-freshness.js';
+import type { InvalidRecord } from '../search/index/index-format.js';
 import { assertMemoryId } from '../store/ids.js';
-import { NO_VAULT_HINT, noVaultMessage, type VaultRoots } from '../store/roots.js';
+import { readFileSafe } from '../store/read-file-safe.js';
+import { NO_VAULT_HINT, noVaultMessage, scopeRoot, type VaultRoots } from '../store/roots.js';
 
 /** A memory that links to the one being read. */
 export interface Backlink {
@@ -29,6 +42,16 @@ export interface ReadResult {
   backlinks: Backlink[];
 }
 
+/** Options of {@link readMemory}. */
+export interface ReadOptions extends ScanOptions {
+  /** run the index's full per-file check first (default: the folder check; see docs/concepts.md) */
+  fresh?: boolean | undefined;
+  /** seconds between full checks (default 60; 0 = always; the CLI passes ECC_INDEX_FULL_CHECK_S) */
+  fullCheckIntervalS?: number | undefined;
+}
+
+const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+
 /**
  * Collects the backlinks of `id` among scanned entries.
  *
@@ -38,65 +61,208 @@ export function backlinksOf(id: string, entries: readonly ScanEntry[]): Backlink
   return entries
     .filter((e) => e.memory.id !== id && linkedIds(e.memory).includes(id))
     .map((e) => ({ id: e.memory.id, title: e.memory.title, kind: e.memory.kind, scope: e.scope, status: e.memory.status, path: e.path }))
-    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    .sort(byId);
+}
+
+const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true });
+/** An `id` line (YAML or JSON frontmatter) holding an escape sequence, which may spell the id without its bytes. */
+const ESCAPED_ID_LINE = /^[ \t]*["']?id["']?[ \t]*:[^\n]*\\/m;
+
+/**
+ * True when an invalid or unreadable file could be the memory `id`, so that neither "found" nor
+ * "not found" can be claimed: its name is `<id>.md`; it claims the id (a misplaced or quarantined
+ * memory); it could not be read or is over the size bound; its bytes are not UTF-8, contain the
+ * id, or hold an escape sequence on an `id` line. Reads the file again (bounded).
+ *
+ * @param absPath the file
+ * @param record its diagnostic: code, and the id it claims when it parsed
+ */
+export function couldBeMemory(id: string, absPath: string, record: { code: string; id?: string | undefined }): boolean {
+  const name = absPath.slice(absPath.lastIndexOf(sep) + 1);
+  if (name === `${id}.md` || record.id === id || record.code === 'unreadable' || record.code === 'document-too-large') return true;
+  const read = readFileSafe(absPath, LIMITS.documentMaxBytes);
+  if (!read.ok) return true;
+  if (read.bytes.includes(id)) return true;
+  let text: string;
+  try {
+    text = STRICT_UTF8.decode(read.bytes);
+  } catch {
+    return true;
+  }
+  return ESCAPED_ID_LINE.test(text);
+}
+
+function incomplete(why: string, scopes: readonly Scope[], hint?: string): VaultError {
+  return new VaultError('read-incomplete', `memory lookup is incomplete: ${why}`, {
+    rule: 'fail-closed reads',
+    hint:
+      hint ?? `run \`${doctorCommandFor(scopes)}\` and fix the reported files; a memory cannot be declared missing while a file that may be it is unreadable`,
+  });
+}
+
+function ambiguous(id: string, paths: readonly string[]): VaultError {
+  return new VaultError('ambiguous', `memory ${id} is claimed by ${paths.length} files: ${paths.join(', ')}`, {
+    rule: 'unique ids',
+    hint: 'keep one of them; run `vault doctor` for details',
+  });
+}
+
+function notFound(id: string, scopes: readonly Scope[]): VaultError {
+  return new VaultError('not-found', `memory ${id} was not found in scopes ${scopes.join(', ')}`, {
+    hint: scopes.includes('user') ? 'check the id with `vault search`' : 'check the id with `vault search`, or add --scope user',
+  });
+}
+
+/** A skipped symlink named `<id>.md` may be this very memory: it was never read. */
+function linkedLookalike(id: string, symlinks: readonly string[], scopes: readonly Scope[]): VaultError | undefined {
+  const linked = symlinks.find((p) => p.slice(p.lastIndexOf('/') + 1) === `${id}.md`);
+  return linked === undefined
+    ? undefined
+    : incomplete(`${linked} is a symbolic link, which is never followed`, scopes, 'replace the link with the real file (see `vault doctor`)');
 }
 
 /**
  * Finds one memory by id, fail-closed.
  *
- * Order of answers: an invalid id is refused; an incomplete scan (limits hit, unreadable
- * folders, invalid files in the scanned scopes, a skipped symlink named `<id>.md`) answers
- * `read-incomplete` before any found/not-found decision; two files with the id answer `ambiguous`; none answers `not-found`.
+ * Order of answers: an invalid id is refused; a lookup that could not see a whole scope (a scan
+ * bound, an unreadable folder, a link above or at the scope) or that meets an unreadable or
+ * invalid file that could be this memory ({@link couldBeMemory}), or a skipped symlink named
+ * `<id>.md`, answers `read-incomplete` before any found/not-found decision; two files with the id
+ * answer `ambiguous`; none answers `not-found`.
+ *
+ * Answers from the search index (fresh by the folder check, or the full check with `fresh`; a
+ * file read that differs from the index runs the full check and answers again). With scan
+ * `limits` it scans the files instead (the bounds then apply).
  *
  * @param roots the vault's roots
  * @param id the memory id
- * @param options scopes to search (default project and team)
+ * @param options scopes to search (default project and team), freshness, scan limits
  * @throws VaultError `invalid-input`, `read-incomplete`, `ambiguous`, `not-found`
  */
-export function readMemory(roots: VaultRoots, id: string, options: ScanOptions = {}): ReadResult {
+export function readMemory(roots: VaultRoots, id: string, options: ReadOptions = {}): ReadResult {
   assertMemoryId(id);
-  const scan = scanVault(roots, options);
+  const scopes = options.scopes ?? (['project', 'team'] as Scope[]);
   try {
-    return readFromScan(scan, id);
+    return readAnswer(roots, id, scopes, options);
   } catch (err) {
     // Outside any vault the project and team scopes are empty: say so, with the three ways to have one.
-    if (roots.located === 'none' && isVaultError(err) && err.code === 'not-found' && scan.scopes.some((s) => s !== 'user'))
+    if (roots.located === 'none' && isVaultError(err) && err.code === 'not-found' && scopes.some((s) => s !== 'user'))
       throw new VaultError('not-found', `${err.message}: ${noVaultMessage(roots)}`, { hint: `${NO_VAULT_HINT}; for your own memories add --scope user` });
     throw err;
   }
 }
 
-/** {@link readMemory} over an existing scan result. */
+function readAnswer(roots: VaultRoots, id: string, scopes: readonly Scope[], options: ReadOptions): ReadResult {
+  if (options.limits) return readFromScan(scanVault(roots, options), id);
+  const full = options.fresh === true;
+  try {
+    return readThroughIndex(roots, id, scopes, { full, fullCheckIntervalS: options.fullCheckIntervalS });
+  } catch (err) {
+    if (!(err instanceof StaleIndex)) throw err;
+    return readThroughIndex(roots, id, scopes, { full: true });
+  }
+}
+
+/** A file read during a lookup differs from what the index holds (an in-place write): check every file and look again. */
+class StaleIndex extends Error {
+  override readonly name = 'StaleIndex';
+}
+
+interface IndexedDoc {
+  index: ScopeIndex;
+  path: string;
+  size: number;
+  mtime: number;
+}
+
+/** Reads and checks one indexed memory file in full; a file that no longer matches the index is {@link StaleIndex} (or undefined after a full check). */
+function readIndexed(roots: VaultRoots, d: IndexedDoc, full: boolean): ScanEntry | undefined {
+  const scope = d.index.scope;
+  const segments = d.path.split('/');
+  const absPath = scopeRoot(roots, scope) + sep + segments.join(sep);
+  const read = readFileSafe(absPath, LIMITS.documentMaxBytes);
+  const same = read.ok && read.size === d.size && (d.mtime === -1 || read.mtimeMs === d.mtime);
+  if (!same && !full) throw new StaleIndex(d.path);
+  if (!read.ok) return undefined;
+  const r = scanFileBytes({ scope, path: `${scope}/${d.path}`, absPath, segments }, read.bytes, read.mtimeMs, { secretCheck: true, keepText: false });
+  if (!r.entry && !full) throw new StaleIndex(d.path);
+  return r.entry;
+}
+
+function readThroughIndex(
+  roots: VaultRoots,
+  id: string,
+  scopes: readonly Scope[],
+  freshness: { full: boolean; fullCheckIntervalS?: number | undefined },
+): ReadResult {
+  const opened = scopes.map((scope) => openScopeIndex(roots, scope, { full: freshness.full, fullCheckIntervalS: freshness.fullCheckIntervalS }));
+  const full = opened.every((o) => o.report.check === 'full');
+  for (const { report } of opened) if (!report.complete) throw incomplete(report.incompleteReasons[0] ?? 'a folder could not be read', scopes);
+  for (const { report } of opened) {
+    const linked = linkedLookalike(id, report.symlinks, scopes);
+    if (linked) throw linked;
+  }
+  const found: IndexedDoc[] = [];
+  const linking: IndexedDoc[] = [];
+  for (const { index } of opened) {
+    const invalid: InvalidRecord[] = index.base.invalid.filter((r) => !Object.hasOwn(index.overlay, r.path));
+    const { base, overlay } = index;
+    for (let i = 0; i < base.count; i++) {
+      const isIt = base.id(i) === id;
+      if (!isIt && !base.linksTo(i, id)) continue;
+      const path = base.path(i);
+      if (Object.hasOwn(overlay, path)) continue;
+      (isIt ? found : linking).push({ index, path, size: base.size[i]!, mtime: base.mtime[i]! });
+    }
+    for (const path of Object.keys(overlay)) {
+      const e = overlay[path]!;
+      if ('invalid' in e) invalid.push(e.invalid);
+      else if ('doc' in e) {
+        if (e.doc.id === id) found.push({ index, path, size: e.doc.size, mtime: e.doc.mtime });
+        else if (e.doc.links.includes(id)) linking.push({ index, path, size: e.doc.size, mtime: e.doc.mtime });
+      }
+    }
+    const root = scopeRoot(roots, index.scope);
+    const blocking = invalid
+      .filter((r) => couldBeMemory(id, root + sep + r.path.split('/').join(sep), r))
+      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    if (blocking.length > 0) {
+      const first = blocking[0]!;
+      throw incomplete(`${index.scope}/${first.path} could be memory ${id} but is not a valid memory (${first.code}: ${first.message})`, scopes);
+    }
+  }
+  if (found.length > 1) throw ambiguous(id, found.map((d) => `${d.index.scope}/${d.path}`).sort());
+  const hit = found[0];
+  if (!hit) throw notFound(id, scopes);
+  const entry = readIndexed(roots, hit, full);
+  if (!entry || entry.memory.id !== id) throw incomplete(`${hit.index.scope}/${hit.path} changed while it was read`, scopes, 'run the command again');
+  const backlinks: Backlink[] = [];
+  for (const d of linking) {
+    const e = readIndexed(roots, d, full);
+    if (!e || e.memory.id === id || !linkedIds(e.memory).includes(id)) continue;
+    backlinks.push({ id: e.memory.id, title: e.memory.title, kind: e.memory.kind, scope: e.scope, status: e.memory.status, path: e.path });
+  }
+  return { memory: entry.memory, scope: entry.scope, path: entry.path, absPath: entry.absPath, canonical: entry.canonical, backlinks: backlinks.sort(byId) };
+}
+
+/** {@link readMemory} over an existing scan result (the same rule: only files that could be the memory block it). */
 export function readFromScan(scan: ScanResult, id: string): ReadResult {
-  if (!scan.complete || scan.invalid.length > 0) {
-    const why = !scan.complete ? scan.incompleteReasons[0] : `${scan.invalid.length} invalid file(s), e.g. ${scan.invalid[0]!.path}`;
-    throw new VaultError('read-incomplete', `memory lookup is incomplete: ${why}`, {
-      rule: 'fail-closed reads',
-      hint: `run \`${doctorCommandFor(scan.scopes)}\` and fix the reported files; a memory cannot be declared missing while the vault is not fully readable`,
-    });
+  if (!scan.complete) throw incomplete(scan.incompleteReasons[0] ?? 'the vault could not be read completely', scan.scopes);
+  const blocking = scan.invalid.filter((f) => couldBeMemory(id, f.absPath, f));
+  if (blocking.length > 0) {
+    const first = blocking[0]!;
+    throw incomplete(`${first.path} could be memory ${id} but is not a valid memory (${first.code}: ${first.message})`, scan.scopes);
   }
-  // A skipped symlink named <id>.md may be this very memory: it was never read, so neither
-  // "found" nor "not found" can be claimed.
-  const linked = scan.symlinks.find((p) => p.slice(p.lastIndexOf('/') + 1) === `${id}.md`);
-  if (linked !== undefined) {
-    throw new VaultError('read-incomplete', `memory lookup is incomplete: ${linked} is a symbolic link, which is never followed`, {
-      rule: 'fail-closed reads',
-      hint: 'replace the link with the real file (see `vault doctor`)',
-    });
-  }
+  const linked = linkedLookalike(id, scan.symlinks, scan.scopes);
+  if (linked) throw linked;
   const found = scan.entries.filter((e) => e.memory.id === id);
-  if (found.length > 1) {
-    throw new VaultError('ambiguous', `memory ${id} is claimed by ${found.length} files: ${found.map((e) => e.path).join(', ')}`, {
-      rule: 'unique ids',
-      hint: 'keep one of them; run `vault doctor` for details',
-    });
-  }
+  if (found.length > 1)
+    throw ambiguous(
+      id,
+      found.map((e) => e.path),
+    );
   const entry = found[0];
-  if (!entry) {
-    throw new VaultError('not-found', `memory ${id} was not found in scopes ${scan.scopes.join(', ')}`, {
-      hint: scan.scopes.includes('user') ? 'check the id with `vault search`' : 'check the id with `vault search`, or add --scope user',
-    });
-  }
+  if (!entry) throw notFound(id, scan.scopes);
   return {
     memory: entry.memory,
     scope: entry.scope,

@@ -292,7 +292,7 @@ export async function save(roots: VaultRoots, input: SaveInput, rt: Runtime, opt
 export async function refreshIndexAfterWrite(roots: VaultRoots, scopes: readonly Scope[]): Promise<void> {
   try {
     const { refreshIndex } = await import('../search/index/index-status.js');
-    refreshIndex(roots, { scopes: [...new Set(scopes)] });
+    refreshIndex(roots, { scopes: [...new Set(scopes)], check: 'folders' });
   } catch {
     /* the next search rebuilds or refreshes it */
   }

@@ -203,13 +203,16 @@ function toVaultPath(scope: Scope, root: string, abs: string): string {
  * @param options.stat classify every entry with its own lstat instead of the listing's file
  *   types, and hand each file's size and mtime to `onFile` (one system call per file in total:
  *   the search index's freshness check); an entry gone before its lstat is skipped
+ * @param options.onFolder with `stat`: called for the scope folder and every non-hidden folder
+ *   below it, with its lstat taken before it is listed (the index records these for
+ *   folder-level freshness: a folder whose mtime and inode are unchanged lists the same names)
  */
 export function walkVault(
   roots: VaultRoots,
   scopes: readonly Scope[],
   limits: ScanLimits,
   onFile: (f: WalkedFile) => boolean | void,
-  options: { stat?: boolean } = {},
+  options: { stat?: boolean; onFolder?: (segments: readonly string[], st: Stats) => void } = {},
 ): WalkResult {
   const result: WalkResult = { symlinks: [], strays: [], hiddenSkipped: 0, editorFiles: [], complete: true, incompleteReasons: [] };
   let visited = 0;
@@ -266,6 +269,7 @@ export function walkVault(
           result.hiddenSkipped++;
           continue;
         }
+        if (options.onFolder && typeof entry === 'string') options.onFolder([...segments, name], d as Stats);
         walk(scope, root, abs, depth + 1, [...segments, name]);
         continue;
       }
@@ -303,8 +307,9 @@ export function walkVault(
       incomplete(`a folder above the ${scope} scope is a symbolic link; the scope was not scanned`);
       continue;
     }
+    let st: Stats;
     try {
-      const st = lstatSync(root);
+      st = lstatSync(root);
       if (st.isSymbolicLink()) {
         result.symlinks.push(`${scope}/`);
         incomplete(`the ${scope} scope folder is a symbolic link and was not scanned`);
@@ -313,6 +318,7 @@ export function walkVault(
     } catch {
       continue; // missing scope = empty
     }
+    if (options.onFolder && options.stat) options.onFolder([], st);
     walk(scope, root, root, 0, []);
   }
   return result;

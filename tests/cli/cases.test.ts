@@ -262,7 +262,8 @@ const CASES: CliCase[] = [
   {
     name: 'read --scope user, incomplete: the hint names vault doctor --scope user',
     args: ['read', 'mem_mine', '--scope', 'user'],
-    userFiles: { 'notes/mem_mine.md': doc('mem_mine', 'user'), 'notes/mem_broken.md': 'not a memory\n' },
+    // a broken file that could be the memory (it names the id): an unrelated one would not block the read
+    userFiles: { 'notes/mem_mine.md': doc('mem_mine', 'user'), 'notes/mem_broken.md': 'not a memory, but mentions mem_mine\n' },
     exit: 6,
     stderr: /^error: memory lookup is incomplete/,
     hint: /^hint: run `vault doctor --scope user` and fix/,
@@ -270,7 +271,7 @@ const CASES: CliCase[] = [
   {
     name: 'read, incomplete: the hint names the default scopes',
     args: ['read', 'mem_with_bom'],
-    files: { [notes('mem_broken.md')]: 'not a memory\n' },
+    files: { [notes('mem_with_bom.md')]: 'not a memory\n' },
     exit: 6,
     hint: /^hint: run `vault doctor --scope project --scope team` and fix/,
   },

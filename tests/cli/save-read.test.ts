@@ -117,6 +117,9 @@ describe('vault save / read through the CLI', () => {
     writeFileSync(join(repo, '.ecc/memory/project/notes-broken.md'), 'not a memory');
     mkdirSync(join(repo, '.ecc/memory/project/notes'), { recursive: true });
     writeFileSync(join(repo, '.ecc/memory/project/notes/broken.md'), '---\nid: x\n');
+    // unrelated broken files do not block a lookup; one that holds the id does
+    expect((await runCli(['read', 'mem_missing_one'], { cwd: repo, env })).code).toBe(4);
+    writeFileSync(join(repo, '.ecc/memory/project/notes/broken.md'), '---\nid: mem_missing_one\n');
     const inc = await runCli(['read', 'mem_missing_one'], { cwd: repo, env });
     expect(inc.code).toBe(6);
     expect(inc.stderr).toMatch(/incomplete/);

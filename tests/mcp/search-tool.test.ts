@@ -84,8 +84,8 @@ describe('vault mcp: memory_search', () => {
     expect(new Set(ids(r))).toEqual(new Set([OLDER, HANDOFF]));
     expect(r.diagnostics).toEqual([expect.stringMatching(/^team\/notes\/broken\.md: not a usable memory/)]);
     expect(JSON.stringify(r)).not.toContain('[unclosed');
-    // while a read, which must not claim "missing", fails closed
-    expect((await callError(s, 'memory_read', { id: OLDER })).code).toBe('MEMORY_READ_INCOMPLETE');
+    // a read is not blocked by a malformed file that cannot be the memory asked for
+    expect((await callOk(s, 'memory_read', { id: OLDER })).memory.id).toBe(OLDER);
   });
 
   it('never returns a credential from a file already in the vault: search, read, doctor and resources', async () => {

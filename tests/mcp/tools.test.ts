@@ -245,7 +245,8 @@ describe('vault mcp: tools through the SDK client', () => {
   it('answers MEMORY_READ_INCOMPLETE, not "not found", when the vault holds a malformed file', async () => {
     const repo = repoWithFixtures();
     mkdirSync(join(repo, '.ecc/memory/team/notes'), { recursive: true });
-    writeFileSync(join(repo, '.ecc/memory/team/notes/broken.md'), '---\nid: "mem_broken_file"\ntitle: [unclosed\n');
+    // a malformed file that holds both ids looked up (an unrelated one would not block them)
+    writeFileSync(join(repo, '.ecc/memory/team/notes/broken.md'), `---\nid: "mem_not_there_at_all"\nlinks: ["${OLDER}"]\ntitle: [unclosed\n`);
     const s = await startMcp(repo, cliEnv({ ECC_MEMORY_HARNESS: 'claude' }));
     for (const id of ['mem_not_there_at_all', OLDER]) {
       const e = await callError(s, 'memory_read', { id });

@@ -71,11 +71,11 @@ describe('an Obsidian-edited vault, end to end', () => {
     expect(after).toEqual({ ...before, canonical: true });
     expect(readFileSync(join(vault, OBSIDIAN_EDITED[0]!), 'utf8')).toContain('target_harnesses: ["claude"]\n');
 
-    // doctor again: no errors and nothing non-canonical; fmt rewrote two files, so the search
-    // index is reported stale until the next search refreshes it, after which --strict is clean
+    // doctor again: no errors and nothing non-canonical; fmt rewrote two files, and the read just
+    // after it went through the index, found its file changed and refreshed the index
     const d2 = await run('doctor', '--json');
     expect(d2.code).toBe(0);
-    expect(d2.json().problems.map((p: Problem) => [p.severity, p.code])).toEqual([['warning', 'index-stale']]);
+    expect(d2.json().problems.map((p: Problem) => [p.severity, p.code])).toEqual([]);
     expect((await run('search', 'redis', '--json')).code).toBe(0);
     const d3 = await run('doctor', '--strict', '--json');
     expect(d3.json().problems).toEqual([]);

@@ -158,8 +158,8 @@ describe('vault share', () => {
     expect(readFileSync(projectFile).equals(bytes)).toBe(true);
     expect(readdirSync(elsewhere)).toEqual([]);
     rmSync(join(repo, '.ecc/memory/team/facts'));
-    // an invalid file anywhere in project/team: fail-closed, nothing moves
-    put(repo, 'team/notes/mem_broken.md', '---\nid: nope\n');
+    // an invalid file in project/team that could be this memory: fail-closed, nothing moves
+    put(repo, 'team/notes/mem_broken.md', `---\nid: ${saved.id}\n`);
     const incomplete = await runCli(['share', saved.id], { cwd: repo, env });
     expect(incomplete.code).toBe(6);
     expect(readFileSync(projectFile).equals(bytes)).toBe(true);

@@ -35,9 +35,11 @@ describe('fail-closed reads', () => {
     // a symlink alone does not make reads incomplete (it is reported by doctor)
     symlinkSync('/etc/hostname', join(repo, '.ecc/memory/team/notes/mem_fc_link.md'));
     expect((await runCli(['read', 'mem_fc_one'], { cwd: repo, env })).code).toBe(0);
-    // an invalid file: neither "found" nor "not found" can be trusted
+    // an invalid file that holds the id: neither "found" nor "not found" can be trusted for it;
+    // an unrelated read is not blocked
     put(repo, 'project/notes/mem_fc_broken.md', '---\nid: "mem_fc_missing"\n');
-    for (const id of ['mem_fc_one', 'mem_fc_missing']) {
+    expect((await runCli(['read', 'mem_fc_one'], { cwd: repo, env })).code).toBe(0);
+    for (const id of ['mem_fc_missing']) {
       const r = await runCli(['read', id, '--json'], { cwd: repo, env });
       expect(r.code).toBe(6);
       const err = JSON.parse(r.stdout).error;
@@ -94,6 +96,62 @@ describe('fail-closed reads', () => {
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, problems: [], counts: { ignored: 7, memories: 1 } });
   });
+});
+
+describe('read precision (property)', () => {
+  type Bad = { name: string; text: string | Buffer; holds: boolean };
+  const ID = 'mem_prop_target';
+  const MISSING = 'mem_prop_absent';
+  const junk = fc
+    .array(fc.constantFrom('alpha', 'title: [x', '---', 'kind: note', 'id: "mem_other_one"', 'body', '\n'), { maxLength: 6 })
+    .map((w) => w.join('\n'));
+  /** an invalid file that could be memory `id`, in one of the ways the rule lists */
+  const holding = (id: string): fc.Arbitrary<Bad> =>
+    fc.oneof(
+      junk.map((j) => ({ name: `${id}.md`, text: `---\n${j}`, holds: true })),
+      junk.map((j) => ({ name: 'claims.md', text: `---\nid: "${id}"\ntitle: [unclosed\n${j}`, holds: true })),
+      junk.map((j) => ({ name: 'mentions.md', text: `${j}\nsee ${id}\n`, holds: true })),
+      junk.map((j) => ({ name: 'escaped.md', text: `---\nid: "mem\\u005fprop"\n${j}`, holds: true })),
+      junk.map((j) => ({ name: 'binary.md', text: Buffer.concat([Buffer.from(`---\n${j}`), Buffer.from([0xff, 0xfe, 0x00])]), holds: true })),
+    );
+  const unrelated: fc.Arbitrary<Bad> = junk.map((j) => ({ name: 'unrelated.md', text: `---\n${j}\n`, holds: false }));
+
+  it('"incomplete" exactly when an invalid file could be the memory asked for; unrelated broken files never block', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.oneof(holding(ID), holding(MISSING), unrelated), { maxLength: 4 }), async (bads) => {
+        const repo = gitRepo();
+        put(repo, `team/notes/${ID}.md`, memoryText({ id: ID }, 'The target.'));
+        for (const [i, b] of bads.entries()) put(repo, `team/notes/b${i}/${b.name}`, b.text);
+        const roots = rootsOf(repo);
+        const blocks = (id: string) =>
+          bads.some((b) => b.holds && (b.name.startsWith(id) || (typeof b.text === 'string' ? b.text.includes(id) || b.text.includes('\\u005f') : true)));
+        const outcome = (id: string) => {
+          try {
+            readMemory(roots, id, { scopes: ['team'] });
+            return 'found';
+          } catch (err) {
+            return (err as { code: string }).code;
+          }
+        };
+        expect(outcome(ID)).toBe(blocks(ID) ? 'read-incomplete' : 'found');
+        expect(outcome(MISSING)).toBe(blocks(MISSING) ? 'read-incomplete' : 'not-found');
+        // the scan-based lookup (MCP) applies the same rule
+        const { readFromScan } = await import('../../src/operations/read.js');
+        const scan = scanVault(roots, { scopes: ['team'] });
+        const viaScan = (id: string) => {
+          try {
+            readFromScan(scan, id);
+            return 'found';
+          } catch (err) {
+            return (err as { code: string }).code;
+          }
+        };
+        expect(viaScan(ID)).toBe(outcome(ID));
+        expect(viaScan(MISSING)).toBe(outcome(MISSING));
+      }),
+      { numRuns: 15 },
+    );
+  }, 60_000);
 });
 
 describe('scanner fast path', () => {

@@ -23,10 +23,10 @@ export interface ReadArgs extends GlobalArgs {
  * @throws VaultError `not-found`, `ambiguous`, `read-incomplete`, `invalid-input` (a malformed id)
  */
 export async function runRead(ctx: CliContext, argv: ReadArgs): Promise<void> {
-  const { readMemory } = await import('../../operations/read.js');
+  const { readMemory, fullCheckIntervalFrom } = await import('../../operations/read.js');
   const roots = await rootsFor(ctx, argv);
   const scopes = argv.scope?.length ? [...new Set(argv.scope)] : (['project', 'team'] as Scope[]);
-  const r = readMemory(roots, String(argv.id), { scopes });
+  const r = readMemory(roots, String(argv.id), { scopes, fullCheckIntervalS: fullCheckIntervalFrom(ctx.io.runtime.env.ECC_INDEX_FULL_CHECK_S) });
   if (argv.json) {
     const m = r.memory;
     // the file's own field names (snake_case, in file order); the camelCase keys of earlier

@@ -25,9 +25,11 @@ export interface SearchArgs extends GlobalArgs {
   tag?: string[];
   status?: Status[];
   'target-harness'?: string;
+  'source-harness'?: string;
   since?: string;
   until?: string;
   limit?: number;
+  fresh?: boolean;
 }
 
 /**
@@ -39,13 +41,13 @@ export interface SearchArgs extends GlobalArgs {
  *   whatever `searchMemories` throws (invalid filter values, unreadable vault)
  */
 export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void> {
-  for (const flag of ['target-harness', 'since', 'until', 'limit'] as const) {
+  for (const flag of ['target-harness', 'source-harness', 'since', 'until', 'limit'] as const) {
     if (Array.isArray(argv[flag])) usageError(`--${flag} may be given only once`);
   }
   // one wording and one exit code (usage, 2) for every bad --limit: `abc`, `0`, `1.5`, `101`
   if (argv.limit !== undefined && !(Number.isInteger(argv.limit) && argv.limit >= 1 && argv.limit <= 100))
     usageError('--limit must be a whole number from 1 to 100', 'e.g. --limit 20');
-  const { searchMemories } = await import('../../search/query/search-memories.js');
+  const { searchMemories, fullCheckIntervalFrom } = await import('../../search/query/search-memories.js');
   const roots = await rootsFor(ctx, argv);
   const query = (argv.query ?? []).map(String).join(' ');
   const options: SearchOptions = {
@@ -54,9 +56,12 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
     tags: argv.tag,
     statuses: argv.status?.length ? argv.status : undefined,
     targetHarness: argv['target-harness'],
+    sourceHarness: argv['source-harness'],
     since: argv.since,
     until: argv.until,
     limit: argv.limit,
+    fresh: argv.fresh === true,
+    fullCheckIntervalS: fullCheckIntervalFrom(ctx.io.runtime.env.ECC_INDEX_FULL_CHECK_S),
   };
   const progress = await indexProgress(ctx);
   let response: SearchResponse;

@@ -19,9 +19,11 @@ export const searchCommand = (ctx: CliContext) => ({
       .option('tag', { type: 'string', array: true, describe: 'only memories with every one of these tags (repeatable)' })
       .option('status', { type: 'string', array: true, choices: [...SEARCH_STATUS_CHOICES], describe: 'only these statuses (default active)' })
       .option('target-harness', { type: 'string', describe: 'only memories meant for this harness (or for all)' })
+      .option('source-harness', { type: 'string', describe: 'only memories written by this harness (source_harness)' })
       .option('since', { type: 'string', describe: 'updated at or after (YYYY-MM-DD or ISO-8601)' })
       .option('until', { type: 'string', describe: 'updated at or before (YYYY-MM-DD or ISO-8601)' })
       .option('limit', { type: 'number', describe: 'results to show, 1..100 (default 20)' })
+      .option('fresh', { type: 'boolean', describe: 'check every file before answering, not only the folders (see docs/concepts.md)' })
       .example('$0 search "auth session redis"', 'best matches in project and team')
       .example('$0 search --kind decision --since 2026-07-01', 'recent decisions, newest first')
       .epilog(

@@ -57,14 +57,45 @@ function spacedTerms(text: string, out: string[]): void {
   }
 }
 
+/** Text of ASCII characters only: folding is lowercasing, and no word is in an unspaced script. */
+const ASCII_TEXT = /^[\x00-\x7f]*$/;
+/** {@link WORD} restricted to ASCII (letters and digits are the only \p{L}\p{N} there, no \p{M}); not a Unicode regex, so faster. */
+const ASCII_WORD_RUN = /[a-z0-9]+(?:'[a-z0-9]+)*(?:[_\-./:@#+~\\]+[a-z0-9]+(?:'[a-z0-9]+)*)*/g;
+const ASCII_SEPARATOR = /[_\-./:@#+~\\]+/;
+const ASCII_POSSESSIVE = /'s(?=$|[_\-./:@#+~\\])/g;
+
+/** {@link spacedTerms} for lowercased ASCII text: the same words, with ASCII-only expressions. */
+function asciiTerms(text: string, out: string[]): void {
+  for (const m of text.matchAll(ASCII_WORD_RUN)) {
+    let w = m[0];
+    if (w.includes("'")) w = w.replace(ASCII_POSSESSIVE, '').replaceAll("'", '');
+    if (ASCII_SEPARATOR.test(w)) {
+      out.push(w.length > MAX_TERM_CHARS ? w.slice(0, MAX_TERM_CHARS) : w);
+      for (const p of w.split(ASCII_SEPARATOR)) if (p) wordTerm(p, out);
+    } else if (w) wordTerm(w, out);
+  }
+}
+
 /**
  * Splits text into search terms (folded, stemmed, stop words dropped), in order and with
- * repetitions, so callers can count term frequencies.
+ * repetitions, so callers can count term frequencies. ASCII text takes a fast path (lowercasing
+ * and ASCII-only expressions) that gives exactly the terms of the general path
+ * ({@link tokenizeGeneral}; a property test holds them equal).
  *
  * @param text any text (title, body, query); length is not limited
  * @returns the terms; empty for text with no words
  */
 export function tokenize(text: string): string[] {
+  if (ASCII_TEXT.test(text)) {
+    const out: string[] = [];
+    asciiTerms(text.toLowerCase(), out);
+    return out;
+  }
+  return tokenizeGeneral(text);
+}
+
+/** {@link tokenize} without the ASCII fast path: Unicode folding and expressions for any text. */
+export function tokenizeGeneral(text: string): string[] {
   const out: string[] = [];
   const folded = foldText(text);
   if (!UNSPACED.test(folded)) {

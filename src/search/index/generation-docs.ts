@@ -8,7 +8,7 @@ import { KINDS, STATUSES, kindFolder, type Scope } from '../../document/contract
 import { BUCKET_COUNT, FIELDS, IndexUnusable, type DocRecord, type InvalidRecord, type StoredDocs } from './index-format.js';
 
 /** The columns of docs.json without the header fields. */
-export type DocColumns = Pick<StoredDocs, 'path' | 'id' | 'kind' | 'status' | 'tags' | 'targets' | 'updated' | 'size' | 'mtime' | 'len' | 'invalid'>;
+export type DocColumns = Pick<StoredDocs, 'path' | 'id' | 'kind' | 'status' | 'tags' | 'targets' | 'source' | 'links' | 'updated' | 'size' | 'mtime' | 'len' | 'invalid' | 'ordered'>;
 
 /**
  * Orders two scope-relative paths as the walk visits them: folder by folder, names in UTF-16
@@ -49,6 +49,8 @@ export function toColumns(docs: readonly DocRecord[], invalid: InvalidRecord[]):
     status: docs.map((d) => STATUSES.indexOf(d.status)),
     tags: docs.map((d) => d.tags),
     targets: docs.map((d) => d.targets),
+    source: docs.map((d) => d.source),
+    links: docs.map((d) => d.links),
     updated: docs.map((d) => d.updated),
     size: docs.map((d) => d.size),
     mtime: docs.map((d) => d.mtime),
@@ -88,7 +90,7 @@ export class GenerationDocs {
   ) {
     const c = columns;
     const n = Array.isArray(c.id) ? c.id.length : -1;
-    const cols = [c.path, c.kind, c.status, c.tags, c.targets, c.updated, c.size, c.mtime];
+    const cols = [c.path, c.kind, c.status, c.tags, c.targets, c.source, c.links, c.updated, c.size, c.mtime];
     if (
       n < 0 ||
       cols.some((col) => !Array.isArray(col) || col.length !== n) ||
@@ -109,6 +111,8 @@ export class GenerationDocs {
         typeof c.id[i] !== 'string' ||
         !Array.isArray(c.tags[i]) ||
         !Array.isArray(c.targets[i]) ||
+        !Array.isArray(c.links[i]) ||
+        typeof c.source[i] !== 'string' ||
         typeof c.updated[i] !== 'number' ||
         typeof c.size[i] !== 'number' ||
         typeof c.mtime[i] !== 'number'
@@ -123,6 +127,17 @@ export class GenerationDocs {
     this.mtime = c.mtime;
     this.invalid = c.invalid;
     this.records = new Array<DocRecord | undefined>(n);
+    if (c.ordered === true) this.ordered = true;
+  }
+
+  /** Document `i`'s id (no record built). */
+  id(i: number): string {
+    return this.columns.id[i]!;
+  }
+
+  /** Whether document `i` links to `id` (no record built). */
+  linksTo(i: number, id: string): boolean {
+    return this.columns.links[i]!.includes(id);
   }
 
   /** Document `i`'s path below the scope folder. */
@@ -145,6 +160,8 @@ export class GenerationDocs {
         status: STATUSES[c.status[i]!]!,
         tags: c.tags[i]!,
         targets: c.targets[i]!,
+        source: c.source[i]!,
+        links: c.links[i]!,
         updated: c.updated[i]!,
         size: c.size[i]!,
         mtime: c.mtime[i]!,
@@ -156,7 +173,9 @@ export class GenerationDocs {
 
   /**
    * The number of the document at `path`, or -1. A binary search when the documents are in walk
-   * order (as every generation is written); checked once, with a table of paths as the fallback.
+   * order (as every generation is written, and says so with `ordered`); else checked once, with a
+   * table of paths as the fallback (checking splits every path: a search that meets any overlay
+   * entry would otherwise pay for it).
    */
   numberOf(path: string): number {
     if (this.ordered === undefined) {

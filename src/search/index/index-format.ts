@@ -19,7 +19,7 @@ import type { Diagnostic } from '../../diagnostics.js';
 import type { Kind, Scope, Status } from '../../document/contract.js';
 
 /** Bumped whenever the files' shape or the tokenizer changes: an index of another format is rebuilt. */
-export const INDEX_FORMAT_VERSION = 8;
+export const INDEX_FORMAT_VERSION = 10;
 /** Number of term buckets in a generation. */
 export const BUCKET_COUNT = 128;
 /** MiniSearch fields, in field-id order. */
@@ -39,6 +39,10 @@ export interface DocRecord {
   status: Status;
   tags: string[];
   targets: string[];
+  /** source_harness: who wrote it */
+  source: string;
+  /** ids this memory links to (frontmatter links and body wikilinks): `vault read`'s backlinks */
+  links: string[];
   /** updated_at in ms since the epoch */
   updated: number;
   /** file size in bytes */
@@ -72,6 +76,15 @@ export interface InvalidRecord extends Diagnostic {
 /** One overlay entry: the file now holds this memory, is invalid, or is gone. */
 export type OverlayEntry = { doc: OverlayDoc } | { invalid: InvalidRecord } | { deleted: true };
 
+/** A folder's fingerprint (lstat, taken before it was listed); mtime -1: re-list it on the next check. */
+export interface FolderRecord {
+  mtime: number;
+  ino: number;
+}
+
+/** The full per-file check runs when the last one is older than this (`ECC_INDEX_FULL_CHECK_S` overrides; 0 = always). */
+export const FULL_CHECK_INTERVAL_S = 60;
+
 /** state.json */
 export interface IndexState {
   format: number;
@@ -82,6 +95,15 @@ export interface IndexState {
   generation: string;
   /** path → what changed since the generation was built */
   overlay: Record<string, OverlayEntry>;
+  /**
+   * Folder-level freshness: the scope folder (`""`) and every folder below it (`decisions`,
+   * `notes/2026`), as of the last check. Empty when that check could not see the whole scope.
+   */
+  folders: Record<string, FolderRecord>;
+  /** when the last full per-file check ran (ms since the epoch, the caller's clock); -1 = never trusted */
+  fullCheckAt: number;
+  /** symbolic links the last full check found (vault-relative), reported by every search */
+  symlinks: string[];
 }
 
 /** docs.json, as stored (columns keep it small and fast to parse). */
@@ -100,12 +122,16 @@ export interface StoredDocs {
   status: number[];
   tags: string[][];
   targets: string[][];
+  source: string[];
+  links: string[][];
   updated: number[];
   size: number[];
   mtime: number[];
   /** FIELDS.length numbers per document */
   len: number[];
   invalid: InvalidRecord[];
+  /** true when the documents are in walk order (as every build writes them): lookups by path binary-search without checking the order first */
+  ordered?: boolean;
 }
 
 /** Why an index (or one of its files) could not be used: it is then rebuilt from the files, never trusted. */

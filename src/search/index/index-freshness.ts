@@ -1,19 +1,31 @@
 /**
- * Keeps one scope's index fresh. Every use starts with a cheap check, a directory listing plus one
- * lstat per file (through the scanner's walk, so symlinks and hidden folders are treated exactly
- * as the scanner treats them), compared with the fingerprints (size, mtime) in the index. Only the
- * files that differ are re-read: they go into the overlay in state.json, which is rewritten
+ * Keeps one scope's index fresh. Two checks, both compared with what the index recorded:
+ *
+ * - The folder check (the default for search and read): one lstat per folder of the scope. A
+ *   folder whose mtime and inode are unchanged (and was outside the racy window when recorded)
+ *   lists the same names, so its files are trusted without a stat; a changed folder is listed
+ *   again and its files checked one lstat each (new names read, missing ones dropped, a name
+ *   replaced by another file, as git checkout does, re-read). A new subfolder, a symbolic
+ *   link, a vanished folder or an unknown entry type falls back to the full check. What this
+ *   cannot see is an in-place write (same name, same folder); docs/concepts.md says for how long.
+ * - The full check: a directory listing plus one lstat per file (through the scanner's walk, so
+ *   symlinks and hidden folders are treated exactly as the scanner treats them). It runs when
+ *   asked (`vault index`, `vault search --fresh`), when the folder check cannot decide, and when
+ *   the last one is older than the full-check interval.
+ *
+ * Only the files that differ are re-read: they go into the overlay in state.json, which is rewritten
  * atomically. A missing, unreadable, old-format or foreign index is rebuilt from the files; when the
  * overlay grows past a few percent of the vault the generation is rebuilt (compaction). When the
  * index folder cannot be written, the fresh index is kept in memory and the search still answers.
  */
-import { lstatSync } from 'node:fs';
+import { lstatSync, readdirSync, type Stats } from 'node:fs';
+import { sep } from 'node:path';
 import type { Scope } from '../../document/contract.js';
-import { processIds, type ProcessIds } from '../../io/runtime.js';
-import { DEFAULT_SCAN_LIMITS, walkVault, type WalkedFile } from '../../scanner/scan-vault.js';
-import { scopeRoot, type VaultRoots } from '../../store/roots.js';
+import { processIds, systemClock, type ProcessIds } from '../../io/runtime.js';
+import { DEFAULT_SCAN_LIMITS, isEditorFile, walkVault, type WalkedFile } from '../../scanner/scan-vault.js';
+import { guardedDirs, scopeRoot, type VaultRoots } from '../../store/roots.js';
 import { buildGeneration, type BuiltGeneration, type ProgressFn, type StatFile } from './index-build.js';
-import { RACY_WINDOW_MS, type IndexState, type OverlayEntry } from './index-format.js';
+import { FULL_CHECK_INTERVAL_S, RACY_WINDOW_MS, type FolderRecord, type IndexState, type OverlayEntry } from './index-format.js';
 import { BucketReader } from './postings.js';
 import { GenerationDocs, compareWalkOrder, toColumns } from './generation-docs.js';
 import { indexDirFor } from '../../store/layout.js';
@@ -66,6 +78,8 @@ export interface FreshnessReport {
   symlinks: string[];
   complete: boolean;
   incompleteReasons: string[];
+  /** which check ran: every file's fingerprint, or only the folders' */
+  check: 'full' | 'folders';
 }
 
 /** Options of {@link openScopeIndex}. */
@@ -75,6 +89,17 @@ export interface OpenOptions {
   onProgress?: ProgressFn | undefined;
   /** names of temporary files and generations (default: this process) */
   ids?: ProcessIds | undefined;
+  /** check every file's fingerprint (default: only the folders', see the module comment) */
+  full?: boolean | undefined;
+  /** run the full check when the last one is older than this many seconds (default 60; 0 = always) */
+  fullCheckIntervalS?: number | undefined;
+  /** the current time in ms since the epoch, for the interval (default: the system clock) */
+  now?: number | undefined;
+}
+
+/** Reads a full-check interval as `ECC_INDEX_FULL_CHECK_S` gives it: whole seconds ≥ 0, else the default. */
+export function fullCheckIntervalFrom(value: string | undefined): number {
+  return value !== undefined && /^\d{1,9}$/.test(value.trim()) ? Number(value.trim()) : FULL_CHECK_INTERVAL_S;
 }
 
 interface CacheEntry {
@@ -108,9 +133,20 @@ function bucketLoader(dir: string, entry: CacheEntry): (b: number) => BucketRead
   };
 }
 
+/** What {@link listScopeFiles} found. */
+export interface ScopeListing {
+  files: StatFile[];
+  symlinks: string[];
+  complete: boolean;
+  incompleteReasons: string[];
+  /** every folder listed (`""` = the scope folder), with its lstat taken before it was listed */
+  folders: Map<string, Stats>;
+}
+
 /** Lists the scope's files with their stat fingerprints (one lstat per entry, from the walk itself). */
-export function listScopeFiles(roots: VaultRoots, scope: Scope): { files: StatFile[]; symlinks: string[]; complete: boolean; incompleteReasons: string[] } {
+export function listScopeFiles(roots: VaultRoots, scope: Scope): ScopeListing {
   const files: StatFile[] = [];
+  const folders = new Map<string, Stats>();
   const prefix = scope.length + 1;
   const walk = walkVault(
     roots,
@@ -119,9 +155,127 @@ export function listScopeFiles(roots: VaultRoots, scope: Scope): { files: StatFi
     (f: WalkedFile) => {
       files.push({ file: f, rel: f.path.slice(prefix), size: f.size!, mtime: f.mtimeMs! });
     },
-    { stat: true },
+    { stat: true, onFolder: (segments, st) => folders.set(segments.join('/'), st) },
   );
-  return { files, symlinks: walk.symlinks, complete: walk.complete, incompleteReasons: walk.incompleteReasons };
+  return { files, symlinks: walk.symlinks, complete: walk.complete, incompleteReasons: walk.incompleteReasons, folders };
+}
+
+/** Folder records for state.json; a folder changed within the racy window is marked to be listed again. */
+function folderRecords(folders: ReadonlyMap<string, Stats>, fsNow: number): Record<string, FolderRecord> {
+  const out: Record<string, FolderRecord> = {};
+  for (const [rel, st] of folders) out[rel] = { mtime: st.mtimeMs > fsNow - RACY_WINDOW_MS ? -1 : st.mtimeMs, ino: st.ino };
+  return out;
+}
+
+/** What {@link checkFolders} found: the same shape as a full diff, plus the folders to record. */
+interface FolderCheck extends FileDiff {
+  /** folders listed again, with their new lstat */
+  relisted: Map<string, Stats>;
+}
+
+/** A walked file built from a scope-relative path (the folder check has no walk). */
+function walkedFile(scope: Scope, root: string, rel: string, st: Stats): StatFile {
+  const segments = rel.split('/');
+  const file: WalkedFile = { scope, path: `${scope}/${rel}`, absPath: root + sep + segments.join(sep), segments, size: st.size, mtimeMs: st.mtimeMs };
+  return { file, rel, size: st.size, mtime: st.mtimeMs };
+}
+
+const folderOf = (rel: string): string => {
+  const i = rel.lastIndexOf('/');
+  return i < 0 ? '' : rel.slice(0, i);
+};
+
+/**
+ * The folder check (see the module comment). Returns undefined when it cannot decide and the full
+ * check must run: a recorded folder is gone or no longer a real folder, a folder above the scope
+ * is a link, a listed folder holds a new subfolder, a symbolic link or an entry of unknown type.
+ */
+function checkFolders(roots: VaultRoots, scope: Scope, root: string, state: IndexState, base: BaseDocs): FolderCheck | undefined {
+  const records = Object.entries(state.folders);
+  if (records.length === 0 || !Object.hasOwn(state.folders, '')) return undefined;
+  for (const dir of guardedDirs(roots, scope).slice(0, -1)) {
+    const st = lstatSync(dir, { throwIfNoEntry: false });
+    if (!st || st.isSymbolicLink()) return undefined;
+  }
+  const relisted = new Map<string, Stats>();
+  for (const [rel, rec] of records) {
+    const st = lstatSync(rel === '' ? root : root + sep + rel.split('/').join(sep), { throwIfNoEntry: false });
+    if (!st?.isDirectory()) return undefined;
+    if (rec.mtime === -1 || st.mtimeMs !== rec.mtime || st.ino !== rec.ino) relisted.set(rel, st);
+  }
+  // every file the index knows, with its fingerprint: the generation, then the overlay on top
+  const known = new Map<string, { size: number; mtime: number; inBase: boolean }>();
+  const racy: string[] = [];
+  const consider = (path: string, size: number, mtime: number, inBase: boolean) => {
+    if (relisted.size > 0 && relisted.has(folderOf(path))) known.set(path, { size, mtime, inBase });
+    else if (mtime === -1) racy.push(path);
+  };
+  for (let i = 0; i < base.count; i++) {
+    if (relisted.size > 0 || base.mtime[i] === -1) {
+      const p = base.path(i);
+      if (!(p in state.overlay)) consider(p, base.size[i]!, base.mtime[i]!, true);
+    }
+  }
+  for (const r of base.invalid) if (!(r.path in state.overlay)) consider(r.path, r.size, r.mtime, true);
+  for (const p in state.overlay) {
+    const e = state.overlay[p]!;
+    const rec = 'doc' in e ? e.doc : 'invalid' in e ? e.invalid : undefined;
+    if (rec) consider(p, rec.size, rec.mtime, base.numberOf(p) >= 0 || base.invalid.some((r) => r.path === p));
+  }
+  const changed: StatFile[] = [];
+  const knownFlags: boolean[] = [];
+  const removed: string[] = [];
+  const check = (rel: string, st: Stats | undefined, cur: { size: number; mtime: number } | undefined) => {
+    if (!st) {
+      if (cur) removed.push(rel);
+      return;
+    }
+    if (cur && cur.mtime !== -1 && cur.size === st.size && cur.mtime === st.mtimeMs) return;
+    changed.push(walkedFile(scope, root, rel, st));
+    knownFlags.push(cur !== undefined);
+  };
+  for (const [rel] of relisted) {
+    const abs = rel === '' ? root : root + sep + rel.split('/').join(sep);
+    let entries;
+    try {
+      entries = readdirSync(abs, { withFileTypes: true });
+    } catch {
+      return undefined;
+    }
+    const listed = new Set<string>();
+    for (const e of entries) {
+      const child = rel === '' ? e.name : `${rel}/${e.name}`;
+      if (e.isSymbolicLink()) return undefined;
+      if (e.name.startsWith('.')) continue;
+      if (e.isDirectory()) {
+        if (!Object.hasOwn(state.folders, child)) return undefined;
+        continue;
+      }
+      if (!e.isFile()) {
+        if (e.isFIFO() || e.isSocket() || e.isBlockDevice() || e.isCharacterDevice()) continue;
+        return undefined; // the file system did not say what it is
+      }
+      if (!e.name.endsWith('.md') || isEditorFile(e.name)) continue;
+      listed.add(child);
+      // every file of a changed folder is checked: git checkout and rename-saving editors replace
+      // a file under the same name, which only its own stat shows
+      const cur = known.get(child);
+      const st = lstatSync(abs + sep + e.name, { throwIfNoEntry: false });
+      if (st && !st.isFile()) return undefined;
+      check(child, st, cur);
+    }
+    for (const [p] of known) if (folderOf(p) === rel && !listed.has(p)) removed.push(p);
+  }
+  for (const p of racy) {
+    const st = lstatSync(root + sep + p.split('/').join(sep), { throwIfNoEntry: false });
+    if (st && !st.isFile()) return undefined;
+    check(p, st, known.get(p) ?? { size: -2, mtime: -1 });
+  }
+  // removed paths that only the overlay knew are dropped from it; generation paths become deletions
+  const inBaseSet = new Set<string>();
+  for (const [p, k] of known) if (k.inBase) inBaseSet.add(p);
+  for (const p of racy) if (base.numberOf(p) >= 0 || base.invalid.some((r) => r.path === p)) inBaseSet.add(p);
+  return { changed, known: knownFlags, removed, inBase: inBaseSet, relisted };
 }
 
 /** Overlay entries beyond this many mean a rebuild is cheaper than carrying them on every search. */
@@ -142,14 +296,23 @@ function rebuild(
   dir: string,
   scope: Scope,
   root: string,
-  files: StatFile[],
+  listing: ScopeListing,
+  checkedAt: number,
   previous: string | undefined,
   onProgress: ProgressFn | undefined,
   ids: ProcessIds,
 ): { entry: CacheEntry; persisted: boolean; refreshedAt: number | undefined; state: IndexState } {
-  const built = buildGeneration(scope, files, () => safeNow(dir, ids), onProgress);
+  const built = buildGeneration(scope, listing.files, () => safeNow(dir, ids), onProgress);
   const generation = newGeneration(ids);
-  const state: IndexState = { format: INDEX_FORMAT_VERSION, schema: SCHEMA_VERSION, scope, root, generation, overlay: {} };
+  const state: IndexState = {
+    format: INDEX_FORMAT_VERSION,
+    schema: SCHEMA_VERSION,
+    scope,
+    root,
+    generation,
+    overlay: {},
+    ...walkRecords(listing, checkedAt, safeNow(dir, ids)),
+  };
   try {
     ensureIndexDir(dir, ids);
     writeGeneration(dir, generation, scope, built.docs, built.invalid, built.bucket, ids);
@@ -169,17 +332,36 @@ function rebuild(
   }
 }
 
+/** What a full check records in state.json: the folders (only when it saw the whole scope), its time, the links. */
+function walkRecords(listing: ScopeListing, checkedAt: number, fsNow: number): Pick<IndexState, 'folders' | 'fullCheckAt' | 'symlinks'> {
+  return listing.complete
+    ? { folders: folderRecords(listing.folders, fsNow), fullCheckAt: checkedAt, symlinks: listing.symlinks }
+    : { folders: {}, fullCheckAt: -1, symlinks: listing.symlinks };
+}
+
 /**
- * Opens one scope's index, fresh: checks every file's fingerprint, re-reads what changed, and
- * rebuilds when the index is missing or unusable. Never throws for a bad index or a bad file.
+ * Opens one scope's index, fresh: by default the folder check (see the module comment), the full
+ * per-file check when asked (`full`), when the folder check cannot decide, or when the last full
+ * check is older than `fullCheckIntervalS`; re-reads what changed, and rebuilds when the index is
+ * missing or unusable. Never throws for a bad index or a bad file.
  *
- * @returns the index and a report of what was done
+ * @returns the index and a report of what was done (`report.check` says which check ran)
  */
 export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOptions = {}): { index: ScopeIndex; report: FreshnessReport } {
   const dir = indexDirFor(roots, scope);
   const root = scopeRoot(roots, scope);
   const ids = options.ids ?? processIds;
-  const listing = listScopeFiles(roots, scope);
+  const nowMs = options.now ?? systemClock.nowMs();
+  const intervalS = options.fullCheckIntervalS ?? FULL_CHECK_INTERVAL_S;
+  let listing: ScopeListing | undefined;
+  const list = (): ScopeListing => {
+    listing ??= listScopeFiles(roots, scope);
+    report.check = 'full';
+    report.symlinks = listing.symlinks;
+    report.complete = listing.complete;
+    report.incompleteReasons = listing.incompleteReasons;
+    return listing;
+  };
   const report: FreshnessReport = {
     scope,
     action: 'fresh',
@@ -187,9 +369,10 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
     changed: 0,
     removed: 0,
     persisted: true,
-    symlinks: listing.symlinks,
-    complete: listing.complete,
-    incompleteReasons: listing.incompleteReasons,
+    symlinks: [],
+    complete: true,
+    incompleteReasons: [],
+    check: 'folders',
   };
   const finish = (entry: CacheEntry, state: IndexState, persisted: boolean, refreshedAt: number | undefined) => {
     report.persisted = persisted;
@@ -207,17 +390,29 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
   };
   // A scope without its folder has nothing to index: an empty index in memory, nothing written
   // (a search in a folder without a vault must not leave .ecc/memory/.index behind there).
-  if (listing.files.length === 0 && lstatSync(root, { throwIfNoEntry: false }) === undefined) {
+  if (lstatSync(root, { throwIfNoEntry: false }) === undefined && list().files.length === 0) {
     const generation = newGeneration(ids);
     const base: BaseDocs = new GenerationDocs(scope, generation, toColumns([], []), [], 0);
     const entry: CacheEntry = { generation, base, built: { docs: [], invalid: [], bucket: () => Buffer.alloc(0) }, buckets: new Map() };
-    return finish(entry, { format: INDEX_FORMAT_VERSION, schema: SCHEMA_VERSION, scope, root, generation, overlay: {} }, false, undefined);
+    const empty: IndexState = {
+      format: INDEX_FORMAT_VERSION,
+      schema: SCHEMA_VERSION,
+      scope,
+      root,
+      generation,
+      overlay: {},
+      folders: {},
+      fullCheckAt: -1,
+      symlinks: [],
+    };
+    return finish(entry, empty, false, undefined);
   }
   const doRebuild = (reason: string, previous: string | undefined) => {
+    const l = list();
     report.action = 'rebuilt';
     report.reason = reason;
-    report.added = listing.files.length;
-    const r = rebuild(dir, scope, root, listing.files, previous, options.onProgress, ids);
+    report.added = l.files.length;
+    const r = rebuild(dir, scope, root, l, nowMs, previous, options.onProgress, ids);
     return finish(r.entry, r.state, r.persisted, r.refreshedAt);
   };
 
@@ -233,8 +428,19 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
     throw err;
   }
 
-  const diff = diffFiles(entry.base, state.overlay, listing.files);
-  if (diff.changed.length === 0 && diff.removed.length === 0) return finish(entry, state, true, refreshedAt);
+  const due = options.full === true || intervalS === 0 || state.fullCheckAt < 0 || nowMs < state.fullCheckAt || nowMs - state.fullCheckAt >= intervalS * 1000;
+  const folderCheck = due ? undefined : checkFolders(roots, scope, root, state, entry.base);
+  let diff: FileDiff;
+  if (folderCheck) {
+    report.symlinks = [...state.symlinks];
+    diff = folderCheck;
+    if (diff.changed.length === 0 && diff.removed.length === 0 && folderCheck.relisted.size === 0) return finish(entry, state, true, refreshedAt);
+  } else {
+    diff = diffFiles(entry.base, state.overlay, list().files);
+    // with the interval at 0 every open is a full check: an unchanged vault writes nothing
+    if (diff.changed.length === 0 && diff.removed.length === 0 && intervalS === 0 && sameFolders(state, listing!))
+      return finish(entry, state, true, refreshedAt);
+  }
 
   const overlay: Record<string, OverlayEntry> = { ...state.overlay };
   for (const p of diff.removed) {
@@ -253,20 +459,38 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
     r.report.added = report.added;
     return r;
   }
-  report.action = 'refreshed';
-  const now = safeNow(dir, ids);
+  if (diff.changed.length > 0 || diff.removed.length > 0) report.action = 'refreshed';
+  const fsNow = safeNow(dir, ids);
   for (const f of diff.changed) {
     const e = overlay[f.rel]!;
     const rec = 'doc' in e ? e.doc : 'invalid' in e ? e.invalid : undefined;
-    if (rec && rec.mtime > now - RACY_WINDOW_MS) rec.mtime = -1;
+    if (rec && rec.mtime > fsNow - RACY_WINDOW_MS) rec.mtime = -1;
   }
-  const next: IndexState = { ...state, overlay };
+  const next: IndexState = folderCheck
+    ? {
+        ...state,
+        overlay,
+        folders: { ...state.folders, ...folderRecords(folderCheck.relisted, fsNow) },
+        // a link in a listed folder sends the check to the full walk, so one recorded there is gone
+        symlinks: state.symlinks.filter((l) => !folderCheck.relisted.has(folderOf(l.slice(scope.length + 1)))),
+      }
+    : { ...state, overlay, ...walkRecords(listing!, nowMs, fsNow) };
   try {
     refreshedAt = writeState(dir, next, ids);
     return finish(entry, next, true, refreshedAt);
   } catch {
     return finish(entry, next, false, refreshedAt);
   }
+}
+
+/** True when a full check found the folders state.json records, none of them racy. */
+function sameFolders(state: IndexState, listing: ScopeListing): boolean {
+  if (!listing.complete || state.fullCheckAt < 0 || listing.folders.size !== Object.keys(state.folders).length) return false;
+  for (const [rel, st] of listing.folders) {
+    const rec = Object.hasOwn(state.folders, rel) ? state.folders[rel] : undefined;
+    if (!rec || rec.mtime !== st.mtimeMs || rec.ino !== st.ino) return false;
+  }
+  return true;
 }
 
 /** What {@link diffFiles} found. */

@@ -91,13 +91,18 @@ export interface IndexMaintenanceOptions {
   scopes?: readonly Scope[] | undefined;
   /** called while files are read during a build: (files read, total) per scope */
   onProgress?: ((scope: Scope, done: number, total: number) => void) | undefined;
+  /**
+   * which check a refresh runs: every file's fingerprint (default; `vault index`), or only the
+   * folders' (after the vault wrote a file itself, whose folder is then listed again)
+   */
+  check?: 'full' | 'folders' | undefined;
 }
 
 function run(roots: VaultRoots, options: IndexMaintenanceOptions, rebuild: boolean): FreshnessReport[] {
   const scopes = options.scopes ?? (['project', 'team'] as Scope[]);
   return scopes.map((scope) => {
     const onProgress: ProgressFn | undefined = options.onProgress ? (d, t) => options.onProgress!(scope, d, t) : undefined;
-    return openScopeIndex(roots, scope, { rebuild, onProgress }).report;
+    return openScopeIndex(roots, scope, { rebuild, onProgress, full: options.check !== 'folders' }).report;
   });
 }
 

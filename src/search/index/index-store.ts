@@ -36,7 +36,7 @@ import {
   type StoredDocs,
 } from './index-format.js';
 import { BucketReader } from './postings.js';
-import { GenerationDocs, isInvalidRecord, toColumns } from './generation-docs.js';
+import { compareWalkOrder, GenerationDocs, isInvalidRecord, toColumns } from './generation-docs.js';
 
 export { IndexUnusable };
 
@@ -191,6 +191,8 @@ function isOverlayEntry(e: unknown, path: string, scope: Scope): boolean {
     (STATUSES as readonly unknown[]).includes(d.status) &&
     isStrings(d.tags) &&
     isStrings(d.targets) &&
+    isStrings(d.links) &&
+    typeof d.source === 'string' &&
     typeof d.updated === 'number' &&
     typeof d.size === 'number' &&
     typeof d.mtime === 'number' &&
@@ -228,6 +230,16 @@ export function readState(dir: string, scope: Scope, root: string): { state: Ind
     throw new IndexUnusable('state.json has an unexpected shape');
   for (const p of Object.keys(v.overlay))
     if (!isOverlayEntry(v.overlay[p], p, scope)) throw new IndexUnusable('state.json holds an overlay entry of an unexpected shape');
+  if (
+    !isObj(v.folders) ||
+    typeof v.fullCheckAt !== 'number' ||
+    !isStrings(v.symlinks) ||
+    !Object.entries(v.folders).every(
+      ([k, f]) =>
+        !k.startsWith('/') && !k.split('/').some((s) => s === '..' || s === '.') && isObj(f) && typeof f.mtime === 'number' && typeof f.ino === 'number',
+    )
+  )
+    throw new IndexUnusable('state.json has an unexpected shape');
   return { state: v as unknown as IndexState, mtime };
 }
 
@@ -328,6 +340,7 @@ export function writeGeneration(
       bucketCount: BUCKET_COUNT,
       buckets: sizes,
       ...toColumns(docs, invalid),
+      ordered: docs.every((d, i) => i === 0 || compareWalkOrder(docs[i - 1]!.path, d.path) < 0),
     };
     const text = JSON.stringify(stored);
     writeFileSync(join(tmp, 'docs.json'), text, { mode: 0o600 });

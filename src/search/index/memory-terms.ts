@@ -4,7 +4,7 @@
  * {@link InvalidRecord} (the scanner's diagnostic), never an exception.
  */
 import { diagnostic } from '../../diagnostics.js';
-import { LIMITS, type Memory } from '../../document/contract.js';
+import { LIMITS, linkedIds, type Memory } from '../../document/contract.js';
 import { readFailure, scanFileBytes, type FileDiagnostic, type WalkedFile } from '../../scanner/scan-vault.js';
 import { readFileSafe } from '../../store/read-file-safe.js';
 import { FIELDS, type InvalidRecord, type OverlayDoc } from './index-format.js';
@@ -61,6 +61,8 @@ export function readIndexableFile(file: WalkedFile, relPath: string): IndexableF
       status: memory.status,
       tags: memory.tags,
       targets: memory.targetHarnesses,
+      source: memory.sourceHarness,
+      links: linkedIds(memory),
       updated: Date.parse(memory.updatedAt),
       len,
       terms,

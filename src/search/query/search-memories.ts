@@ -14,6 +14,8 @@ import { diagnostic, type Diagnostic } from '../../diagnostics.js';
 import { targetsHarness } from '../../document/harness-names.js';
 import { bucketOf } from '../index/index-format.js';
 import { openScopeIndex, type FreshnessReport, type ScopeIndex } from '../index/index-freshness.js';
+
+export { fullCheckIntervalFrom } from '../index/index-freshness.js';
 import { IndexUnusable } from '../index/index-store.js';
 import { compareCandidates, liveDocs, rankDocuments, type Candidate, type DocFilter, type LiveDoc } from './query-ranking.js';
 import { foldText, tokenize, tokenizeQuery } from '../analysis/tokenizer.js';
@@ -30,6 +32,8 @@ export interface SearchOptions {
   statuses?: readonly Status[] | undefined;
   /** memories for this harness: its name, an alias of it (document/harness-names.ts) or "all" among target_harnesses */
   targetHarness?: string | undefined;
+  /** memories written by this harness (source_harness, compared case-insensitively) */
+  sourceHarness?: string | undefined;
   /** updated_at at or after: ISO-8601 timestamp, or a date (YYYY-MM-DD, start of that day UTC) */
   since?: string | undefined;
   /** updated_at at or before: ISO-8601 timestamp, or a date (YYYY-MM-DD, end of that day UTC) */
@@ -45,6 +49,14 @@ export interface SearchOptions {
   onProgress?: ((scope: Scope, done: number, total: number) => void) | undefined;
   /** also return how many memories hold each query term ({@link SearchResponse.termStats}; default false) */
   termStats?: boolean | undefined;
+  /**
+   * check every file's fingerprint before answering (`vault search --fresh`); by default only
+   * the folders are checked, and every file by the full check once `fullCheckIntervalS` has passed
+   * (docs/concepts.md: what can be seen late)
+   */
+  fresh?: boolean | undefined;
+  /** seconds between full checks (default 60; 0 = every search; adapters pass ECC_INDEX_FULL_CHECK_S) */
+  fullCheckIntervalS?: number | undefined;
 }
 
 /** One search result. `path` is vault-relative (`team/decisions/mem_x.md`). */
@@ -134,6 +146,7 @@ export function resolveSearchOptions(options: SearchOptions): { scopes: Scope[];
     throw invalidInput('limit', `must be a whole number from 1 to ${MAX_LIMIT} (got ${String(limit)})`, `e.g. --limit ${DEFAULT_LIMIT}`);
   const tags = options.tags?.map((t) => String(t).trim().replace(/^#/, '').toLowerCase());
   const harness = options.targetHarness?.trim().toLowerCase();
+  const source = options.sourceHarness?.trim().toLowerCase();
   const since = options.since !== undefined ? parseTimeBound('since', options.since) : undefined;
   const until = options.until !== undefined ? parseTimeBound('until', options.until) : undefined;
   const filter: DocFilter = (d: LiveDoc) =>
@@ -141,6 +154,7 @@ export function resolveSearchOptions(options: SearchOptions): { scopes: Scope[];
     (!kinds || kinds.includes(d.kind)) &&
     (!tags || tags.every((t) => d.tags.includes(t))) &&
     (!harness || harness === 'all' || targetsHarness(d.targets, harness)) &&
+    (!source || d.source.toLowerCase() === source) &&
     (since === undefined || d.updated >= since) &&
     (until === undefined || d.updated <= until);
   return { scopes, limit, filter };
@@ -149,16 +163,27 @@ export function resolveSearchOptions(options: SearchOptions): { scopes: Scope[];
 /** Reads a candidate's file again (the truth) for its title, tags and excerpt; once per search (see {@link memoReader}). */
 type CandidateReader = (doc: LiveDoc) => Memory | undefined;
 
-function memoReader(roots: VaultRoots): CandidateReader {
+/**
+ * Thrown by a candidate reader that was opened after a folder check when the file it read
+ * differs from the index (size or mtime by its fstat): an in-place write the folder check could
+ * not see. The search then runs the full check and answers again.
+ */
+export class StaleCandidate extends Error {
+  override readonly name = 'StaleCandidate';
+}
+
+function memoReader(roots: VaultRoots, verify: boolean): CandidateReader {
   const seen = new Map<LiveDoc, Memory | undefined>();
   return (doc) => {
-    if (!seen.has(doc)) seen.set(doc, readCandidate(roots, doc));
+    if (!seen.has(doc)) seen.set(doc, readCandidate(roots, doc, verify));
     return seen.get(doc);
   };
 }
 
-function readCandidate(roots: VaultRoots, doc: LiveDoc): Memory | undefined {
+function readCandidate(roots: VaultRoots, doc: LiveDoc, verify: boolean): Memory | undefined {
   const r = readFileSafe(join(scopeRoot(roots, doc.scope), ...doc.path.split('/')), LIMITS.documentMaxBytes);
+  // a file read in the racy window (mtime -1) was read by this very check: its size still tells
+  if (verify && (!r.ok || r.size !== doc.size || (doc.mtime !== -1 && r.mtimeMs !== doc.mtime))) throw new StaleCandidate(doc.path);
   if (!r.ok) return undefined;
   try {
     const m = parseMemory(r.bytes).memory;
@@ -168,21 +193,40 @@ function readCandidate(roots: VaultRoots, doc: LiveDoc): Memory | undefined {
   }
 }
 
+/** How {@link openIndexes} checks freshness (see index-freshness.ts). */
+export interface FreshnessOptions {
+  /** the full per-file check (default: the folder check) */
+  full?: boolean | undefined;
+  /** seconds between full checks (default 60; 0 = always) */
+  fullCheckIntervalS?: number | undefined;
+  /** called while an index is built from the files (see {@link SearchOptions.onProgress}) */
+  onProgress?: SearchOptions['onProgress'];
+}
+
 /**
  * Opens every requested scope's index fresh, collecting diagnostics.
  *
  * @param rebuild true, or the reason, to build every index from the files (default: refresh)
+ * @param freshness the check to run (default: the folder check, full once the interval passed)
+ * @returns the indexes, diagnostics, and `full`: true when every scope got the full check
  */
 export function openIndexes(
   roots: VaultRoots,
   scopes: readonly Scope[],
   rebuild: boolean | string = false,
-  onProgress?: SearchOptions['onProgress'],
-): { indexes: ScopeIndex[]; diagnostics: SearchDiagnostics } {
+  freshness: FreshnessOptions = {},
+): { indexes: ScopeIndex[]; diagnostics: SearchDiagnostics; full: boolean } {
   const diagnostics: SearchDiagnostics = { invalidFiles: [], skippedSymlinks: [], complete: true, incompleteReasons: [], index: [] };
   const indexes: ScopeIndex[] = [];
+  let full = true;
   for (const scope of scopes) {
-    const { index, report } = openScopeIndex(roots, scope, { rebuild, onProgress: onProgress ? (done, total) => onProgress(scope, done, total) : undefined });
+    const { index, report } = openScopeIndex(roots, scope, {
+      rebuild,
+      full: freshness.full,
+      fullCheckIntervalS: freshness.fullCheckIntervalS,
+      onProgress: freshness.onProgress ? (done, total) => freshness.onProgress!(scope, done, total) : undefined,
+    });
+    if (report.check !== 'full') full = false;
     indexes.push(index);
     diagnostics.index.push({
       scope,
@@ -205,7 +249,7 @@ export function openIndexes(
       diagnostics.invalidFiles.push(diagnostic(r.severity, r.code, `${scope}/${r.path}`, r.line, r.message, r.hint, r.column));
     }
   }
-  return { indexes, diagnostics };
+  return { indexes, diagnostics, full };
 }
 
 function toHit(doc: LiveDoc, m: Memory, score: number, terms: readonly string[]): SearchHit {
@@ -244,10 +288,29 @@ const PHRASE_IN_BODY = 1.2;
  * @throws VaultError `invalid-input` for a bad option (unknown kind, limit outside 1..100, bad date)
  */
 export async function searchMemories(roots: VaultRoots, query: string, options: SearchOptions = {}): Promise<SearchResponse> {
-  const { scopes, limit, filter } = resolveSearchOptions(options);
+  const resolved = resolveSearchOptions(options);
+  const freshness: FreshnessOptions = { full: options.fresh === true, fullCheckIntervalS: options.fullCheckIntervalS, onProgress: options.onProgress };
+  const opened = openIndexes(roots, resolved.scopes, false, freshness);
+  try {
+    return answer(roots, query, options, resolved, opened);
+  } catch (err) {
+    if (!(err instanceof StaleCandidate)) throw err;
+    // a file to be returned changed in place since the index saw it: check every file, answer again
+    return answer(roots, query, options, resolved, openIndexes(roots, resolved.scopes, false, { ...freshness, full: true }));
+  }
+}
+
+/** Ranks and reads one answer over opened indexes; throws {@link StaleCandidate} when they were only folder-checked and a read file differs. */
+function answer(
+  roots: VaultRoots,
+  query: string,
+  options: SearchOptions,
+  { scopes, limit, filter }: ReturnType<typeof resolveSearchOptions>,
+  first: ReturnType<typeof openIndexes>,
+): SearchResponse {
+  let opened = first;
   const terms = tokenizeQuery(query);
-  const read = memoReader(roots);
-  let opened = openIndexes(roots, scopes, false, options.onProgress);
+  const read = memoReader(roots, !opened.full);
   let candidates: Candidate[];
   const rank = (indexes: ScopeIndex[]): Candidate[] => {
     let ranked = rankOrList(indexes, query, terms, filter);
@@ -262,20 +325,20 @@ export async function searchMemories(roots: VaultRoots, query: string, options: 
   } catch (err) {
     if (!(err instanceof IndexUnusable)) throw err;
     // a bucket vanished or was damaged after the check: rebuild once from the files
-    opened = openIndexes(roots, scopes, `a damaged bucket (${err.message})`, options.onProgress);
+    opened = openIndexes(roots, scopes, `a damaged bucket (${err.message})`, { full: true, onProgress: options.onProgress });
     candidates = rank(opened.indexes);
   }
   const total = candidates.length;
   const results: SearchHit[] = [];
   const stats = options.termStats ? termStatsOf(opened.indexes, terms) : undefined;
-  const answer = (r: SearchHit[]): SearchResponse => ({ results: r, diagnostics: opened.diagnostics, total, ...(stats ? { termStats: stats } : {}) });
+  const respond = (r: SearchHit[]): SearchResponse => ({ results: r, diagnostics: opened.diagnostics, total, ...(stats ? { termStats: stats } : {}) });
   if (query.trim() === '') {
     for (const c of candidates) {
       if (results.length >= limit) break;
       const m = read(c.doc);
       if (m) results.push(toHit(c.doc, m, 0, terms));
     }
-    return answer(results);
+    return respond(results);
   }
   const phrase = terms.length >= 2 ? foldText(query).replace(/\s+/gu, ' ').trim() : '';
   // the phrase boost can reorder the best few dozen; without a phrase the order is final
@@ -294,7 +357,7 @@ export async function searchMemories(roots: VaultRoots, query: string, options: 
   }
   reread.sort((a, b) => compareCandidates(a.c, b.c));
   for (const { c, m } of reread.slice(0, limit)) results.push(toHit(c.doc, m, c.score, terms));
-  return answer(results);
+  return respond(results);
 }
 
 /** The memories of the indexes and the document frequency of each term (for prompt recall's relevance). */

@@ -69,3 +69,31 @@ describe('long tokens', () => {
     expect(t.map((x) => x.length)).toEqual([64, 2]);
   });
 });
+
+describe('ASCII fast path', () => {
+  it('gives exactly the terms of the general path for any ASCII text', async () => {
+    const fc = (await import('fast-check')).default;
+    const { tokenizeGeneral } = await import('../../../src/search/analysis/tokenizer.js');
+    const pieces = fc.constantFrom(
+      ...'abcxyzABCXYZ0123456789'.split(''),
+      ...` \t\n'_-./:@#+~\\!?,;()[]{}"\`$%^&*=<>|`.split(''),
+      "'s",
+      'the ',
+      'running ',
+      'went ',
+      'Caroline',
+      'foo_bar',
+      'v2.1',
+      'src/a.ts',
+      'user@host',
+      'x'.repeat(70),
+    );
+    const ascii = fc.oneof(fc.array(pieces, { maxLength: 40 }).map((p) => p.join('')), fc.string({ unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)) }));
+    fc.assert(
+      fc.property(ascii, (text) => {
+        expect(tokenize(text)).toEqual(tokenizeGeneral(text));
+      }),
+      { numRuns: 2000 },
+    );
+  });
+});

@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync, statSync, mkdirSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, rmSync, truncateSync, writeFileSync, statSync, mkdirSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serializeMemory } from '../../../src/document/serialize.js';
@@ -181,5 +181,43 @@ describe('index freshness (through the CLI)', () => {
     const r = await runCli(['search', 'elsewhere', '--root', '.ecc/memory', '--json'], { cwd: repo, env });
     expect(JSON.parse(r.stdout).results[0].id).toBe(m.id);
     expect(readFileSync(join(repo, '.ecc/memory/.index/team/.gitignore'), 'utf8')).toBe('*\n');
+  });
+  it('folder-level freshness: an in-place write is seen at once when returned, late when not, at once with --fresh or interval 0', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const quiet = memory({ title: 'Quiet one', body: 'nothing to see' });
+    const loud = memory({ title: 'Loud one', body: 'marmalade everywhere' });
+    putMemories(repo, quiet, loud);
+    const age = () => {
+      const past = new Date(Date.now() - 30_000);
+      for (const d of ['.ecc/memory/team/notes', '.ecc/memory/team']) utimesSync(join(repo, d), past, past);
+    };
+    age();
+    expect((await search(repo, env, 'marmalade')).total).toBe(1); // builds the index
+    await search(repo, env, 'marmalade'); // the folders are recorded outside the racy window
+    // an in-place write (same name, same folder: the folder's mtime does not move)
+    const inPlace = (m: ReturnType<typeof memory>, body: string) => {
+      writeFileSync(memoryPath(repo, m), serializeMemory({ ...m, body }));
+      const past = new Date(Date.now() - 20_000);
+      utimesSync(memoryPath(repo, m), past, past);
+    };
+    inPlace(quiet, 'now marmalade too');
+    // late: the quiet memory was not returned, so the folder check trusts it
+    expect((await search(repo, env, 'marmalade')).total).toBe(1);
+    // --fresh checks every file
+    expect((await search(repo, env, 'marmalade', '--fresh')).total).toBe(2);
+    inPlace(quiet, 'nothing to see again');
+    // a returned file that changed in place is caught by its fstat: full check, answered again
+    const r = await search(repo, env, 'marmalade');
+    expect(r.total).toBe(1);
+    expect(r.results.map((h) => h.id)).toEqual([loud.id]);
+    inPlace(quiet, 'marmalade once more');
+    expect((await search(repo, { ...env, ECC_INDEX_FULL_CHECK_S: '0' }, 'marmalade')).total).toBe(2);
+    // a create, a delete and a rename are seen at once (their folder changes)
+    rmSync(memoryPath(repo, quiet));
+    expect((await search(repo, env, 'marmalade')).total).toBe(1);
+    renameSync(memoryPath(repo, loud), join(repo, '.ecc/memory/team/notes/renamed.md'));
+    const renamed = await search(repo, env, 'marmalade');
+    expect(renamed.results.map((h) => h.path)).toEqual(['team/notes/renamed.md']);
   });
 });

@@ -108,6 +108,8 @@ describe('a planted or damaged index', () => {
           status: 'active',
           tags: [],
           targets: ['all'],
+          source: 'test',
+          links: [],
           updated: 1,
           len: [1, 0, 0, 0, 1],
           terms: { widget: [1, 0, 0, 0, 1] },

@@ -35,6 +35,8 @@ function record(i: number, d: Doc): DocRecord {
     status: 'active',
     tags: [],
     targets: [],
+    source: 'test',
+    links: [],
     updated: i,
     size: 1,
     mtime: 1,

@@ -92,6 +92,7 @@ describe('vault search through the CLI', () => {
       updatedAt: '2026-07-03T00:00:00.000Z',
       scope: 'project',
       targetHarnesses: ['claude'],
+      sourceHarness: 'codex',
     });
     const old = memory({ id: 'mem_tie_old', title: 'Same words', body: 'same', status: 'superseded', updatedAt: '2026-06-01T00:00:00.000Z' });
     const user = memory({ id: 'mem_tie_user', title: 'Same words', body: 'same', scope: 'user' });
@@ -107,6 +108,7 @@ describe('vault search through the CLI', () => {
     expect(ids(await search(repo, env, 'words', '--status', 'superseded'))).toEqual(['mem_tie_old']);
     expect(ids(await search(repo, env, 'words', '--status', 'superseded', '--status', 'active'))).toHaveLength(4);
     expect(ids(await search(repo, env, 'words', '--target-harness', 'codex'))).toEqual(['mem_tie_a', 'mem_tie_b']);
+    expect(ids(await search(repo, env, 'words', '--source-harness', 'Codex'))).toEqual(['mem_tie_c']);
     expect(ids(await search(repo, env, 'words', '--since', '2026-07-03'))).toEqual(['mem_tie_c']);
     expect(ids(await search(repo, env, 'words', '--until', '2026-07-02'))).toEqual(['mem_tie_a', 'mem_tie_b']);
     expect(ids(await search(repo, env, 'words', '--since', '2026-07-02T00:00:00.000Z', '--until', '2026-07-02T23:00:00Z'))).toEqual(['mem_tie_a', 'mem_tie_b']);
