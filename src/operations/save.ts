@@ -7,8 +7,21 @@
  * {@link SaveInput}. Nothing is written unless every check passed.
  */
 import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
 import { DEFAULT_SCAN_LIMITS, walkVault } from '../scanner/scan-vault.js';
-import { FIELD_ORDER, KINDS, LIMITS, SCHEMA_VERSION, SCOPES, toFrontmatter, utf8Bytes, type Kind, type Memory, type Scope } from '../document/contract.js';
+import {
+  FIELD_ORDER,
+  kindFolder,
+  KINDS,
+  LIMITS,
+  SCHEMA_VERSION,
+  SCOPES,
+  toFrontmatter,
+  utf8Bytes,
+  type Kind,
+  type Memory,
+  type Scope,
+} from '../document/contract.js';
 import { readFrontmatterValues, splitCanonical } from '../document/frontmatter-reader.js';
 import { serializeMemory } from '../document/serialize.js';
 import { checkTitle, quoteValue, validateBody } from '../document/validate.js';
@@ -19,7 +32,7 @@ import { scanDocumentForSecrets } from '../secrets/scan-secrets.js';
 import type { SimilarMemory } from '../search/query/similar-memories.js';
 import { assertMemoryId, generateMemoryId } from '../store/ids.js';
 import { memoryFilePath, vaultRelativePath } from '../store/layout.js';
-import type { VaultRoots } from '../store/roots.js';
+import { guardedDirs, scopeRoot, type VaultRoots } from '../store/roots.js';
 import { writeFileExclusive } from '../store/atomic-write.js';
 import { checkScope, modesFor, prepareScope } from '../store/scope-folders.js';
 
@@ -189,7 +202,11 @@ export async function assertNoSecrets(text: string): Promise<void> {
  */
 export function assertIdFree(roots: VaultRoots, id: string): void {
   for (const scope of SCOPES) {
+    // Never probe through a link: an answer would tell what exists behind it. A linked scope is
+    // refused for writes (checkScope) and is never read, so it holds no id of this vault.
+    if (guardedDirs(roots, scope).some(isSymlink)) continue;
     for (const kind of KINDS) {
+      if (isSymlink(join(scopeRoot(roots, scope), kindFolder(kind)))) continue;
       const file = memoryFilePath(roots, scope, kind, id);
       try {
         lstatSync(file);
@@ -203,6 +220,10 @@ export function assertIdFree(roots: VaultRoots, id: string): void {
       });
     }
   }
+}
+
+function isSymlink(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
 }
 
 /**
@@ -254,9 +275,11 @@ export async function save(roots: VaultRoots, input: SaveInput, rt: Runtime, opt
   await assertNoSecrets(text);
   const absPath = memoryFilePath(roots, memory.scope, memory.kind, memory.id);
   const path = vaultRelativePath(memory.scope, memory.kind, memory.id);
+  // symlinks and the project .gitignore first, for a dry run too: a refusal must not depend on
+  // what exists behind a link
+  checkScope(roots, memory.scope, [memory.kind]);
   assertIdFree(roots, memory.id);
   if (input.id !== undefined) assertIdUnusedAnywhere(roots, memory.id);
-  checkScope(roots, memory.scope, [memory.kind]); // symlinks and the project .gitignore, for a dry run too
   if (options.dryRun) return { memory, path, absPath, written: false, similar: [] };
   // Every check has passed: only now look for similar memories (the lookup refreshes the index,
   // which a refused save or a dry run must never write).

@@ -258,6 +258,10 @@ export function walkVault(
       }
       if (d.isSymbolicLink()) {
         result.symlinks.push(toVaultPath(scope, root, abs));
+        // A link named like a memory file is one file that was not read (a lookup of its id is
+        // incomplete, see operations/read.ts); any other link may be a folder of memories,
+        // which was not seen: no lookup can be complete.
+        if (!name.endsWith('.md')) incomplete(`a symbolic link that may be a folder was not followed: ${toVaultPath(scope, root, abs)}`);
         continue;
       }
       if (d.isDirectory()) {
@@ -280,6 +284,12 @@ export function walkVault(
           file.mtimeMs = (d as Stats).mtimeMs;
         }
         if (onFile(file) === false) stopped = true;
+        continue;
+      }
+      if (!d.isFile() && name.endsWith('.md')) {
+        // a FIFO, socket or device named like a memory: never opened, so it is unreadable and
+        // no lookup can be complete (save answers "exists" for that name)
+        incomplete(`not a regular file, never read: ${toVaultPath(scope, root, abs)}`);
         continue;
       }
       result.strays.push(toVaultPath(scope, root, abs));
