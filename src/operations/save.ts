@@ -34,7 +34,7 @@ import { assertMemoryId, generateMemoryId } from '../store/ids.js';
 import { memoryFilePath, vaultRelativePath } from '../store/layout.js';
 import { guardedDirs, scopeRoot, type VaultRoots } from '../store/roots.js';
 import { writeFileExclusive } from '../store/atomic-write.js';
-import { checkScope, modesFor, prepareScope } from '../store/scope-folders.js';
+import { checkScope, modesFor, openScopeDir, prepareScope } from '../store/scope-folders.js';
 
 /** What a caller may choose when saving. trust and status are never inputs. */
 export interface SaveInput {
@@ -292,7 +292,13 @@ export async function save(roots: VaultRoots, input: SaveInput, rt: Runtime, opt
     });
   }
   prepareScope(roots, memory.scope, [memory.kind]);
-  writeFileExclusive(absPath, text, modesFor(memory.scope).file, () => rt.randomHex(8));
+  // through the kind folder's handle: a folder swapped for a link after the checks is refused
+  const dir = openScopeDir(roots, memory.scope, [kindFolder(memory.kind)]);
+  try {
+    writeFileExclusive(dir.child(`${memory.id}.md`), text, modesFor(memory.scope).file, () => rt.randomHex(8));
+  } finally {
+    dir.close();
+  }
   await refreshIndexAfterWrite(roots, [memory.scope]);
   return { memory, path, absPath, written: true, similar };
 }

@@ -4,7 +4,7 @@
  * raw file content into a diagnostic. Bounded (files, depth, bytes) and says when a bound was hit.
  */
 import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
-import { relative, sep } from 'node:path';
+import { basename, dirname, relative, sep } from 'node:path';
 import { kindFolder, kindOfFolder, LIMITS, SCOPES, type Memory, type Scope } from '../document/contract.js';
 import type { NonCanonicalReason } from '../document/parse.js';
 import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics.js';
@@ -16,6 +16,7 @@ import { parseCanonicalText } from './fast-parse.js';
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 import { describeParseError } from './parse-problem.js';
 import { findSecretShapes } from '../secrets/scan-secrets.js';
+import { DirHandle, isLinkRefusal } from '../store/dir-handle.js';
 import { NON_MEMORY_FOLDERS } from '../store/layout.js';
 import { readFileSafe } from '../store/read-file-safe.js';
 import { guardedDirs, scopeRoot, type VaultRoots } from '../store/roots.js';
@@ -139,6 +140,11 @@ export interface WalkedFile {
   absPath: string;
   /** path segments below the scope root */
   segments: string[];
+  /**
+   * the path to open the file by, resolved inside the folder the walk holds open (see
+   * store/dir-handle.ts): valid only while `onFile` runs; later, open by `absPath` with checks
+   */
+  openPath?: string;
   /** size in bytes and mtime in ms, from the walk's own lstat (only when the walk was asked to stat) */
   size?: number;
   mtimeMs?: number;
@@ -167,6 +173,7 @@ class LazyWalkedFile implements WalkedFile {
     private readonly folder: readonly string[],
     private readonly name: string,
     readonly absPath: string,
+    readonly openPath: string,
   ) {}
   get segments(): string[] {
     return [...this.folder, this.name];
@@ -219,15 +226,16 @@ export function walkVault(
     if (!result.incompleteReasons.includes(reason)) result.incompleteReasons.push(reason);
   };
 
-  const walk = (scope: Scope, root: string, dir: string, depth: number, segments: string[]): void => {
+  const walk = (scope: Scope, root: string, handle: DirHandle, depth: number, segments: string[]): void => {
     if (stopped) return;
+    const dir = handle.path;
     if (depth > limits.maxDepth) {
       incomplete(`folder deeper than ${limits.maxDepth} levels not scanned: ${toVaultPath(scope, root, dir)}`);
       return;
     }
     let names: Array<Dirent | string>;
     try {
-      names = options.stat ? readdirSync(dir) : readdirSync(dir, { withFileTypes: true });
+      names = options.stat ? readdirSync(handle.listPath) : readdirSync(handle.listPath, { withFileTypes: true });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' && depth === 0) return; // a missing vault is an empty vault
@@ -249,7 +257,7 @@ export function walkVault(
       // readdir names never contain a separator or . / ..: concatenation is join() without the normalising cost
       const abs = dir.endsWith(sep) ? dir + name : dir + sep + name;
       // Dirent and Stats answer the same isFile/isDirectory/isSymbolicLink questions
-      const d = typeof entry === 'string' ? lstatSync(abs, { throwIfNoEntry: false }) : entry;
+      const d = typeof entry === 'string' ? lstatSync(handle.child(name), { throwIfNoEntry: false }) : entry;
       if (!d) continue;
       if (name.startsWith('.')) {
         if (d.isSymbolicLink()) result.symlinks.push(toVaultPath(scope, root, abs));
@@ -270,7 +278,20 @@ export function walkVault(
           result.hiddenSkipped++;
           continue;
         }
-        walk(scope, root, abs, depth + 1, [...segments, name]);
+        let sub: DirHandle;
+        try {
+          sub = handle.openDir(name);
+        } catch (err) {
+          // swapped for a link (or removed) since the listing: never followed
+          if (isLinkRefusal(err)) result.symlinks.push(toVaultPath(scope, root, abs));
+          incomplete(`folder changed while it was scanned, not entered: ${toVaultPath(scope, root, abs)}`);
+          continue;
+        }
+        try {
+          walk(scope, root, sub, depth + 1, [...segments, name]);
+        } finally {
+          sub.close();
+        }
         continue;
       }
       if (d.isFile() && isEditorFile(name)) {
@@ -278,7 +299,7 @@ export function walkVault(
         continue;
       }
       if (d.isFile() && name.endsWith('.md')) {
-        const file = new LazyWalkedFile(scope, segments, name, abs);
+        const file = new LazyWalkedFile(scope, segments, name, abs, handle.child(name));
         if (typeof entry === 'string') {
           file.size = (d as Stats).size;
           file.mtimeMs = (d as Stats).mtimeMs;
@@ -323,7 +344,26 @@ export function walkVault(
     } catch {
       continue; // missing scope = empty
     }
-    walk(scope, root, root, 0, []);
+    const guarded = guardedDirs(roots, scope);
+    let top: DirHandle;
+    try {
+      top = DirHandle.open(
+        dirname(guarded[0]!),
+        guarded.map((d) => basename(d)),
+      );
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') continue; // removed since the lstat: empty
+      incomplete(`the ${scope} scope folder changed or could not be opened (${code ?? 'error'}); the scope was not scanned`);
+      continue;
+    }
+    try {
+      walk(scope, root, top, 0, []);
+      // without procfs, uses went by path: a folder swapped meanwhile makes the scan incomplete
+      if (!top.stillThere()) incomplete(`a folder of the ${scope} scope changed while it was scanned`);
+    } finally {
+      top.close();
+    }
   }
   return result;
 }
@@ -445,7 +485,7 @@ export function scanVault(roots: VaultRoots, options: ScanOptions = {}): ScanRes
   const extraReasons: string[] = [];
 
   const walk = walkVault(roots, scopes, limits, (f) => {
-    const read = readFileSafe(f.absPath, LIMITS.documentMaxBytes);
+    const read = readFileSafe(f.openPath ?? f.absPath, LIMITS.documentMaxBytes);
     if (!read.ok) {
       invalid.push(readFailure(f, read));
       return;
