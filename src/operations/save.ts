@@ -34,7 +34,8 @@ import { assertMemoryId, generateMemoryId } from '../store/ids.js';
 import { memoryFilePath, vaultRelativePath } from '../store/layout.js';
 import { guardedDirs, scopeRoot, type VaultRoots } from '../store/roots.js';
 import { writeFileExclusive } from '../store/atomic-write.js';
-import { checkScope, modesFor, openScopeDir, prepareScope } from '../store/scope-folders.js';
+import { isLinkRefusal, type DirHandle } from '../store/dir-handle.js';
+import { checkScope, modesFor, openScopeDir, openStaging, prepareScope, removeStaleSaveTemps } from '../store/scope-folders.js';
 
 /** What a caller may choose when saving. trust and status are never inputs. */
 export interface SaveInput {
@@ -292,15 +293,45 @@ export async function save(roots: VaultRoots, input: SaveInput, rt: Runtime, opt
     });
   }
   prepareScope(roots, memory.scope, [memory.kind]);
-  // through the kind folder's handle: a folder swapped for a link after the checks is refused
-  const dir = openScopeDir(roots, memory.scope, [kindFolder(memory.kind)]);
-  try {
-    writeFileExclusive(dir.child(`${memory.id}.md`), text, modesFor(memory.scope).file, () => rt.randomHex(8));
-  } finally {
-    dir.close();
-  }
+  writeMemoryFile(roots, memory, text, rt);
   await refreshIndexAfterWrite(roots, [memory.scope]);
   return { memory, path, absPath, written: true, similar };
+}
+
+/**
+ * Writes a memory's file create-only through folder handles (a folder swapped for a link after
+ * the checks is refused, never followed), its temporary file in the scope's staging folder; first
+ * removes what killed saves left there and in the kind folder (older than the grace period).
+ *
+ * @throws VaultError `already-exists`, `symlink-refused`, `io-error`
+ */
+export function writeMemoryFile(roots: VaultRoots, memory: Memory, text: string, rt: Pick<Runtime, 'now' | 'randomHex'>): void {
+  const mode = modesFor(memory.scope);
+  const scopeDir = openScopeDir(roots, memory.scope, []);
+  let kindDir: DirHandle | undefined;
+  let staging: DirHandle | undefined;
+  try {
+    kindDir = scopeDir.openDir(kindFolder(memory.kind));
+    staging = openStaging(scopeDir, mode.dir);
+    const now = rt.now().getTime();
+    if (staging) removeStaleSaveTemps(staging, now);
+    removeStaleSaveTemps(kindDir, now);
+    const into = staging;
+    writeFileExclusive(kindDir.child(`${memory.id}.md`), text, mode.file, () => rt.randomHex(8), into && ((name) => into.child(name)));
+  } catch (err) {
+    if (err instanceof VaultError) throw err;
+    const where = vaultRelativePath(memory.scope, memory.kind, memory.id);
+    if (!isLinkRefusal(err)) throw new VaultError('io-error', `cannot write ${where} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
+    throw new VaultError('symlink-refused', `refusing to write through a symbolic link: ${where}`, {
+      rule: 'no symlinks in the vault',
+      hint: 'replace the link with a real directory',
+      cause: err,
+    });
+  } finally {
+    staging?.close();
+    kindDir?.close();
+    scopeDir.close();
+  }
 }
 
 /**

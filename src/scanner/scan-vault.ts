@@ -17,7 +17,7 @@ const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 import { describeParseError } from './parse-problem.js';
 import { findSecretShapes } from '../secrets/scan-secrets.js';
 import { DirHandle, isLinkRefusal } from '../store/dir-handle.js';
-import { NON_MEMORY_FOLDERS } from '../store/layout.js';
+import { NON_MEMORY_FOLDERS, SAVE_TEMP_FILE, STAGING_DIR } from '../store/layout.js';
 import { readFileSafe } from '../store/read-file-safe.js';
 import { guardedDirs, scopeRoot, type VaultRoots } from '../store/roots.js';
 
@@ -110,6 +110,11 @@ export interface ScanResult {
   strays: string[];
   /** hidden entries skipped (.obsidian/, .trash/, .index/, dotfiles; the user vault's inbox/ and attachments/): count only */
   hiddenSkipped: number;
+  /**
+   * what killed saves left: temporary files in a scope's staging folder or in a folder of the
+   * vault (`.ecc-memory-*.tmp`), and memory files with more than one hard link: vault-relative paths
+   */
+  leftovers: string[];
   /** editor files that are never memories (Obsidian *.canvas, *.base, *.excalidraw.md, ...): vault-relative paths */
   editorFiles: string[];
   /** bytes of memory files read */
@@ -155,6 +160,8 @@ export interface WalkResult {
   symlinks: string[];
   strays: string[];
   hiddenSkipped: number;
+  /** temporary files of killed saves (see {@link ScanResult.leftovers}) */
+  leftovers: string[];
   editorFiles: string[];
   complete: boolean;
   incompleteReasons: string[];
@@ -218,7 +225,7 @@ export function walkVault(
   onFile: (f: WalkedFile) => boolean | void,
   options: { stat?: boolean } = {},
 ): WalkResult {
-  const result: WalkResult = { symlinks: [], strays: [], hiddenSkipped: 0, editorFiles: [], complete: true, incompleteReasons: [] };
+  const result: WalkResult = { symlinks: [], strays: [], hiddenSkipped: 0, leftovers: [], editorFiles: [], complete: true, incompleteReasons: [] };
   let visited = 0;
   let stopped = false;
   const incomplete = (reason: string) => {
@@ -261,6 +268,8 @@ export function walkVault(
       if (!d) continue;
       if (name.startsWith('.')) {
         if (d.isSymbolicLink()) result.symlinks.push(toVaultPath(scope, root, abs));
+        else if (depth === 0 && name === STAGING_DIR && d.isDirectory()) listStaging(handle, scope, root, abs, result.leftovers);
+        else if (d.isFile() && SAVE_TEMP_FILE.test(name)) result.leftovers.push(toVaultPath(scope, root, abs));
         else if (!(depth === 0 && name === '.gitignore' && scope === 'project')) result.hiddenSkipped++;
         continue;
       }
@@ -366,6 +375,19 @@ export function walkVault(
     }
   }
   return result;
+}
+
+/** The temporary files in a scope's staging folder (its own `.gitignore` aside), through the scope's handle. */
+function listStaging(scopeDir: DirHandle, scope: Scope, root: string, abs: string, out: string[]): void {
+  let staging: DirHandle | undefined;
+  try {
+    staging = scopeDir.openDir(STAGING_DIR);
+    for (const name of readdirSync(staging.listPath).sort()) if (name !== '.gitignore') out.push(toVaultPath(scope, root, `${abs}${sep}${name}`));
+  } catch {
+    /* not a usable folder: nothing is staged there */
+  } finally {
+    staging?.close();
+  }
 }
 
 /**
@@ -483,6 +505,7 @@ export function scanVault(roots: VaultRoots, options: ScanOptions = {}): ScanRes
   const invalid: FileDiagnostic[] = [];
   let scannedBytes = 0;
   const extraReasons: string[] = [];
+  const leftovers: string[] = [];
 
   const walk = walkVault(roots, scopes, limits, (f) => {
     const read = readFileSafe(f.openPath ?? f.absPath, LIMITS.documentMaxBytes);
@@ -495,6 +518,8 @@ export function scanVault(roots: VaultRoots, options: ScanOptions = {}): ScanRes
       return false;
     }
     scannedBytes += read.size;
+    // a second name for the file: a killed save's temporary file (or a hard link made by hand)
+    if (read.nlink > 1) leftovers.push(f.path);
     const r = scanFileBytes(f, read.bytes, read.mtimeMs, { secretCheck, keepText: Boolean(options.keepText) });
     if (r.entry) entries.push(r.entry);
     else invalid.push(r.invalid);
@@ -507,6 +532,7 @@ export function scanVault(roots: VaultRoots, options: ScanOptions = {}): ScanRes
     symlinks: walk.symlinks,
     strays: walk.strays,
     hiddenSkipped: walk.hiddenSkipped,
+    leftovers: [...walk.leftovers, ...leftovers],
     editorFiles: walk.editorFiles,
     scannedBytes,
     complete: walk.complete && extraReasons.length === 0,

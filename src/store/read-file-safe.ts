@@ -15,7 +15,7 @@ import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 export function readFileSafe(
   absPath: string,
   maxBytes: number,
-): { ok: true; bytes: Buffer; size: number; mtimeMs: number } | { ok: false; code: string; size?: number } {
+): { ok: true; bytes: Buffer; size: number; mtimeMs: number; nlink: number } | { ok: false; code: string; size?: number } {
   let fd: number | undefined;
   try {
     fd = openSync(absPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
@@ -37,7 +37,7 @@ export function readFileSafe(
       off += n;
       if (off > maxBytes) return { ok: false, code: 'too-large', size: off };
     }
-    return { ok: true, bytes: buf.subarray(0, off), size: off, mtimeMs: st.mtimeMs };
+    return { ok: true, bytes: buf.subarray(0, off), size: off, mtimeMs: st.mtimeMs, nlink: st.nlink };
   } catch (err) {
     return { ok: false, code: (err as NodeJS.ErrnoException).code ?? 'read-error' };
   } finally {

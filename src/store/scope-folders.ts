@@ -3,13 +3,13 @@
  * the way, lstat only; the project scope's fail-closed .gitignore exact), then created with the
  * scope's permissions. The file itself is written by store/atomic-write.ts.
  */
-import { lstatSync, mkdirSync, readFileSync } from 'node:fs';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { kindFolder, type Kind, type Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
 import { writeFileExclusive } from './atomic-write.js';
 import { DirHandle, isLinkRefusal } from './dir-handle.js';
-import { PROJECT_GITIGNORE } from './layout.js';
+import { PROJECT_GITIGNORE, SAVE_TEMP_FILE, STAGING_DIR, STAGING_GRACE_MS } from './layout.js';
 import { guardedDirs, scopeRoot, type VaultRoots } from './roots.js';
 
 /** Permission bits: private in project and user scope, ordinary in the committed team scope. */
@@ -200,4 +200,59 @@ function writeGitignore(projectDir: DirHandle): void {
     }
     throw err;
   }
+}
+
+/**
+ * Opens (creating it, with a `.gitignore` of `*`) the scope's hidden staging folder, where saves
+ * put their temporary files (see STAGING_DIR in store/layout.ts).
+ *
+ * @param scopeDir the scope folder's handle
+ * @returns its handle, or undefined when it cannot be used (a link, a file, no permission): the
+ *   writer then falls back to the kind folder
+ */
+export function openStaging(scopeDir: DirHandle, mode: number): DirHandle | undefined {
+  let staging: DirHandle;
+  try {
+    staging = scopeDir.openDir(STAGING_DIR, { mode });
+  } catch {
+    return undefined;
+  }
+  try {
+    const fd = openSync(staging.child('.gitignore'), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+    writeSync(fd, '*\n');
+    closeSync(fd);
+  } catch {
+    /* exists already */
+  }
+  return staging;
+}
+
+/**
+ * Removes the temporary files of killed saves from a folder (the staging folder or a kind
+ * folder): names matching SAVE_TEMP_FILE, regular files, last modified more than
+ * STAGING_GRACE_MS before `nowMs` (a save in progress is seconds old).
+ *
+ * @param nowMs the current time (ms since the epoch)
+ * @returns how many were removed
+ */
+export function removeStaleSaveTemps(dir: DirHandle, nowMs: number): number {
+  let removed = 0;
+  let names: string[];
+  try {
+    names = readdirSync(dir.listPath);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    if (!SAVE_TEMP_FILE.test(name)) continue;
+    const st = lstatSync(dir.child(name), { throwIfNoEntry: false });
+    if (!st?.isFile() || nowMs - st.mtimeMs <= STAGING_GRACE_MS) continue;
+    try {
+      unlinkSync(dir.child(name));
+      removed++;
+    } catch {
+      /* gone already */
+    }
+  }
+  return removed;
 }
