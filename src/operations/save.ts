@@ -6,9 +6,9 @@
  * adapter maps its own arguments (and its defaults, see {@link sourceHarnessFromEnv}) to a
  * {@link SaveInput}. Nothing is written unless every check passed.
  */
-import { lstatSync } from 'node:fs';
+import { lstatSync, unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFAULT_SCAN_LIMITS, walkVault } from '../scanner/scan-vault.js';
+import { DEFAULT_SCAN_LIMITS, scanVault, walkVault } from '../scanner/scan-vault.js';
 import {
   FIELD_ORDER,
   kindFolder,
@@ -30,6 +30,7 @@ import type { Runtime } from '../io/runtime.js';
 import { checkFrontmatter } from '../document/check-frontmatter.js';
 import { scanDocumentForSecrets } from '../secrets/scan-secrets.js';
 import type { SimilarMemory } from '../search/query/similar-memories.js';
+import { claimId, claimsIntact, releaseClaims } from '../store/id-claims.js';
 import { assertMemoryId, generateMemoryId } from '../store/ids.js';
 import { memoryFilePath, vaultRelativePath } from '../store/layout.js';
 import { guardedDirs, scopeRoot, type VaultRoots } from '../store/roots.js';
@@ -254,6 +255,25 @@ export function assertIdUnusedAnywhere(roots: VaultRoots, id: string): void {
 }
 
 /**
+ * Refuses an explicit id already claimed inside any memory file of any scope, whatever the file's
+ * name (`notes/other.md` holding `id: <id>`), valid or not (an invalid file that names the id
+ * counts: reads of it are incomplete, never a second memory).
+ *
+ * @throws VaultError `already-exists`
+ */
+export function assertIdNotInsideAnyFile(roots: VaultRoots, id: string): void {
+  const scan = scanVault(roots, { scopes: SCOPES, secretCheck: false });
+  const found = scan.entries.find((e) => e.memory.id === id)?.path ?? scan.invalid.find((f) => f.id === id)?.path;
+  if (found) {
+    throw new VaultError('already-exists', `memory ${id} already exists (${found}); writes are create-only`, {
+      field: 'id',
+      rule: 'create-only',
+      hint: 'choose another id, or supersede the memory with a new one that links to it (--link)',
+    });
+  }
+}
+
+/**
  * Saves a new memory, create-only: the one save operation.
  *
  * In order: builds and validates the values ({@link buildMemory}), refuses a suspected secret,
@@ -280,7 +300,10 @@ export async function save(roots: VaultRoots, input: SaveInput, rt: Runtime, opt
   // what exists behind a link
   checkScope(roots, memory.scope, [memory.kind]);
   assertIdFree(roots, memory.id);
-  if (input.id !== undefined) assertIdUnusedAnywhere(roots, memory.id);
+  if (input.id !== undefined) {
+    assertIdUnusedAnywhere(roots, memory.id);
+    assertIdNotInsideAnyFile(roots, memory.id);
+  }
   if (options.dryRun) return { memory, path, absPath, written: false, similar: [] };
   // Every check has passed: only now look for similar memories (the lookup refreshes the index,
   // which a refused save or a dry run must never write).
@@ -292,8 +315,33 @@ export async function save(roots: VaultRoots, input: SaveInput, rt: Runtime, opt
       hint: `read it with \`vault read ${similar[0]!.id}\`, or save without --unique to keep both`,
     });
   }
-  prepareScope(roots, memory.scope, [memory.kind]);
-  writeMemoryFile(roots, memory, text, rt);
+  // An explicit id is claimed across the scopes a read considers together, then checked again
+  // (also inside every file, whatever its name), then written: two saves of one id never both write.
+  const claims = input.id !== undefined ? await claimId(roots, memory.scope, memory.id, rt, () => rt.now().getTime()) : [];
+  try {
+    if (input.id !== undefined) {
+      assertIdFree(roots, memory.id);
+      assertIdUnusedAnywhere(roots, memory.id);
+      assertIdNotInsideAnyFile(roots, memory.id);
+    }
+    prepareScope(roots, memory.scope, [memory.kind]);
+    writeMemoryFile(roots, memory, text, rt);
+    if (!claimsIntact(claims)) {
+      // a stale-claim takeover raced this save: undo, so that one save of the id wins
+      try {
+        unlinkSync(absPath);
+      } catch {
+        /* gone */
+      }
+      throw new VaultError('already-exists', `memory ${memory.id} is being saved by another process; writes are create-only`, {
+        field: 'id',
+        rule: 'create-only',
+        hint: 'choose another id, or read the memory once that save has finished',
+      });
+    }
+  } finally {
+    releaseClaims(claims);
+  }
   await refreshIndexAfterWrite(roots, [memory.scope]);
   return { memory, path, absPath, written: true, similar };
 }
