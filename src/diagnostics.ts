@@ -46,6 +46,8 @@ export const DIAGNOSTIC_CODES = [
   'index-stale',
   'invisible-characters',
   'team-links-local',
+  /** a killed save's temporary file, or a memory with a second hard link */
+  'save-leftover',
 ] as const;
 
 /** A stable diagnostic code (the rule id). */

@@ -25,6 +25,7 @@ import { checkProjectGitignore } from './rules/gitignore-wrong.js';
 import { checkScanBounds } from './rules/scan-incomplete.js';
 import { checkSecondFrontmatter } from './rules/second-frontmatter.js';
 import { checkSecrets } from './rules/suspected-secret.js';
+import { checkSaveLeftovers } from './rules/save-leftover.js';
 import { checkStrayFiles } from './rules/stray-file.js';
 import { checkSuperseded } from './rules/probably-superseded.js';
 import { checkSymlinks } from './rules/symlink.js';
@@ -69,6 +70,7 @@ export const DOCTOR_RULES: ReadonlyArray<Rule> = [
   checkCanonicalForm,
   checkFileNames,
   checkStrayFiles,
+  checkSaveLeftovers,
   checkSuperseded,
   checkTimestamps,
   checkObsidianTags,

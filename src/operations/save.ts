@@ -6,9 +6,22 @@
  * adapter maps its own arguments (and its defaults, see {@link sourceHarnessFromEnv}) to a
  * {@link SaveInput}. Nothing is written unless every check passed.
  */
-import { lstatSync } from 'node:fs';
-import { DEFAULT_SCAN_LIMITS, walkVault } from '../scanner/scan-vault.js';
-import { FIELD_ORDER, KINDS, LIMITS, SCHEMA_VERSION, SCOPES, toFrontmatter, utf8Bytes, type Kind, type Memory, type Scope } from '../document/contract.js';
+import { lstatSync, unlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { DEFAULT_SCAN_LIMITS, scanVault, walkVault } from '../scanner/scan-vault.js';
+import {
+  FIELD_ORDER,
+  kindFolder,
+  KINDS,
+  LIMITS,
+  SCHEMA_VERSION,
+  SCOPES,
+  toFrontmatter,
+  utf8Bytes,
+  type Kind,
+  type Memory,
+  type Scope,
+} from '../document/contract.js';
 import { readFrontmatterValues, splitCanonical } from '../document/frontmatter-reader.js';
 import { serializeMemory } from '../document/serialize.js';
 import { checkTitle, quoteValue, validateBody } from '../document/validate.js';
@@ -17,11 +30,13 @@ import type { Runtime } from '../io/runtime.js';
 import { checkFrontmatter } from '../document/check-frontmatter.js';
 import { scanDocumentForSecrets } from '../secrets/scan-secrets.js';
 import type { SimilarMemory } from '../search/query/similar-memories.js';
+import { claimId, claimsIntact, releaseClaims } from '../store/id-claims.js';
 import { assertMemoryId, generateMemoryId } from '../store/ids.js';
 import { memoryFilePath, vaultRelativePath } from '../store/layout.js';
-import { assertVault, type VaultRoots } from '../store/roots.js';
+import { assertVault, guardedDirs, scopeRoot, type VaultRoots } from '../store/roots.js';
 import { writeFileExclusive } from '../store/atomic-write.js';
-import { checkScope, modesFor, prepareScope } from '../store/scope-folders.js';
+import { isLinkRefusal, type DirHandle } from '../store/dir-handle.js';
+import { checkScope, modesFor, openScopeDir, openStaging, prepareScope, removeStaleSaveTemps } from '../store/scope-folders.js';
 import { checkLinksAndTags, type SaveWarning } from './save-links.js';
 
 /** What a caller may choose when saving. trust and status are never inputs. */
@@ -194,7 +209,11 @@ export async function assertNoSecrets(text: string): Promise<void> {
  */
 export function assertIdFree(roots: VaultRoots, id: string): void {
   for (const scope of SCOPES) {
+    // Never probe through a link: an answer would tell what exists behind it. A linked scope is
+    // refused for writes (checkScope) and is never read, so it holds no id of this vault.
+    if (guardedDirs(roots, scope).some(isSymlink)) continue;
     for (const kind of KINDS) {
+      if (isSymlink(join(scopeRoot(roots, scope), kindFolder(kind)))) continue;
       const file = memoryFilePath(roots, scope, kind, id);
       try {
         lstatSync(file);
@@ -208,6 +227,10 @@ export function assertIdFree(roots: VaultRoots, id: string): void {
       });
     }
   }
+}
+
+function isSymlink(path: string): boolean {
+  return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
 }
 
 /**
@@ -227,6 +250,25 @@ export function assertIdUnusedAnywhere(roots: VaultRoots, id: string): void {
     }
     return undefined;
   });
+  if (found) {
+    throw new VaultError('already-exists', `memory ${id} already exists (${found}); writes are create-only`, {
+      field: 'id',
+      rule: 'create-only',
+      hint: 'choose another id, or supersede the memory with a new one that links to it (--link)',
+    });
+  }
+}
+
+/**
+ * Refuses an explicit id already claimed inside any memory file of any scope, whatever the file's
+ * name (`notes/other.md` holding `id: <id>`), valid or not (an invalid file that names the id
+ * counts: reads of it are incomplete, never a second memory).
+ *
+ * @throws VaultError `already-exists`
+ */
+export function assertIdNotInsideAnyFile(roots: VaultRoots, id: string): void {
+  const scan = scanVault(roots, { scopes: SCOPES, secretCheck: false });
+  const found = scan.entries.find((e) => e.memory.id === id)?.path ?? scan.invalid.find((f) => f.id === id)?.path;
   if (found) {
     throw new VaultError('already-exists', `memory ${id} already exists (${found}); writes are create-only`, {
       field: 'id',
@@ -263,10 +305,15 @@ export async function save(roots: VaultRoots, input: SaveInput, rt: Runtime, opt
   await assertNoSecrets(text);
   const absPath = memoryFilePath(roots, memory.scope, memory.kind, memory.id);
   const path = vaultRelativePath(memory.scope, memory.kind, memory.id);
+  // symlinks and the project .gitignore first, for a dry run too: a refusal must not depend on
+  // what exists behind a link
+  checkScope(roots, memory.scope, [memory.kind]);
   assertIdFree(roots, memory.id);
-  if (input.id !== undefined) assertIdUnusedAnywhere(roots, memory.id);
+  if (input.id !== undefined) {
+    assertIdUnusedAnywhere(roots, memory.id);
+    assertIdNotInsideAnyFile(roots, memory.id);
+  }
   const warnings = checkLinksAndTags(roots, memory, { allowLocalLinks: input.allowLocalLinks });
-  checkScope(roots, memory.scope, [memory.kind]); // symlinks and the project .gitignore, for a dry run too
   if (options.dryRun) return { memory, path, absPath, written: false, similar: [], warnings };
   // Every check has passed: only now look for similar memories (the lookup refreshes the index,
   // which a refused save or a dry run must never write).
@@ -278,10 +325,71 @@ export async function save(roots: VaultRoots, input: SaveInput, rt: Runtime, opt
       hint: `read it with \`vault read ${similar[0]!.id}\`, or save without --unique to keep both`,
     });
   }
-  prepareScope(roots, memory.scope, [memory.kind]);
-  writeFileExclusive(absPath, text, modesFor(memory.scope).file, () => rt.randomHex(8));
+  // An explicit id is claimed across the scopes a read considers together, then checked again
+  // (also inside every file, whatever its name), then written: two saves of one id never both write.
+  const claims = input.id !== undefined ? await claimId(roots, memory.scope, memory.id, rt, () => rt.now().getTime()) : [];
+  try {
+    if (input.id !== undefined) {
+      assertIdFree(roots, memory.id);
+      assertIdUnusedAnywhere(roots, memory.id);
+      assertIdNotInsideAnyFile(roots, memory.id);
+    }
+    prepareScope(roots, memory.scope, [memory.kind]);
+    writeMemoryFile(roots, memory, text, rt);
+    if (!claimsIntact(claims)) {
+      // a stale-claim takeover raced this save: undo, so that one save of the id wins
+      try {
+        unlinkSync(absPath);
+      } catch {
+        /* gone */
+      }
+      throw new VaultError('already-exists', `memory ${memory.id} is being saved by another process; writes are create-only`, {
+        field: 'id',
+        rule: 'create-only',
+        hint: 'choose another id, or read the memory once that save has finished',
+      });
+    }
+  } finally {
+    releaseClaims(claims);
+  }
   await refreshIndexAfterWrite(roots, [memory.scope]);
   return { memory, path, absPath, written: true, similar, warnings };
+}
+
+/**
+ * Writes a memory's file create-only through folder handles (a folder swapped for a link after
+ * the checks is refused, never followed), its temporary file in the scope's staging folder; first
+ * removes what killed saves left there and in the kind folder (older than the grace period).
+ *
+ * @throws VaultError `already-exists`, `symlink-refused`, `io-error`
+ */
+export function writeMemoryFile(roots: VaultRoots, memory: Memory, text: string, rt: Pick<Runtime, 'now' | 'randomHex'>): void {
+  const mode = modesFor(memory.scope);
+  const scopeDir = openScopeDir(roots, memory.scope, []);
+  let kindDir: DirHandle | undefined;
+  let staging: DirHandle | undefined;
+  try {
+    kindDir = scopeDir.openDir(kindFolder(memory.kind));
+    staging = openStaging(scopeDir, mode.dir);
+    const now = rt.now().getTime();
+    if (staging) removeStaleSaveTemps(staging, now);
+    removeStaleSaveTemps(kindDir, now);
+    const into = staging;
+    writeFileExclusive(kindDir.child(`${memory.id}.md`), text, mode.file, () => rt.randomHex(8), into && ((name) => into.child(name)));
+  } catch (err) {
+    if (err instanceof VaultError) throw err;
+    const where = vaultRelativePath(memory.scope, memory.kind, memory.id);
+    if (!isLinkRefusal(err)) throw new VaultError('io-error', `cannot write ${where} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
+    throw new VaultError('symlink-refused', `refusing to write through a symbolic link: ${where}`, {
+      rule: 'no symlinks in the vault',
+      hint: 'replace the link with a real directory',
+      cause: err,
+    });
+  } finally {
+    staging?.close();
+    kindDir?.close();
+    scopeDir.close();
+  }
 }
 
 /**

@@ -4,7 +4,7 @@
  * raw file content into a diagnostic. Bounded (files, depth, bytes) and says when a bound was hit.
  */
 import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
-import { relative, sep } from 'node:path';
+import { basename, dirname, relative, sep } from 'node:path';
 import { kindFolder, kindOfFolder, LIMITS, SCOPES, type Memory, type Scope } from '../document/contract.js';
 import type { NonCanonicalReason } from '../document/parse.js';
 import { diagnostic, type Diagnostic, type DiagnosticCode } from '../diagnostics.js';
@@ -16,7 +16,8 @@ import { parseCanonicalText } from './fast-parse.js';
 const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 import { describeParseError } from './parse-problem.js';
 import { findSecretShapes } from '../secrets/scan-secrets.js';
-import { NON_MEMORY_FOLDERS } from '../store/layout.js';
+import { DirHandle, isLinkRefusal } from '../store/dir-handle.js';
+import { NON_MEMORY_FOLDERS, SAVE_TEMP_FILE, STAGING_DIR } from '../store/layout.js';
 import { readFileSafe } from '../store/read-file-safe.js';
 import { guardedDirs, scopeRoot, type VaultRoots } from '../store/roots.js';
 
@@ -109,6 +110,11 @@ export interface ScanResult {
   strays: string[];
   /** hidden entries skipped (.obsidian/, .trash/, .index/, dotfiles; the user vault's inbox/ and attachments/): count only */
   hiddenSkipped: number;
+  /**
+   * what killed saves left: temporary files in a scope's staging folder or in a folder of the
+   * vault (`.ecc-memory-*.tmp`), and memory files with more than one hard link: vault-relative paths
+   */
+  leftovers: string[];
   /** editor files that are never memories (Obsidian *.canvas, *.base, *.excalidraw.md, ...): vault-relative paths */
   editorFiles: string[];
   /** bytes of memory files read */
@@ -139,6 +145,11 @@ export interface WalkedFile {
   absPath: string;
   /** path segments below the scope root */
   segments: string[];
+  /**
+   * the path to open the file by, resolved inside the folder the walk holds open (see
+   * store/dir-handle.ts): valid only while `onFile` runs; later, open by `absPath` with checks
+   */
+  openPath?: string;
   /** size in bytes and mtime in ms, from the walk's own lstat (only when the walk was asked to stat) */
   size?: number;
   mtimeMs?: number;
@@ -149,6 +160,8 @@ export interface WalkResult {
   symlinks: string[];
   strays: string[];
   hiddenSkipped: number;
+  /** temporary files of killed saves (see {@link ScanResult.leftovers}) */
+  leftovers: string[];
   editorFiles: string[];
   complete: boolean;
   incompleteReasons: string[];
@@ -167,6 +180,7 @@ class LazyWalkedFile implements WalkedFile {
     private readonly folder: readonly string[],
     private readonly name: string,
     readonly absPath: string,
+    readonly openPath: string,
   ) {}
   get segments(): string[] {
     return [...this.folder, this.name];
@@ -214,7 +228,7 @@ export function walkVault(
   onFile: (f: WalkedFile) => boolean | void,
   options: { stat?: boolean; onFolder?: (segments: readonly string[], st: Stats) => void } = {},
 ): WalkResult {
-  const result: WalkResult = { symlinks: [], strays: [], hiddenSkipped: 0, editorFiles: [], complete: true, incompleteReasons: [] };
+  const result: WalkResult = { symlinks: [], strays: [], hiddenSkipped: 0, leftovers: [], editorFiles: [], complete: true, incompleteReasons: [] };
   let visited = 0;
   let stopped = false;
   const incomplete = (reason: string) => {
@@ -222,15 +236,16 @@ export function walkVault(
     if (!result.incompleteReasons.includes(reason)) result.incompleteReasons.push(reason);
   };
 
-  const walk = (scope: Scope, root: string, dir: string, depth: number, segments: string[]): void => {
+  const walk = (scope: Scope, root: string, handle: DirHandle, depth: number, segments: string[]): void => {
     if (stopped) return;
+    const dir = handle.path;
     if (depth > limits.maxDepth) {
       incomplete(`folder deeper than ${limits.maxDepth} levels not scanned: ${toVaultPath(scope, root, dir)}`);
       return;
     }
     let names: Array<Dirent | string>;
     try {
-      names = options.stat ? readdirSync(dir) : readdirSync(dir, { withFileTypes: true });
+      names = options.stat ? readdirSync(handle.listPath) : readdirSync(handle.listPath, { withFileTypes: true });
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'ENOENT' && depth === 0) return; // a missing vault is an empty vault
@@ -252,15 +267,21 @@ export function walkVault(
       // readdir names never contain a separator or . / ..: concatenation is join() without the normalising cost
       const abs = dir.endsWith(sep) ? dir + name : dir + sep + name;
       // Dirent and Stats answer the same isFile/isDirectory/isSymbolicLink questions
-      const d = typeof entry === 'string' ? lstatSync(abs, { throwIfNoEntry: false }) : entry;
+      const d = typeof entry === 'string' ? lstatSync(handle.child(name), { throwIfNoEntry: false }) : entry;
       if (!d) continue;
       if (name.startsWith('.')) {
         if (d.isSymbolicLink()) result.symlinks.push(toVaultPath(scope, root, abs));
+        else if (depth === 0 && name === STAGING_DIR && d.isDirectory()) listStaging(handle, scope, root, abs, result.leftovers);
+        else if (d.isFile() && SAVE_TEMP_FILE.test(name)) result.leftovers.push(toVaultPath(scope, root, abs));
         else if (!(depth === 0 && name === '.gitignore' && scope === 'project')) result.hiddenSkipped++;
         continue;
       }
       if (d.isSymbolicLink()) {
         result.symlinks.push(toVaultPath(scope, root, abs));
+        // A link named like a memory file is one file that was not read (a lookup of its id is
+        // incomplete, see operations/read.ts); any other link may be a folder of memories,
+        // which was not seen: no lookup can be complete.
+        if (!name.endsWith('.md')) incomplete(`a symbolic link that may be a folder was not followed: ${toVaultPath(scope, root, abs)}`);
         continue;
       }
       if (d.isDirectory()) {
@@ -270,7 +291,20 @@ export function walkVault(
           continue;
         }
         if (options.onFolder && typeof entry === 'string') options.onFolder([...segments, name], d as Stats);
-        walk(scope, root, abs, depth + 1, [...segments, name]);
+        let sub: DirHandle;
+        try {
+          sub = handle.openDir(name);
+        } catch (err) {
+          // swapped for a link (or removed) since the listing: never followed
+          if (isLinkRefusal(err)) result.symlinks.push(toVaultPath(scope, root, abs));
+          incomplete(`folder changed while it was scanned, not entered: ${toVaultPath(scope, root, abs)}`);
+          continue;
+        }
+        try {
+          walk(scope, root, sub, depth + 1, [...segments, name]);
+        } finally {
+          sub.close();
+        }
         continue;
       }
       if (d.isFile() && isEditorFile(name)) {
@@ -278,12 +312,18 @@ export function walkVault(
         continue;
       }
       if (d.isFile() && name.endsWith('.md')) {
-        const file = new LazyWalkedFile(scope, segments, name, abs);
+        const file = new LazyWalkedFile(scope, segments, name, abs, handle.child(name));
         if (typeof entry === 'string') {
           file.size = (d as Stats).size;
           file.mtimeMs = (d as Stats).mtimeMs;
         }
         if (onFile(file) === false) stopped = true;
+        continue;
+      }
+      if (!d.isFile() && name.endsWith('.md')) {
+        // a FIFO, socket or device named like a memory: never opened, so it is unreadable and
+        // no lookup can be complete (save answers "exists" for that name)
+        incomplete(`not a regular file, never read: ${toVaultPath(scope, root, abs)}`);
         continue;
       }
       result.strays.push(toVaultPath(scope, root, abs));
@@ -319,9 +359,41 @@ export function walkVault(
       continue; // missing scope = empty
     }
     if (options.onFolder && options.stat) options.onFolder([], st);
-    walk(scope, root, root, 0, []);
+    const guarded = guardedDirs(roots, scope);
+    let top: DirHandle;
+    try {
+      top = DirHandle.open(
+        dirname(guarded[0]!),
+        guarded.map((d) => basename(d)),
+      );
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') continue; // removed since the lstat: empty
+      incomplete(`the ${scope} scope folder changed or could not be opened (${code ?? 'error'}); the scope was not scanned`);
+      continue;
+    }
+    try {
+      walk(scope, root, top, 0, []);
+      // without procfs, uses went by path: a folder swapped meanwhile makes the scan incomplete
+      if (!top.stillThere()) incomplete(`a folder of the ${scope} scope changed while it was scanned`);
+    } finally {
+      top.close();
+    }
   }
   return result;
+}
+
+/** The temporary files in a scope's staging folder (its own `.gitignore` aside), through the scope's handle. */
+function listStaging(scopeDir: DirHandle, scope: Scope, root: string, abs: string, out: string[]): void {
+  let staging: DirHandle | undefined;
+  try {
+    staging = scopeDir.openDir(STAGING_DIR);
+    for (const name of readdirSync(staging.listPath).sort()) if (name !== '.gitignore') out.push(toVaultPath(scope, root, `${abs}${sep}${name}`));
+  } catch {
+    /* not a usable folder: nothing is staged there */
+  } finally {
+    staging?.close();
+  }
 }
 
 /**
@@ -439,9 +511,10 @@ export function scanVault(roots: VaultRoots, options: ScanOptions = {}): ScanRes
   const invalid: FileDiagnostic[] = [];
   let scannedBytes = 0;
   const extraReasons: string[] = [];
+  const leftovers: string[] = [];
 
   const walk = walkVault(roots, scopes, limits, (f) => {
-    const read = readFileSafe(f.absPath, LIMITS.documentMaxBytes);
+    const read = readFileSafe(f.openPath ?? f.absPath, LIMITS.documentMaxBytes);
     if (!read.ok) {
       invalid.push(readFailure(f, read));
       return;
@@ -451,6 +524,8 @@ export function scanVault(roots: VaultRoots, options: ScanOptions = {}): ScanRes
       return false;
     }
     scannedBytes += read.size;
+    // a second name for the file: a killed save's temporary file (or a hard link made by hand)
+    if (read.nlink > 1) leftovers.push(f.path);
     const r = scanFileBytes(f, read.bytes, read.mtimeMs, { secretCheck, keepText: Boolean(options.keepText) });
     if (r.entry) entries.push(r.entry);
     else invalid.push(r.invalid);
@@ -463,6 +538,7 @@ export function scanVault(roots: VaultRoots, options: ScanOptions = {}): ScanRes
     symlinks: walk.symlinks,
     strays: walk.strays,
     hiddenSkipped: walk.hiddenSkipped,
+    leftovers: [...walk.leftovers, ...leftovers],
     editorFiles: walk.editorFiles,
     scannedBytes,
     complete: walk.complete && extraReasons.length === 0,

@@ -9,7 +9,7 @@
  * target (`replace`) or hard-linked to it (`create`: link(2) fails when the name exists, even as
  * a dangling symlink, so nothing is ever overwritten, also when processes race); then the folder
  * is fsynced. A crash leaves the old file or the new one, never half of either. The temporary
- * file never survives a call. Caches that are rebuilt when they read back torn (the search index,
+ * file never survives a call (a killed process may leave it: see store/layout.ts, STAGING_DIR). Caches that are rebuilt when they read back torn (the search index,
  * session start's caches) skip the two fsyncs (`durable: false`); the rename stays atomic.
  */
 import { closeSync, constants, fstatSync, fsyncSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
@@ -107,18 +107,27 @@ function errnoOf(err: unknown): string | undefined {
 
 /**
  * Writes a new vault file create-only and atomically: a memory, a scope's .gitignore, Obsidian's
- * configuration. The temporary file is `.ecc-memory-<pid>-<suffix>.tmp` beside the target.
+ * configuration. The temporary file is `<pid>-<suffix>.tmp` in `staging` (the scope's hidden
+ * staging folder, see store/layout.ts) when given, else, or when the staging folder is on another
+ * file system, `.ecc-memory-<pid>-<suffix>.tmp` beside the target (a name doctor reports).
  *
- * @param target absolute final path; its folder must exist and be checked by the caller
+ * @param target final path (a folder handle's `child`); its folder must exist and be checked by the caller
  * @param content UTF-8 text
  * @param mode permission bits of the new file
  * @param tempName returns a unique suffix for the temporary file
+ * @param staging path of a child of the staging folder, for a name (a folder handle's `child`)
  * @throws VaultError `already-exists` when `target` exists (file, folder or symlink);
  *   `io-error` on any other failure. The temporary file never survives.
  */
-export function writeFileExclusive(target: string, content: string, mode: number, tempName: () => string): void {
+export function writeFileExclusive(target: string, content: string, mode: number, tempName: () => string, staging?: (name: string) => string): void {
   try {
-    writeFileAtomic(target, content, { tempPath: join(dirname(target), `.ecc-memory-${processIds.pid}-${tempName()}.tmp`), commit: 'create', mode });
+    try {
+      if (!staging) throw Object.assign(new Error('no staging folder'), { code: 'EXDEV' });
+      writeFileAtomic(target, content, { tempPath: staging(`${processIds.pid}-${tempName()}.tmp`), commit: 'create', mode });
+    } catch (err) {
+      if (errnoOf(err) !== 'EXDEV') throw err;
+      writeFileAtomic(target, content, { tempPath: join(dirname(target), `.ecc-memory-${processIds.pid}-${tempName()}.tmp`), commit: 'create', mode });
+    }
   } catch (err) {
     if (err instanceof VaultError) throw err;
     if (errnoOf(err) === 'EEXIST' && (err as NodeJS.ErrnoException).syscall === 'link') {

@@ -8,6 +8,18 @@ import { kindFolder, type Kind, type Scope } from '../document/contract.js';
 import { assertMemoryId } from './ids.js';
 import { scopeRoot, type VaultRoots } from './roots.js';
 
+/**
+ * The hidden folder in each scope folder where saves stage their temporary files: on the
+ * memory's file system (link(2) needs it), never read by the scanner (hidden), never staged by git
+ * (it holds a `.gitignore` of `*`). What a killed save leaves there is reported by doctor
+ * (`save-leftover`) and removed by a later save after {@link STAGING_GRACE_MS}.
+ */
+export const STAGING_DIR = '.staging';
+/** A temporary file older than this (file system clock) is left over from a killed save. */
+export const STAGING_GRACE_MS = 10 * 60_000;
+/** Names of a save's temporary files: `<pid>-<hex>.tmp` in {@link STAGING_DIR}, `.ecc-memory-<pid>-<hex>.tmp` in a kind folder (the fallback). */
+export const SAVE_TEMP_FILE = /^(?:\.ecc-memory-)?\d+-[0-9a-z]+\.tmp$/;
+
 /** Content of the project scope's fail-closed .gitignore: ignore everything but itself. */
 export const PROJECT_GITIGNORE = '*\n!.gitignore\n';
 

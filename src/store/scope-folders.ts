@@ -3,12 +3,13 @@
  * the way, lstat only; the project scope's fail-closed .gitignore exact), then created with the
  * scope's permissions. The file itself is written by store/atomic-write.ts.
  */
-import { lstatSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { kindFolder, type Kind, type Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
 import { writeFileExclusive } from './atomic-write.js';
-import { PROJECT_GITIGNORE } from './layout.js';
+import { DirHandle, isLinkRefusal } from './dir-handle.js';
+import { PROJECT_GITIGNORE, SAVE_TEMP_FILE, STAGING_DIR, STAGING_GRACE_MS } from './layout.js';
 import { guardedDirs, scopeRoot, type VaultRoots } from './roots.js';
 
 /** Permission bits: private in project and user scope, ordinary in the committed team scope. */
@@ -101,25 +102,48 @@ export function checkProjectGitignore(projectDir: string): 'ok' | 'missing' {
  */
 export function prepareScope(roots: VaultRoots, scope: Scope, kinds: readonly Kind[]): string[] {
   const { dir: dirMode } = modesFor(scope);
-  const chain = scopeChain(roots, scope, kinds);
   checkScope(roots, scope, kinds); // check before creating anything
-  const root = scopeRoot(roots, scope);
+  const guarded = guardedDirs(roots, scope);
+  const anchor = dirname(guarded[0]!);
+  // Parents of the guarded chain (the worktree, the home directory) must already exist, except
+  // for the user root and override roots, which we create like mkdir -p.
+  if (!lstatSync(anchor, { throwIfNoEntry: false })) mkdirParents(anchor, dirMode);
   const created: string[] = [];
-  for (const dir of chain) {
-    let existed = true;
-    try {
-      lstatSync(dir);
-    } catch {
-      existed = false;
-    }
-    // Parents of the guarded chain (the worktree, the home directory) must already exist,
-    // except for the user root and override roots, which we create like mkdir -p.
-    if (!existed) mkdirParents(dirname(dir), dirMode);
-    ensureRealDir(dir, dirMode, dir);
-    if (!existed) created.push(dir);
+  // Created through handles (dir-handle.ts): a folder swapped for a link meanwhile is refused,
+  // never followed, so nothing is created outside the vault.
+  const scopeDir = openScopeDir(roots, scope, [], { mode: dirMode, created });
+  try {
+    for (const k of kinds) scopeDir.openDir(kindFolder(k), { mode: dirMode, created }).close();
+    if (scope === 'project') writeGitignore(scopeDir);
+  } finally {
+    scopeDir.close();
   }
-  if (scope === 'project') writeGitignore(root);
   return created;
+}
+
+/**
+ * Opens a scope's folder, or a folder below it (`sub`, e.g. its kind folder), through
+ * {@link DirHandle}: from the folder that holds the outermost guarded folder, no link on the way.
+ *
+ * @param create create missing folders with this mode (pushing each created path to `created`)
+ * @throws VaultError `symlink-refused` when a folder on the way is a link or not a folder,
+ *   `io-error` otherwise (a folder missing and `create` not given, permissions)
+ */
+export function openScopeDir(roots: VaultRoots, scope: Scope, sub: readonly string[], create?: { mode: number; created?: string[] }): DirHandle {
+  const guarded = guardedDirs(roots, scope);
+  const names = [...guarded.map((d) => basename(d)), ...sub];
+  try {
+    return DirHandle.open(dirname(guarded[0]!), names, create);
+  } catch (err) {
+    if (isLinkRefusal(err)) {
+      throw new VaultError('symlink-refused', `refusing to write through a symbolic link: ${join(scopeRoot(roots, scope), ...sub)}`, {
+        rule: 'no symlinks in the vault',
+        hint: 'replace the link with a real directory',
+        cause: err,
+      });
+    }
+    throw wrapIo(err, `cannot open ${join(scopeRoot(roots, scope), ...sub)}`);
+  }
 }
 
 function scopeChain(roots: VaultRoots, scope: Scope, kinds: readonly Kind[]): string[] {
@@ -165,15 +189,70 @@ function mkdirParents(dir: string, mode: number): void {
   }
 }
 
-function writeGitignore(projectDir: string): void {
-  if (checkProjectGitignore(projectDir) === 'ok') return;
+function writeGitignore(projectDir: DirHandle): void {
+  if (checkProjectGitignore(projectDir.path) === 'ok') return;
   try {
-    writeFileExclusive(join(projectDir, '.gitignore'), PROJECT_GITIGNORE, 0o644, () => 'gitignore');
+    writeFileExclusive(projectDir.child('.gitignore'), PROJECT_GITIGNORE, 0o644, () => 'gitignore');
   } catch (err) {
     if (err instanceof VaultError && err.code === 'already-exists') {
-      checkProjectGitignore(projectDir);
+      checkProjectGitignore(projectDir.path);
       return;
     }
     throw err;
   }
+}
+
+/**
+ * Opens (creating it, with a `.gitignore` of `*`) the scope's hidden staging folder, where saves
+ * put their temporary files (see STAGING_DIR in store/layout.ts).
+ *
+ * @param scopeDir the scope folder's handle
+ * @returns its handle, or undefined when it cannot be used (a link, a file, no permission): the
+ *   writer then falls back to the kind folder
+ */
+export function openStaging(scopeDir: DirHandle, mode: number): DirHandle | undefined {
+  let staging: DirHandle;
+  try {
+    staging = scopeDir.openDir(STAGING_DIR, { mode });
+  } catch {
+    return undefined;
+  }
+  try {
+    const fd = openSync(staging.child('.gitignore'), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+    writeSync(fd, '*\n');
+    closeSync(fd);
+  } catch {
+    /* exists already */
+  }
+  return staging;
+}
+
+/**
+ * Removes the temporary files of killed saves from a folder (the staging folder or a kind
+ * folder): names matching SAVE_TEMP_FILE, regular files, last modified more than
+ * STAGING_GRACE_MS before `nowMs` (a save in progress is seconds old).
+ *
+ * @param nowMs the current time (ms since the epoch)
+ * @returns how many were removed
+ */
+export function removeStaleSaveTemps(dir: DirHandle, nowMs: number): number {
+  let removed = 0;
+  let names: string[];
+  try {
+    names = readdirSync(dir.listPath);
+  } catch {
+    return 0;
+  }
+  for (const name of names) {
+    if (!SAVE_TEMP_FILE.test(name)) continue;
+    const st = lstatSync(dir.child(name), { throwIfNoEntry: false });
+    if (!st?.isFile() || nowMs - st.mtimeMs <= STAGING_GRACE_MS) continue;
+    try {
+      unlinkSync(dir.child(name));
+      removed++;
+    } catch {
+      /* gone already */
+    }
+  }
+  return removed;
 }

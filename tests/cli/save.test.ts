@@ -32,6 +32,26 @@ describe('vault save: body sources', () => {
     expect(JSON.parse(a.stdout).body).toBe('# Decision\n\nUse **Redis**; 中文 ok.');
     expect(JSON.parse(b.stdout).body).toBe('piped body\twith tab');
   });
+
+  it.skipIf(process.platform !== 'linux')('reads a --body-file that reports size 0 (procfs) to its end, bounded (Linux only)', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const r = await runCli(['save', '--title', 'proc status', '--body-file', '/proc/self/status', '--json'], { cwd: repo, env });
+    expect(r.code, r.stderr).toBe(0);
+    const body: string = JSON.parse((await runCli(['read', JSON.parse(r.stdout).id, '--json'], { cwd: repo, env })).stdout).body;
+    // the whole file, not its first byte: several lines from Name: to the end
+    expect(body.startsWith('Name:')).toBe(true);
+    expect(body.split('\n').length).toBeGreaterThan(10);
+    expect(body).toMatch(/voluntary_ctxt_switches/);
+    // a size-0 file over the limit is refused by size, as a normal body file is
+    const big = await runCli(['save', '--title', 'smaps', '--body-file', '/proc/self/smaps'], { cwd: repo, env });
+    expect(big.code).toBe(3);
+    expect(big.stderr).toMatch(/--body-file is too large \(maximum 65536 bytes/);
+    // a pipe (here /dev/stdin, a link to it) is refused with the way that reads it: --stdin
+    const piped = await runCli(['save', '--title', 'pipe', '--body-file', '/dev/stdin'], { cwd: repo, env, input: 'x' });
+    expect(piped.code).toBe(3);
+    expect(piped.stderr).toMatch(/use --stdin/);
+  });
 });
 
 describe('vault save: trust and status', () => {

@@ -140,7 +140,11 @@ describe('doctor over the hostile corpus (tests/fixtures/broken)', () => {
     const diagnostics = JSON.stringify({ invalid: scan.invalid, symlinks: scan.symlinks, strays: scan.strays, reasons: scan.incompleteReasons });
     expect(diagnostics).not.toMatch(/CANARY/);
     expect(scan.invalid.length).toBeGreaterThan(25);
-    expect(scan.complete).toBe(true); // hostile, but within every bound
+    // hostile, but within every bound: only the linked folder, which may hold memories, is unseen
+    expect(scan.complete).toBe(false);
+    // (home is the repo here, so the user scope sees team/ once more)
+    for (const reason of scan.incompleteReasons)
+      expect(reason).toMatch(/^a symbolic link that may be a folder was not followed: (user\/)?team\/linked-folder$/);
     for (const f of scan.invalid) expect(f.message.length).toBeLessThan(300);
   });
 

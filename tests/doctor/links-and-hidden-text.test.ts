@@ -119,7 +119,7 @@ describe('vault fmt never writes through a symbolic link', () => {
     renameSync(facts, real);
     symlinkSync(real, facts);
     const r = await runCli(['share', saved.id, '--json'], { cwd: repo, env });
-    expect(r.code).toBe(4); // the scan never enters the linked folder, so the memory is not one of the vault's
+    expect(r.code).toBe(6); // the scan never enters the linked folder: the lookup is incomplete, nothing moves
     expect(existsSync(join(real, `${saved.id}.md`))).toBe(true);
     expect(existsSync(join(repo, '.ecc/memory/team/facts', `${saved.id}.md`))).toBe(false);
   });

@@ -69,7 +69,10 @@ export async function readBodyInput(ctx: CliContext, argv: SaveArgs): Promise<st
             : `cannot be read (${read.code})`;
     throw new VaultError('invalid-input', `--body-file ${argv['body-file']} ${why}`, {
       field: 'body-file',
-      hint: 'give the path of a regular UTF-8 text file',
+      hint:
+        read.code === 'ELOOP' || read.code === 'not-a-regular-file'
+          ? 'give the path of a regular UTF-8 text file; to read a pipe or /dev/stdin, use --stdin (read to its end, at most 64 KiB)'
+          : 'give the path of a regular UTF-8 text file',
     });
   }
   return decode(read.bytes, '--body-file');

@@ -8,7 +8,10 @@ import { KINDS, STATUSES, kindFolder, type Scope } from '../../document/contract
 import { BUCKET_COUNT, FIELDS, IndexUnusable, type DocRecord, type InvalidRecord, type StoredDocs } from './index-format.js';
 
 /** The columns of docs.json without the header fields. */
-export type DocColumns = Pick<StoredDocs, 'path' | 'id' | 'kind' | 'status' | 'tags' | 'targets' | 'source' | 'links' | 'updated' | 'size' | 'mtime' | 'len' | 'invalid' | 'ordered'>;
+export type DocColumns = Pick<
+  StoredDocs,
+  'path' | 'id' | 'kind' | 'status' | 'tags' | 'targets' | 'source' | 'links' | 'updated' | 'size' | 'mtime' | 'len' | 'invalid' | 'ordered'
+>;
 
 /**
  * Orders two scope-relative paths as the walk visits them: folder by folder, names in UTF-16

@@ -31,6 +31,7 @@ import { VaultError } from '../../errors.js';
 import type { Runtime } from '../../io/runtime.js';
 import { writeFileAtomic } from '../../store/atomic-write.js';
 import { homeDir } from '../../store/roots.js';
+import { DirHandle } from '../../store/dir-handle.js';
 import { parseSnapshot, parseSnapshotHeader, renderSnapshot, type SessionSnapshot } from './snapshot.js';
 
 /**
@@ -41,17 +42,45 @@ import { parseSnapshot, parseSnapshotHeader, renderSnapshot, type SessionSnapsho
 export const START_DIR = '.start';
 
 /**
- * Creates {@link START_DIR} (0700) if needed; its path, or undefined when it is not a real
- * folder (a link or a file is never written through).
+ * How a sessions folder (or its {@link START_DIR}) is reached without following a link: the
+ * default `~/.ecc/sessions` from the home folder (`.ecc` and `sessions` both checked, a linked
+ * `~/.ecc` redirects nothing); an override folder from its parent. Its `.start` subfolder from
+ * there on.
+ */
+function sessionsChain(dir: string): { anchor: string; names: string[] } {
+  const parts = dir.split(sep);
+  const ecc = parts.lastIndexOf('.ecc');
+  if (ecc > 0) return { anchor: parts.slice(0, ecc).join(sep) || sep, names: parts.slice(ecc) };
+  if (basename(dir) === START_DIR) return { anchor: dirname(dirname(dir)), names: [basename(dirname(dir)), START_DIR] };
+  return { anchor: dirname(dir), names: [basename(dir)] };
+}
+
+/**
+ * Opens a sessions folder (or its `.start`) through {@link DirHandle}: no link on the way, and
+ * every use through the handle (the same no-follow rule as the vault).
+ *
+ * @throws the file system's error (`ELOOP`/`ENOTDIR` for a link, `ENOENT` for a missing folder)
+ */
+export function openSessionsFolder(dir: string, create?: { mode: number; created?: string[] }): DirHandle {
+  const { anchor, names } = sessionsChain(dir);
+  return DirHandle.open(anchor, names, create);
+}
+
+/**
+ * Creates {@link START_DIR} (0700) if needed; its path, or undefined when it or the sessions
+ * folder is not a real folder (a link or a file is never written through) or is missing.
  */
 export function ensureStartDir(dir: string): string | undefined {
-  const sub = join(dir, START_DIR);
+  let handle: DirHandle | undefined;
   try {
-    mkdirSync(sub, { mode: 0o700 });
+    handle = openSessionsFolder(dir);
+    handle.openDir(START_DIR, { mode: 0o700 }).close();
   } catch {
-    /* exists (checked below) or cannot be made */
+    return undefined;
+  } finally {
+    handle?.close();
   }
-  return lstatSync(sub, { throwIfNoEntry: false })?.isDirectory() ? sub : undefined;
+  return join(dir, START_DIR);
 }
 /** File name of a snapshot: `<YYYY-MM-DD>-<shortid>-session.tmp`. */
 export const SNAPSHOT_FILE = /^(\d{4}-\d{2}-\d{2})-([a-z0-9_][a-z0-9_-]{0,63})-session\.tmp$/;
@@ -151,32 +180,41 @@ export function resolveSessionsDir(rt: Runtime): string {
  * @throws VaultError `symlink-refused` when it is a symbolic link, `io-error` otherwise
  */
 export function ensureSessionsDir(dir: string): void {
-  let created: string | undefined;
+  const { anchor } = sessionsChain(dir);
+  const created: string[] = [];
+  let handle: DirHandle;
   try {
-    created = mkdirSync(dir, { recursive: true, mode: 0o700 });
+    mkdirSync(anchor, { recursive: true, mode: 0o700 });
+    handle = openSessionsFolder(dir, { mode: 0o700, created });
   } catch (err) {
-    throw new VaultError('io-error', `cannot create the sessions folder (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
-  }
-  const st = lstatSync(dir);
-  if (st.isSymbolicLink())
-    throw new VaultError('symlink-refused', 'the sessions folder is a symbolic link', { rule: 'no symlinks', hint: 'replace it with a real folder' });
-  if (!st.isDirectory()) throw new VaultError('io-error', 'the sessions folder is not a folder');
-  if (created === undefined) {
-    try {
-      const d = opendirSync(dir);
-      const first = d.readSync();
-      d.closeSync();
-      if (first) return;
-    } catch {
-      return;
-    }
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ELOOP' || code === 'ENOTDIR')
+      throw new VaultError('symlink-refused', 'the sessions folder, or a folder above it, is a symbolic link', {
+        rule: 'no symlinks',
+        hint: 'replace it with a real folder',
+      });
+    throw new VaultError('io-error', `cannot create the sessions folder (${code ?? 'error'})`, { cause: err });
   }
   try {
-    const fd = openSync(join(dir, '.gitignore'), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-    writeSync(fd, '*\n');
-    closeSync(fd);
-  } catch {
-    /* exists already */
+    if (created.length === 0) {
+      try {
+        const d = opendirSync(handle.listPath);
+        const first = d.readSync();
+        d.closeSync();
+        if (first) return;
+      } catch {
+        return;
+      }
+    }
+    try {
+      const fd = openSync(handle.child('.gitignore'), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+      writeSync(fd, '*\n');
+      closeSync(fd);
+    } catch {
+      /* exists already */
+    }
+  } finally {
+    handle.close();
   }
 }
 
@@ -420,15 +458,19 @@ export function withSnapshotLock<T>(dir: string, shortId: string, rt: Runtime, w
  * @throws VaultError `io-error`
  */
 export function writeSessionFile(dir: string, name: string, content: string, tag: string, rt: Pick<Runtime, 'pid' | 'randomHex'>, cache = false): void {
+  let handle: DirHandle | undefined;
   try {
-    writeFileAtomic(join(dir, name), content, {
-      tempPath: join(dir, `.wip-${tag}-${rt.pid}-${rt.randomHex(6)}`),
+    handle = openSessionsFolder(dir);
+    writeFileAtomic(handle.child(name), content, {
+      tempPath: handle.child(`.wip-${tag}-${rt.pid}-${rt.randomHex(6)}`),
       commit: 'replace',
       mode: 0o600,
       durable: !cache,
     });
   } catch (err) {
     throw new VaultError('io-error', `cannot write the session snapshot (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
+  } finally {
+    handle?.close();
   }
 }
 

@@ -88,7 +88,10 @@ describe('ASCII fast path', () => {
       'user@host',
       'x'.repeat(70),
     );
-    const ascii = fc.oneof(fc.array(pieces, { maxLength: 40 }).map((p) => p.join('')), fc.string({ unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)) }));
+    const ascii = fc.oneof(
+      fc.array(pieces, { maxLength: 40 }).map((p) => p.join('')),
+      fc.string({ unit: fc.integer({ min: 0, max: 127 }).map((c) => String.fromCharCode(c)) }),
+    );
     fc.assert(
       fc.property(ascii, (text) => {
         expect(tokenize(text)).toEqual(tokenizeGeneral(text));

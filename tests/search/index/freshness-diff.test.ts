@@ -12,7 +12,20 @@ const path = fc.array(name, { minLength: 1, maxLength: 3 }).map((segs) => ['note
 const fingerprint = fc.record({ size: fc.integer({ min: 1, max: 3 }), mtime: fc.integer({ min: 1, max: 3 }) });
 
 function doc(p: string, fp: { size: number; mtime: number }): DocRecord {
-  return { scope: 'team', path: p, id: 'mem_x', kind: 'note', status: 'active', tags: [], targets: [], source: 'test', links: [], updated: 0, len: [0, 0, 0, 0, 0], ...fp };
+  return {
+    scope: 'team',
+    path: p,
+    id: 'mem_x',
+    kind: 'note',
+    status: 'active',
+    tags: [],
+    targets: [],
+    source: 'test',
+    links: [],
+    updated: 0,
+    len: [0, 0, 0, 0, 0],
+    ...fp,
+  };
 }
 function invalid(p: string, fp: { size: number; mtime: number }): InvalidRecord {
   return { path: p, code: 'unreadable', severity: 'error', message: 'x', hint: 'h', ...fp };

@@ -228,17 +228,7 @@ describe('folder-level freshness (model test against a fresh rebuild)', () => {
       {
         numRuns: 6,
         // found by this test: git checkout replaces a file under the same name in a changed folder
-        examples: [
-          [
-            [
-              { t: 'inPlace', pick: 0, words: [0] },
-              { t: 'checkout' },
-              { t: 'save', words: [0] },
-              { t: 'checkout' },
-              { t: 'age' },
-            ],
-          ],
-        ],
+        examples: [[[{ t: 'inPlace', pick: 0, words: [0] }, { t: 'checkout' }, { t: 'save', words: [0] }, { t: 'checkout' }, { t: 'age' }]]],
       },
     );
   }, 120_000);
