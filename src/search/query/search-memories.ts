@@ -244,10 +244,23 @@ const PHRASE_IN_BODY = 1.2;
  * @throws VaultError `invalid-input` for a bad option (unknown kind, limit outside 1..100, bad date)
  */
 export async function searchMemories(roots: VaultRoots, query: string, options: SearchOptions = {}): Promise<SearchResponse> {
+  return searchMemoriesWith(openIndexes, roots, query, options);
+}
+
+/** How a search gets its fresh indexes: {@link openIndexes}, or the resident engine's kept ones. */
+export type IndexOpener = (
+  roots: VaultRoots,
+  scopes: readonly Scope[],
+  rebuild?: boolean | string,
+  onProgress?: SearchOptions['onProgress'],
+) => { indexes: ScopeIndex[]; diagnostics: SearchDiagnostics };
+
+/** {@link searchMemories} over indexes opened by `open` (the resident server keeps them between requests). */
+export async function searchMemoriesWith(open: IndexOpener, roots: VaultRoots, query: string, options: SearchOptions = {}): Promise<SearchResponse> {
   const { scopes, limit, filter } = resolveSearchOptions(options);
   const terms = tokenizeQuery(query);
   const read = memoReader(roots);
-  let opened = openIndexes(roots, scopes, false, options.onProgress);
+  let opened = open(roots, scopes, false, options.onProgress);
   let candidates: Candidate[];
   const rank = (indexes: ScopeIndex[]): Candidate[] => {
     let ranked = rankOrList(indexes, query, terms, filter);
@@ -262,7 +275,7 @@ export async function searchMemories(roots: VaultRoots, query: string, options: 
   } catch (err) {
     if (!(err instanceof IndexUnusable)) throw err;
     // a bucket vanished or was damaged after the check: rebuild once from the files
-    opened = openIndexes(roots, scopes, `a damaged bucket (${err.message})`, options.onProgress);
+    opened = open(roots, scopes, `a damaged bucket (${err.message})`, options.onProgress);
     candidates = rank(opened.indexes);
   }
   const total = candidates.length;
