@@ -2,8 +2,9 @@
  * Watches a vault's scope folders with `fs.watch`, one inotify watch per folder (not per file:
  * inotify on a folder also reports in-place writes to the files in it). Every real, non-hidden
  * folder of a scope is watched, as deep as the scanner walks; folders that appear are watched
- * when their parent reports them. A scope whose folder is missing or cannot be watched is
- * "blind": the server then checks it in full on every request. A watcher error (ENOSPC: the
+ * when their parent reports them. A scope whose folder is missing is looked at with one lstat
+ * per request (and watched once it appears); a scope that cannot be watched is "blind": the
+ * server then checks it in full on every request. A watcher error (ENOSPC: the
  * inotify watch limit) makes every scope blind.
  */
 import { type FSWatcher, lstatSync, readdirSync, watch } from 'node:fs';
@@ -21,6 +22,16 @@ export interface WatchEvents {
   failed(reason: string): void;
 }
 
+/** What lstat sees at a path that is not a real folder: nothing, or a link or file and its identity. */
+function pathSignature(path: string): string {
+  try {
+    const st = lstatSync(path);
+    return `${st.mode}:${st.ino}:${st.mtimeMs}:${st.size}`;
+  } catch (err) {
+    return `missing:${(err as NodeJS.ErrnoException).code ?? ''}`;
+  }
+}
+
 function realDir(path: string): boolean {
   try {
     return lstatSync(path).isDirectory();
@@ -32,8 +43,10 @@ function realDir(path: string): boolean {
 /** fs.watch on a vault's scope folders and on the server folder. */
 export class FolderWatcher {
   private readonly watchers = new Map<string, { scope: Scope | undefined; w: FSWatcher }>();
-  /** scopes that cannot be watched (missing folder, a watch that failed) */
+  /** scopes that cannot be watched (a watch that failed) */
   readonly blind = new Set<Scope>();
+  /** scopes whose folder is not a real folder (missing, a link), with what lstat saw of it */
+  private readonly missing = new Map<Scope, string>();
   failure: string | undefined;
 
   constructor(
@@ -57,10 +70,17 @@ export class FolderWatcher {
   /** Watches every real, non-hidden folder of the scope not yet watched (after a folder appeared or vanished). */
   resync(scope: Scope): void {
     const root = this.scopeRoots.get(scope)!;
+    for (const [dir, entry] of this.watchers) {
+      if (entry.scope === scope && !realDir(dir)) {
+        entry.w.close();
+        this.watchers.delete(dir);
+      }
+    }
     if (!realDir(root)) {
-      this.blind.add(scope);
+      this.missing.set(scope, pathSignature(root));
       return;
     }
+    this.missing.delete(scope);
     const walk = (dir: string, depth: number): boolean => {
       if (!this.watchers.has(dir) && !this.add(dir, scope)) return false;
       if (depth >= DEFAULT_SCAN_LIMITS.maxDepth) return true;
@@ -78,12 +98,26 @@ export class FolderWatcher {
       return true;
     };
     if (!walk(root, 0)) this.blind.add(scope);
-    for (const [dir, entry] of this.watchers) {
-      if (entry.scope === scope && !realDir(dir)) {
-        entry.w.close();
-        this.watchers.delete(dir);
-      }
+  }
+
+  /**
+   * The scopes whose missing folder changed since it was last seen (it appeared, or a link
+   * changed); they are watched from now on when they became real folders. A scope folder that is
+   * still missing holds no memories, so nothing about it can have changed.
+   */
+  missingChanged(): Scope[] {
+    const out: Scope[] = [];
+    for (const [scope, seen] of [...this.missing]) {
+      if (pathSignature(this.scopeRoots.get(scope)!) === seen) continue;
+      out.push(scope);
+      this.resync(scope);
     }
+    return out;
+  }
+
+  /** Scopes whose folder is missing (not watched; checked on every request with one lstat). */
+  get absent(): Scope[] {
+    return [...this.missing.keys()];
   }
 
   close(): void {

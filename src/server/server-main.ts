@@ -141,7 +141,7 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
   /** The cookie round trip: after it, every change made before the request has been seen. */
   const syncPoint = async (): Promise<void> => {
     const blind = scopes.filter((s) => watcher.blind.has(s));
-    engine.markChanged([...blind, ...SCOPES.filter((s) => !scopes.includes(s))]);
+    engine.markChanged([...blind, ...watcher.missingChanged(), ...SCOPES.filter((s) => !scopes.includes(s))]);
     if (watcher.failure !== undefined) {
       fullChecks++;
       return;
@@ -201,7 +201,12 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
           memories: stats.memories,
           watcher:
             watcher.failure === undefined
-              ? { mode: 'fs.watch', folders: watcher.folders, blind: scopes.filter((s) => watcher.blind.has(s)) }
+              ? {
+                  mode: 'fs.watch',
+                  folders: watcher.folders,
+                  blind: scopes.filter((s) => watcher.blind.has(s)),
+                  absent: scopes.filter((s) => watcher.absent.includes(s)),
+                }
               : { mode: 'full-checks', reason: watcher.failure },
           requests,
           fullChecks,
@@ -262,6 +267,7 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
     server.listen(at.path, () => resolve());
   });
   chmodSync(at.path, 0o600);
+  const watchedScopes = () => scopes.filter((s) => !watcher.blind.has(s) && !watcher.absent.includes(s));
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
       if (timer) {
@@ -280,8 +286,8 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
     return stopping;
   };
   opts.say(
-    { event: 'watching', scopes: scopes.filter((s) => !watcher.blind.has(s)), socket: at.path, readyMs: Date.now() - started },
-    `watching ${scopes.filter((s) => !watcher.blind.has(s)).join(', ') || 'nothing (no scope folder exists; run vault init)'}`,
+    { event: 'watching', scopes: watchedScopes(), socket: at.path, readyMs: Date.now() - started },
+    `watching ${watchedScopes().join(', ') || 'nothing (no scope folder exists; run vault init)'}`,
   );
   return { socketPath: at.path, closed, stop };
 }

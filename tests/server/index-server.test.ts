@@ -170,6 +170,22 @@ describe('vault watch: the resident index server', () => {
     expect((await status(repo, env)).requests).toBeGreaterThan(2);
   });
 
+  it('watches a scope folder that appears after the start', async () => {
+    const repo = gitRepo();
+    const env = serverEnv();
+    await detach(repo, env);
+    expect((await status(repo, env)).watcher).toMatchObject({ mode: 'fs.watch', absent: ['team', 'project'] });
+    const a = memory({ title: 'Late crane', body: 'crane words' });
+    putMemories(repo, a);
+    const { files, served } = await answers(repo, env, 'crane', a.id);
+    expect(served).toEqual(files);
+    expect(served.total).toBe(1);
+    const b = memory({ title: 'Later crane', body: 'crane words again' });
+    putMemories(repo, b);
+    expect((await answers(repo, env, 'crane', b.id)).served.total).toBe(2);
+    expect((await status(repo, env)).watcher).toMatchObject({ mode: 'fs.watch', absent: ['project'] });
+  });
+
   it('refuses a second server for the same vault', async () => {
     const repo = gitRepo();
     const env = serverEnv();
