@@ -142,8 +142,7 @@ export function registerMemoryTools(server: McpServer, ctx: McpContext): void {
     async (args) => {
       try {
         const scopes = scopesFor(ctx, args.scopes);
-        const { searchMemories } = await import('../search/query/search-memories.js');
-        const found = await searchMemories(ctx.roots, args.query, {
+        const options = {
           scopes,
           kinds: args.kinds,
           tags: args.tags,
@@ -152,7 +151,12 @@ export function registerMemoryTools(server: McpServer, ctx: McpContext): void {
           until: args.until,
           limit: args.limit,
           targetHarness: harness,
-        });
+        };
+        // the vault's index server (`vault watch`) answers when one runs, else the files do
+        const { searchThroughServer } = await import('../search/resident/resident-client.js');
+        const found =
+          (await searchThroughServer(ctx.roots, args.query, options, { uid: process.getuid?.() ?? -1, env: ctx.rt.env })) ??
+          (await (await import('../search/query/search-memories.js')).searchMemories(ctx.roots, args.query, options));
         return toolSuccess({
           notice: RECALL_NOTICE,
           harness,

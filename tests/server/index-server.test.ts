@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serializeMemory } from '../../src/document/serialize.js';
 import { cliEnv, git, gitRepo, runBin, tempDir } from '../helpers/cli.js';
+import { callOk, startMcp } from '../helpers/mcp-client.js';
 import { memory, memoryPath, putMemories } from '../helpers/search.js';
 
 const started: number[] = [];
@@ -184,6 +185,20 @@ describe('vault watch: the resident index server', () => {
     putMemories(repo, b);
     expect((await answers(repo, env, 'crane', b.id)).served.total).toBe(2);
     expect((await status(repo, env)).watcher).toMatchObject({ mode: 'fs.watch', absent: ['project'] });
+  });
+
+  it("answers the MCP server's memory_search like the files", async () => {
+    const repo = gitRepo();
+    const env = serverEnv();
+    putMemories(repo, memory({ title: 'MCP crane', body: 'crane words' }), memory({ title: 'Other', body: 'nothing' }));
+    await detach(repo, env);
+    const served = await startMcp(repo, { ...env, ECC_MEMORY_HARNESS: 'cursor' });
+    const files = await startMcp(repo, { ...env, ECC_MEMORY_HARNESS: 'cursor', ECC_VAULT_SERVER: 'off' });
+    const before = (await status(repo, env)).requests as number;
+    const a = await callOk(served, 'memory_search', { query: 'crane' });
+    expect(a).toEqual(await callOk(files, 'memory_search', { query: 'crane' }));
+    expect(a.total).toBe(1);
+    expect((await status(repo, env)).requests).toBe(before + 2);
   });
 
   it('refuses a second server for the same vault', async () => {

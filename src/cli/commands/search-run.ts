@@ -6,7 +6,7 @@ import { doctorCommandFor, KINDS, SCOPES, STATUSES, type Kind, type Scope, type 
 import type { SearchOptions, SearchResponse } from '../../search/query/search-memories.js';
 import type { VaultRoots } from '../../store/roots.js';
 import { printJson, rootsFor, usageError, type CliContext, type GlobalArgs } from '../command-context.js';
-import { askVaultServer } from '../server-link.js';
+import { clientIdentity } from '../server-link.js';
 
 /** Allowed `--scope` values of `vault search`, in the order the help text lists them. */
 export const SEARCH_SCOPE_CHOICES: readonly Scope[] = SCOPES;
@@ -59,7 +59,8 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
     limit: argv.limit,
   };
   // the resident server (`vault watch`) answers when one runs for this vault, else the files do
-  let response = (await askVaultServer(ctx, roots, { op: 'search', query, options: JSON.parse(JSON.stringify(options)) })) as SearchResponse | undefined;
+  const { searchThroughServer } = await import('../../search/resident/resident-client.js');
+  let response = await searchThroughServer(roots, query, options, clientIdentity(ctx));
   if (!response) {
     const { searchMemories } = await import('../../search/query/search-memories.js');
     const progress = await indexProgress(ctx);
@@ -131,8 +132,7 @@ hint: ${NO_VAULT_HINT}
       ctx.io.stderr(`hint: there is no vault here yet (${clean(roots.memoryRoot)}); run \`vault init\` to create it
 `);
     const search = async (r: VaultRoots, q: string, o: SearchOptions): Promise<SearchResponse> =>
-      ((await askVaultServer(ctx, r, { op: 'search', query: q, options: JSON.parse(JSON.stringify(o)) })) as SearchResponse | undefined) ??
-      (await import('../../search/query/search-memories.js')).searchMemories(r, q, o);
+      (await searchThroughServer(r, q, o, clientIdentity(ctx))) ?? (await import('../../search/query/search-memories.js')).searchMemories(r, q, o);
     for (const hint of await nearMisses(roots, query, options, search))
       ctx.io.stderr(`hint: ${clean(hint)}
 `);

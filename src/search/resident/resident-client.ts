@@ -8,6 +8,7 @@ import { lstatSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { VaultError, type VaultErrorCode } from '../../errors.js';
 import type { VaultRoots } from '../../store/roots.js';
+import type { SearchResponse } from '../query/search-memories.js';
 import { MAX_LINE_BYTES, PROTOCOL_VERSION, socketLocation, vaultKey, type ServerReply, type ServerRequest } from './resident-protocol.js';
 
 /** Who is asking: the process's user id and environment (adapters pass them; core code never reads the process). */
@@ -87,4 +88,21 @@ export function replyResult(reply: ServerReply & { ok: boolean }): unknown {
     throw new VaultError(e.code as VaultErrorCode, e.message, { field: e.field, rule: e.rule, hint: e.hint });
   }
   return undefined;
+}
+
+/**
+ * A search answered by the vault's index server, or `undefined` when none answers (the caller
+ * then runs `searchMemories` on the files). `ECC_VAULT_SERVER=off` in `who.env` skips the server.
+ *
+ * @throws VaultError what `searchMemories` throws for the same arguments (the server ran it)
+ */
+export async function searchThroughServer(
+  roots: VaultRoots,
+  query: string,
+  options: Readonly<Record<string, unknown>>,
+  who: ClientIdentity,
+): Promise<SearchResponse | undefined> {
+  if (who.env.ECC_VAULT_SERVER === 'off') return undefined;
+  const reply = await askServer(roots, { op: 'search', query, options: JSON.parse(JSON.stringify(options)) as Record<string, unknown> }, who);
+  return reply ? (replyResult(reply) as SearchResponse) : undefined;
 }
