@@ -8,7 +8,7 @@ import { lstatSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { VaultError, type VaultErrorCode } from '../../errors.js';
 import type { VaultRoots } from '../../store/roots.js';
-import type { SearchResponse } from '../query/search-memories.js';
+import type { SearchOptions, SearchResponse } from '../query/search-memories.js';
 import { MAX_LINE_BYTES, PROTOCOL_VERSION, socketLocation, vaultKey, type ServerReply, type ServerRequest } from './resident-protocol.js';
 
 /** Who is asking: the process's user id and environment (adapters pass them; core code never reads the process). */
@@ -99,7 +99,7 @@ export function replyResult(reply: ServerReply & { ok: boolean }): unknown {
 export async function searchThroughServer(
   roots: VaultRoots,
   query: string,
-  options: Readonly<Record<string, unknown>>,
+  options: SearchOptions,
   who: ClientIdentity,
 ): Promise<SearchResponse | undefined> {
   if (who.env.ECC_VAULT_SERVER === 'off') return undefined;
