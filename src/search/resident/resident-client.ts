@@ -96,12 +96,7 @@ export function replyResult(reply: ServerReply & { ok: boolean }): unknown {
  *
  * @throws VaultError what `searchMemories` throws for the same arguments (the server ran it)
  */
-export async function searchThroughServer(
-  roots: VaultRoots,
-  query: string,
-  options: SearchOptions,
-  who: ClientIdentity,
-): Promise<SearchResponse | undefined> {
+export async function searchThroughServer(roots: VaultRoots, query: string, options: SearchOptions, who: ClientIdentity): Promise<SearchResponse | undefined> {
   if (who.env.ECC_VAULT_SERVER === 'off') return undefined;
   const reply = await askServer(roots, { op: 'search', query, options: JSON.parse(JSON.stringify(options)) as Record<string, unknown> }, who);
   return reply ? (replyResult(reply) as SearchResponse) : undefined;
