@@ -136,11 +136,11 @@ export async function run({ quick }) {
     'same run. "Fallback" is what looking for the socket costs a search when no server runs (against',
     '`ECC_VAULT_SERVER=off`); the probes are the client alone, in-process.',
     '',
-    '| memories | F | search (files / server) | read (files / server) | fallback | probe: none / stale socket | round trip | ready | server RSS |',
+    '| memories | F | search (files / server) | read (files / server) | fallback | probe: none / stale socket | round trip | ready (server / `--detach` wall) | server RSS |',
     '|---|---|---|---|---|---|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.n.toLocaleString('en-US')} | ${fmt(r.F)} | ${fmt(r.noServer.search)} / ${fmt(r.withServer.search)} (F + ${fmt(r.withServer.search - r.F)}) | ${fmt(r.noServer.read)} / ${fmt(r.withServer.read)} (F + ${fmt(r.withServer.read - r.F)}) | ${r.fallback.toFixed(1)} ms | ${r.probeNone.toFixed(2)} / ${r.probeStale.toFixed(2)} ms | ${r.roundTrip.toFixed(2)} ms | ${fmt(r.readyMs)} | ${r.status.memoryMB} MB |`,
+        `| ${r.n.toLocaleString('en-US')} | ${fmt(r.F)} | ${fmt(r.noServer.search)} / ${fmt(r.withServer.search)} (F + ${fmt(r.withServer.search - r.F)}) | ${fmt(r.noServer.read)} / ${fmt(r.withServer.read)} (F + ${fmt(r.withServer.read - r.F)}) | ${r.fallback.toFixed(1)} ms | ${r.probeNone.toFixed(2)} / ${r.probeStale.toFixed(2)} ms | ${r.roundTrip.toFixed(2)} ms | ${fmt(r.status.readyMs)} / ${fmt(r.readyMs)} | ${r.status.memoryMB} MB |`,
     ),
     '',
     'The watcher: one process watching the team folder until ready (inotify watches, RSS after ready).',

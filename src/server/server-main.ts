@@ -197,6 +197,7 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
           vault: roots.memoryRoot,
           socket: at.path,
           uptimeS: Math.round((Date.now() - started) / 100) / 10,
+          readyMs,
           scopes,
           memories: stats.memories,
           watcher:
@@ -267,6 +268,7 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
     server.listen(at.path, () => resolve());
   });
   chmodSync(at.path, 0o600);
+  const readyMs = Date.now() - started;
   const watchedScopes = () => scopes.filter((s) => !watcher.blind.has(s) && !watcher.absent.includes(s));
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
@@ -286,7 +288,7 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
     return stopping;
   };
   opts.say(
-    { event: 'watching', scopes: watchedScopes(), socket: at.path, readyMs: Date.now() - started },
+    { event: 'watching', scopes: watchedScopes(), socket: at.path, readyMs },
     `watching ${watchedScopes().join(', ') || 'nothing (no scope folder exists; run vault init)'}`,
   );
   return { socketPath: at.path, closed, stop };

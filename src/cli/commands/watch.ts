@@ -53,7 +53,7 @@ async function runWatch(ctx: CliContext, argv: WatchArgs): Promise<number | void
       const memories = Object.entries(s.memories as Record<string, number>)
         .map(([k, v]) => `${k} ${v}`)
         .join(', ');
-      printText(ctx, `index server pid ${s.pid} for ${s.vault}, up ${s.uptimeS} s`);
+      printText(ctx, `index server pid ${s.pid} for ${s.vault}, up ${s.uptimeS} s (ready in ${s.readyMs} ms)`);
       printText(ctx, `memories: ${memories || 'none kept yet'}`);
       printText(
         ctx,
