@@ -36,21 +36,21 @@ const LAYERS: readonly (readonly string[])[] = [
   ['templates'],
   ['doctor', 'sessions'],
   ['operations'],
-  ['cli', 'mcp', 'hooks'],
+  ['cli', 'mcp', 'hooks', 'server'],
   ['index'],
 ];
 
 /** Inside a unit, its subfolders in their own order, bottom first (`.` = the unit's top files). */
 const SUBLAYERS: Readonly<Record<string, readonly string[]>> = {
-  search: ['analysis', 'index', 'query', '.'],
+  search: ['analysis', 'index', 'query', 'resident', '.'],
   sessions: ['transcripts', 'proposals', 'snapshots', 'start', '.'],
 };
 
 /** The adapters: they alone see the process, and they never import each other... */
-const ADAPTERS = ['cli', 'mcp', 'hooks'];
+const ADAPTERS = ['cli', 'mcp', 'hooks', 'server'];
 /** ...except that the CLI, the process's front door, starts another adapter through its entry module. */
 const ADAPTER_ENTRIES: Readonly<Record<string, readonly string[]>> = {
-  cli: ['hooks/hook-main.ts', 'mcp/server.ts'],
+  cli: ['hooks/hook-main.ts', 'mcp/server.ts', 'server/server-main.ts'],
 };
 /** Packages that belong to the adapters. */
 const ADAPTER_PACKAGES = ['yargs', 'chokidar', '@modelcontextprotocol/sdk', 'cli-progress', 'picocolors', 'zod'];

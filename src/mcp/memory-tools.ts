@@ -142,8 +142,8 @@ export function registerMemoryTools(server: McpServer, ctx: McpContext): void {
     async (args) => {
       try {
         const scopes = scopesFor(ctx, args.scopes);
-        const { searchMemories, fullCheckIntervalFrom } = await import('../search/query/search-memories.js');
-        const found = await searchMemories(ctx.roots, args.query, {
+        const { fullCheckIntervalFrom } = await import('../search/index/index-freshness.js');
+        const options = {
           fullCheckIntervalS: fullCheckIntervalFrom(ctx.rt.env.ECC_INDEX_FULL_CHECK_S),
           scopes,
           kinds: args.kinds,
@@ -153,7 +153,12 @@ export function registerMemoryTools(server: McpServer, ctx: McpContext): void {
           until: args.until,
           limit: args.limit,
           targetHarness: harness,
-        });
+        };
+        // the vault's index server (`vault watch`) answers when one runs, else the files do
+        const { searchThroughServer } = await import('../search/resident/resident-client.js');
+        const found =
+          (await searchThroughServer(ctx.roots, args.query, options, { uid: process.getuid?.() ?? -1, env: ctx.rt.env })) ??
+          (await (await import('../search/query/search-memories.js')).searchMemories(ctx.roots, args.query, options));
         return toolSuccess({
           notice: RECALL_NOTICE,
           harness,

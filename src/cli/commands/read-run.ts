@@ -3,7 +3,9 @@
  * the lean start-up path (cli/lean-main.ts), so both print byte-identical output.
  */
 import { SCOPES, toFrontmatter, type Scope } from '../../document/contract.js';
+import type { ReadResult } from '../../operations/read.js';
 import { printJson, printText, rootsFor, type CliContext, type GlobalArgs } from '../command-context.js';
+import { askVaultServer } from '../server-link.js';
 
 /** Allowed `--scope` values of `vault read`, in the order the help text lists them. */
 export const READ_SCOPE_CHOICES: readonly Scope[] = SCOPES;
@@ -23,10 +25,16 @@ export interface ReadArgs extends GlobalArgs {
  * @throws VaultError `not-found`, `ambiguous`, `read-incomplete`, `invalid-input` (a malformed id)
  */
 export async function runRead(ctx: CliContext, argv: ReadArgs): Promise<void> {
-  const { readMemory, fullCheckIntervalFrom } = await import('../../operations/read.js');
   const roots = await rootsFor(ctx, argv);
   const scopes = argv.scope?.length ? [...new Set(argv.scope)] : (['project', 'team'] as Scope[]);
-  const r = readMemory(roots, String(argv.id), { scopes, fullCheckIntervalS: fullCheckIntervalFrom(ctx.io.runtime.env.ECC_INDEX_FULL_CHECK_S) });
+  const { assertMemoryId } = await import('../../store/ids.js');
+  assertMemoryId(String(argv.id));
+  // the resident server (`vault watch`) answers when one runs for this vault, else the files do
+  let r = (await askVaultServer(ctx, roots, { op: 'read', id: String(argv.id), scopes })) as ReadResult | undefined;
+  if (!r) {
+    const { readMemory, fullCheckIntervalFrom } = await import('../../operations/read.js');
+    r = readMemory(roots, String(argv.id), { scopes, fullCheckIntervalS: fullCheckIntervalFrom(ctx.io.runtime.env.ECC_INDEX_FULL_CHECK_S) });
+  }
   if (argv.json) {
     const m = r.memory;
     // the file's own field names (snake_case, in file order); the camelCase keys of earlier

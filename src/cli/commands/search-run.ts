@@ -6,6 +6,7 @@ import { doctorCommandFor, KINDS, SCOPES, STATUSES, type Kind, type Scope, type 
 import type { SearchOptions, SearchResponse } from '../../search/query/search-memories.js';
 import type { VaultRoots } from '../../store/roots.js';
 import { printJson, rootsFor, usageError, type CliContext, type GlobalArgs } from '../command-context.js';
+import { clientIdentity } from '../server-link.js';
 
 /** Allowed `--scope` values of `vault search`, in the order the help text lists them. */
 export const SEARCH_SCOPE_CHOICES: readonly Scope[] = SCOPES;
@@ -47,7 +48,7 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
   // one wording and one exit code (usage, 2) for every bad --limit: `abc`, `0`, `1.5`, `101`
   if (argv.limit !== undefined && !(Number.isInteger(argv.limit) && argv.limit >= 1 && argv.limit <= 100))
     usageError('--limit must be a whole number from 1 to 100', 'e.g. --limit 20');
-  const { searchMemories, fullCheckIntervalFrom } = await import('../../search/query/search-memories.js');
+  const { fullCheckIntervalFrom } = await import('../../search/index/index-freshness.js');
   const roots = await rootsFor(ctx, argv);
   const query = (argv.query ?? []).map(String).join(' ');
   const options: SearchOptions = {
@@ -63,12 +64,17 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
     fresh: argv.fresh === true,
     fullCheckIntervalS: fullCheckIntervalFrom(ctx.io.runtime.env.ECC_INDEX_FULL_CHECK_S),
   };
-  const progress = await indexProgress(ctx);
-  let response: SearchResponse;
-  try {
-    response = await searchMemories(roots, query, { ...options, onProgress: progress?.update });
-  } finally {
-    progress?.stop();
+  // the resident server (`vault watch`) answers when one runs for this vault, else the files do
+  const { searchThroughServer } = await import('../../search/resident/resident-client.js');
+  let response = await searchThroughServer(roots, query, options, clientIdentity(ctx));
+  if (!response) {
+    const { searchMemories } = await import('../../search/query/search-memories.js');
+    const progress = await indexProgress(ctx);
+    try {
+      response = await searchMemories(roots, query, { ...options, onProgress: progress?.update });
+    } finally {
+      progress?.stop();
+    }
   }
   if (argv.json) {
     printJson(ctx, response);
@@ -131,7 +137,9 @@ hint: ${NO_VAULT_HINT}
     else if (![roots.team, roots.project].some((dir) => existsSync(dir)))
       ctx.io.stderr(`hint: there is no vault here yet (${clean(roots.memoryRoot)}); run \`vault init\` to create it
 `);
-    for (const hint of await nearMisses(roots, query, options, searchMemories))
+    const search = async (r: VaultRoots, q: string, o: SearchOptions): Promise<SearchResponse> =>
+      (await searchThroughServer(r, q, o, clientIdentity(ctx))) ?? (await import('../../search/query/search-memories.js')).searchMemories(r, q, o);
+    for (const hint of await nearMisses(roots, query, options, search))
       ctx.io.stderr(`hint: ${clean(hint)}
 `);
   }

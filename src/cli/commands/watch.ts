@@ -1,93 +1,143 @@
 import type { Argv } from 'yargs';
 import { SCOPES, type Scope } from '../../document/contract.js';
-import { printText, rootsFor, runCommand, type CliContext, type GlobalArgs } from '../command-context.js';
+import { VaultError } from '../../errors.js';
+import { printJson, printText, rootsFor, runCommand, type CliContext, type GlobalArgs } from '../command-context.js';
+import { clientIdentity } from '../server-link.js';
 
 interface WatchArgs extends GlobalArgs {
   scope?: Scope[];
   debounce?: number;
+  detach?: boolean;
+  stop?: boolean;
+  status?: boolean;
 }
 
-/** `vault watch`: keep the search index fresh while files change; one line per change. */
+/** How long `--detach` waits for the new server to answer, and `--stop` for it to go (ms). */
+const START_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 10_000;
+
+/**
+ * `vault watch`: the vault's resident index server. In the foreground it prints one line per
+ * change until Ctrl-C; `--detach` starts it in the background and returns once it answers;
+ * `--stop` and `--status` talk to a running one.
+ */
 export const watchCommand = (ctx: CliContext) => ({
   command: 'watch',
-  describe: 'keep the search index fresh while memory files change (Ctrl-C to stop)',
+  describe: 'run the index server: keep the index in memory and fresh while memory files change (Ctrl-C to stop)',
   builder: (y: Argv) =>
     y
-      .option('scope', { type: 'string', array: true, choices: SCOPES, describe: 'scopes to watch (default project and team)' })
-      .option('debounce', { type: 'number', default: 200, describe: 'milliseconds to wait for changes to settle' }),
-  handler: (argv: WatchArgs) =>
-    runCommand(ctx, argv, async () => {
-      const [{ watch }, { refreshIndex }, { existsSync }, { relative, sep }] = await Promise.all([
-        import('chokidar'),
-        import('../../search/index/index-status.js'),
-        import('node:fs'),
-        import('node:path'),
-      ]);
-      const roots = await rootsFor(ctx, argv);
-      const scopes = argv.scope?.length ? [...new Set(argv.scope)] : (['project', 'team'] as Scope[]);
-      const say = (obj: Record<string, unknown>, text: string) => (argv.json ? ctx.io.stdout(`${JSON.stringify(obj)}\n`) : printText(ctx, text));
-      const first = refreshIndex(roots, { scopes });
-      for (const r of first)
-        say({ event: 'ready', scope: r.scope, action: r.action }, `ready ${r.scope}: index ${r.action === 'fresh' ? 'up to date' : r.action}`);
-      const dirs = scopes.map((s) => ({ scope: s, dir: roots[s] })).filter((d) => existsSync(d.dir));
-      const pending = new Map<string, { scope: Scope; event: string }>();
-      let timer: NodeJS.Timeout | undefined;
-      const flush = () => {
-        timer = undefined;
-        const batch = [...pending.entries()];
-        pending.clear();
-        const touched = [...new Set(batch.map(([, v]) => v.scope))];
-        try {
-          const reports = refreshIndex(roots, { scopes: touched });
-          for (const [path, v] of batch) say({ event: v.event, path, scope: v.scope }, `${v.event.padEnd(7)} ${path}`);
-          for (const r of reports)
-            if (r.action === 'rebuilt') say({ event: 'rebuilt', scope: r.scope, reason: r.reason }, `rebuilt ${r.scope} index (${r.reason})`);
-        } catch (err) {
-          ctx.io.stderr(`error: index refresh failed: ${(err as Error).message}\n`);
-        }
-      };
-      const watcher = watch(
-        dirs.map((d) => d.dir),
-        {
-          ignoreInitial: true,
-          followSymlinks: false,
-          // hidden entries below a scope folder (.index/, .obsidian/, editor temp files) are never memories
-          ignored: (p: string) => {
-            const d = dirs.find((x) => p.startsWith(x.dir + sep));
-            return (
-              d !== undefined &&
-              relative(d.dir, p)
-                .split(sep)
-                .some((part) => part.startsWith('.'))
-            );
-          },
-        },
-      );
-      const onEvent = (event: string) => (abs: string) => {
-        if (!abs.endsWith('.md')) return;
-        const d = dirs.find((x) => abs.startsWith(x.dir + sep));
-        if (!d) return;
-        const path = `${d.scope}/${relative(d.dir, abs).split(sep).join('/')}`;
-        pending.set(path, { scope: d.scope, event: event === 'add' ? 'added' : event === 'unlink' ? 'removed' : 'changed' });
-        if (timer) clearTimeout(timer);
-        timer = setTimeout(flush, Math.max(0, argv.debounce ?? 200));
-      };
-      watcher.on('add', onEvent('add')).on('change', onEvent('change')).on('unlink', onEvent('unlink'));
-      watcher.on('error', (err: unknown) => ctx.io.stderr(`warning: watch error: ${(err as Error).message}\n`));
-      await new Promise<void>((resolve) => watcher.on('ready', () => resolve()));
-      say(
-        { event: 'watching', scopes: dirs.map((d) => d.scope) },
-        `watching ${dirs.map((d) => d.scope).join(', ') || 'nothing (no scope folder exists; run vault init)'}`,
-      );
-      await new Promise<void>((resolve) => {
-        const stop = () => resolve();
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
-      if (timer) {
-        clearTimeout(timer);
-        flush();
-      }
-      await watcher.close();
-    }),
+      .option('scope', { type: 'string', array: true, choices: SCOPES, describe: 'scopes to keep and watch (default project, team and user)' })
+      .option('debounce', { type: 'number', default: 200, describe: 'milliseconds to wait for changes to settle before refreshing the index on disk' })
+      .option('detach', { type: 'boolean', describe: 'start the server in the background and return once it answers' })
+      .option('stop', { type: 'boolean', describe: "stop this vault's server" })
+      .option('status', { type: 'boolean', describe: "show this vault's server: pid, uptime, memories, watcher mode" })
+      .conflicts('stop', ['status', 'detach'])
+      .conflicts('status', 'detach'),
+  handler: (argv: WatchArgs) => runCommand(ctx, argv, () => runWatch(ctx, argv)),
 });
+
+async function runWatch(ctx: CliContext, argv: WatchArgs): Promise<number | void> {
+  const roots = await rootsFor(ctx, argv);
+  const who = clientIdentity(ctx);
+  const { askServer } = await import('../../search/resident/resident-client.js');
+  const status = async () => {
+    const r = await askServer(roots, { op: 'status' }, who, 5000);
+    return r?.ok ? (r.result as Record<string, unknown>) : undefined;
+  };
+  if (argv.status) {
+    const s = await status();
+    if (argv.json) printJson(ctx, s ?? { running: false, vault: roots.memoryRoot });
+    else if (!s) printText(ctx, `no index server runs for ${roots.memoryRoot}; searches read the files (start one with \`vault watch --detach\`)`);
+    else {
+      const w = s.watcher as { mode: string; folders?: number; reason?: string; blind?: string[]; absent?: string[] };
+      const memories = Object.entries(s.memories as Record<string, number>)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ');
+      printText(ctx, `index server pid ${s.pid} for ${s.vault}, up ${s.uptimeS} s (ready in ${s.readyMs} ms)`);
+      printText(ctx, `memories: ${memories || 'none kept yet'}`);
+      printText(
+        ctx,
+        w.mode === 'fs.watch'
+          ? `watcher: fs.watch on ${w.folders} folder(s)${w.blind?.length ? `; checked in full on every request: ${w.blind.join(', ')}` : ''}${w.absent?.length ? `; no folder yet: ${w.absent.join(', ')}` : ''}`
+          : `watcher: failed (${w.reason}); every request checks the files in full`,
+      );
+      printText(ctx, `requests: ${s.requests}, full checks: ${s.fullChecks}, resident memory: ${s.memoryMB} MB`);
+    }
+    return;
+  }
+  if (argv.stop) {
+    const r = await askServer(roots, { op: 'stop' }, who, 5000);
+    if (!r?.ok) {
+      if (argv.json) printJson(ctx, { stopped: false, running: false });
+      else printText(ctx, `no index server runs for ${roots.memoryRoot}`);
+      return;
+    }
+    const pid = (r.result as { stopped: number }).stopped;
+    const until = Date.now() + STOP_TIMEOUT_MS;
+    while (ctx.io.runtime.isProcessAlive(pid) && Date.now() < until) await sleep(20);
+    if (argv.json) printJson(ctx, { stopped: true, pid });
+    else printText(ctx, `stopped the index server (pid ${pid})`);
+    return;
+  }
+  if (argv.detach) {
+    const running = await status();
+    if (running) {
+      if (argv.json) printJson(ctx, { started: false, ...running });
+      else printText(ctx, `an index server already runs for this vault (pid ${running.pid})`);
+      return;
+    }
+    const [{ spawn }, { openSync, closeSync }, { join }, { serverDirFor }] = await Promise.all([
+      import('node:child_process'),
+      import('node:fs'),
+      import('node:path'),
+      import('../../search/resident/resident-protocol.js'),
+    ]);
+    const { mkdirSync } = await import('node:fs');
+    const dir = serverDirFor(roots);
+    mkdirSync(dir, { recursive: true });
+    const log = openSync(join(dir, 'server.log'), 'a', 0o600);
+    const args = [process.argv[1]!, 'watch', '--json', '--debounce', String(argv.debounce ?? 200)];
+    if (argv.root !== undefined) args.push('--root', argv.root);
+    if (argv['user-root'] !== undefined) args.push('--user-root', argv['user-root']);
+    if (argv.scope?.length) args.push('--scope', ...argv.scope);
+    const child = spawn(process.execPath, args, {
+      cwd: ctx.io.runtime.cwd,
+      env: { ...ctx.io.runtime.env } as NodeJS.ProcessEnv,
+      detached: true,
+      stdio: ['ignore', log, log],
+    });
+    closeSync(log);
+    let exited: number | null | undefined;
+    child.on('exit', (code) => (exited = code));
+    child.unref();
+    const until = Date.now() + START_TIMEOUT_MS;
+    let s: Record<string, unknown> | undefined;
+    while (!(s = await status()) && exited === undefined && Date.now() < until) await sleep(20);
+    if (!s) {
+      throw new VaultError('io-error', `the index server did not start${exited !== undefined ? ` (exit code ${exited})` : ''}`, {
+        hint: `see ${join(dir, 'server.log')}`,
+      });
+    }
+    if (argv.json) printJson(ctx, { started: true, ...s });
+    else printText(ctx, `started the index server (pid ${s.pid}); \`vault watch --stop\` stops it`);
+    return;
+  }
+  const { runIndexServer } = await import('../../server/server-main.js');
+  const scopes = argv.scope?.length ? [...new Set(argv.scope)] : SCOPES;
+  const server = await runIndexServer(roots, {
+    scopes,
+    debounceMs: argv.debounce ?? 200,
+    who,
+    say: (obj, text) => (argv.json ? ctx.io.stdout(`${JSON.stringify(obj)}\n`) : printText(ctx, text)),
+  });
+  const stop = () => void server.stop();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  await server.closed;
+  process.off('SIGINT', stop);
+  process.off('SIGTERM', stop);
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}

@@ -288,25 +288,39 @@ const PHRASE_IN_BODY = 1.2;
  * @throws VaultError `invalid-input` for a bad option (unknown kind, limit outside 1..100, bad date)
  */
 export async function searchMemories(roots: VaultRoots, query: string, options: SearchOptions = {}): Promise<SearchResponse> {
+  return searchMemoriesWith(openIndexes, roots, query, options);
+}
+
+/** How a search gets its indexes: {@link openIndexes}, or the resident engine's kept ones (`full`: every file was checked, or watched since). */
+export type IndexOpener = (
+  roots: VaultRoots,
+  scopes: readonly Scope[],
+  rebuild: boolean | string,
+  freshness: FreshnessOptions,
+) => { indexes: ScopeIndex[]; diagnostics: SearchDiagnostics; full: boolean };
+
+/** {@link searchMemories} over indexes opened by `open` (the resident server keeps them between requests). */
+export async function searchMemoriesWith(open: IndexOpener, roots: VaultRoots, query: string, options: SearchOptions = {}): Promise<SearchResponse> {
   const resolved = resolveSearchOptions(options);
   const freshness: FreshnessOptions = { full: options.fresh === true, fullCheckIntervalS: options.fullCheckIntervalS, onProgress: options.onProgress };
-  const opened = openIndexes(roots, resolved.scopes, false, freshness);
+  const opened = open(roots, resolved.scopes, false, freshness);
   try {
-    return answer(roots, query, options, resolved, opened);
+    return answer(open, roots, query, options, resolved, opened);
   } catch (err) {
     if (!(err instanceof StaleCandidate)) throw err;
     // a file to be returned changed in place since the index saw it: check every file, answer again
-    return answer(roots, query, options, resolved, openIndexes(roots, resolved.scopes, false, { ...freshness, full: true }));
+    return answer(open, roots, query, options, resolved, open(roots, resolved.scopes, false, { ...freshness, full: true }));
   }
 }
 
 /** Ranks and reads one answer over opened indexes; throws {@link StaleCandidate} when they were only folder-checked and a read file differs. */
 function answer(
+  open: IndexOpener,
   roots: VaultRoots,
   query: string,
   options: SearchOptions,
   { scopes, limit, filter }: ReturnType<typeof resolveSearchOptions>,
-  first: ReturnType<typeof openIndexes>,
+  first: ReturnType<IndexOpener>,
 ): SearchResponse {
   let opened = first;
   const terms = tokenizeQuery(query);
@@ -325,7 +339,7 @@ function answer(
   } catch (err) {
     if (!(err instanceof IndexUnusable)) throw err;
     // a bucket vanished or was damaged after the check: rebuild once from the files
-    opened = openIndexes(roots, scopes, `a damaged bucket (${err.message})`, { full: true, onProgress: options.onProgress });
+    opened = open(roots, scopes, `a damaged bucket (${err.message})`, { full: true, onProgress: options.onProgress });
     candidates = rank(opened.indexes);
   }
   const total = candidates.length;

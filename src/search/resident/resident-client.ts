@@ -1,0 +1,103 @@
+/**
+ * The client side of the resident index server: ask the vault's server, or learn within a few
+ * milliseconds that there is none to ask. Any doubt (no socket, a socket of another user, a file
+ * that is not a socket, a refused connection, a dead or foreign server, another protocol version,
+ * a garbled or late reply) answers `undefined`, and the caller works on disk as without a server.
+ */
+import { lstatSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { VaultError, type VaultErrorCode } from '../../errors.js';
+import type { VaultRoots } from '../../store/roots.js';
+import type { SearchOptions, SearchResponse } from '../query/search-memories.js';
+import { MAX_LINE_BYTES, PROTOCOL_VERSION, socketLocation, vaultKey, type ServerReply, type ServerRequest } from './resident-protocol.js';
+
+/** Who is asking: the process's user id and environment (adapters pass them; core code never reads the process). */
+export interface ClientIdentity {
+  uid: number;
+  env: Readonly<Record<string, string | undefined>>;
+}
+
+/** A request without the fields every request carries. */
+export type RequestBody = ServerRequest extends infer R ? (R extends ServerRequest ? Omit<R, 'v' | 'vault'> : never) : never;
+
+/** How long a connected server may take to answer before the client gives up on it (ms). */
+export const DEFAULT_REPLY_TIMEOUT_MS = 60_000;
+
+/**
+ * Sends one request to the vault's server.
+ *
+ * @param timeoutMs give up on a server that does not reply in this time (default 60 s: a first
+ *   request after many changes may refresh a large index)
+ * @returns the reply, or undefined when no usable server answered (never throws)
+ */
+export function askServer(roots: VaultRoots, body: RequestBody, who: ClientIdentity, timeoutMs = DEFAULT_REPLY_TIMEOUT_MS): Promise<ServerReply | undefined> {
+  const at = socketLocation(roots, who.uid, who.env);
+  if (!at) return Promise.resolve(undefined);
+  try {
+    const st = lstatSync(at.path);
+    if (!st.isSocket() || st.uid !== who.uid) return Promise.resolve(undefined);
+  } catch {
+    return Promise.resolve(undefined);
+  }
+  return new Promise((resolve) => {
+    let done = false;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const socket = createConnection(at.path);
+    const finish = (reply: ServerReply | undefined) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(reply);
+    };
+    const timer = setTimeout(() => finish(undefined), timeoutMs);
+    socket.on('error', () => finish(undefined));
+    socket.on('connect', () => socket.write(`${JSON.stringify({ ...body, v: PROTOCOL_VERSION, vault: vaultKey(roots) })}\n`));
+    socket.on('data', (d: Buffer) => {
+      const nl = d.indexOf(10);
+      chunks.push(nl >= 0 ? d.subarray(0, nl) : d);
+      size += d.length;
+      if (size > MAX_LINE_BYTES) return finish(undefined);
+      if (nl >= 0) finish(parseReply(Buffer.concat(chunks).toString('utf8')));
+    });
+    socket.on('end', () => finish(undefined));
+  });
+}
+
+function parseReply(line: string): ServerReply | undefined {
+  try {
+    const r = JSON.parse(line) as ServerReply;
+    if (typeof r !== 'object' || r === null || r.v !== PROTOCOL_VERSION || typeof r.ok !== 'boolean') return undefined;
+    if (!r.ok && 'refused' in r) return undefined;
+    return r;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The result of a reply, or the error it carries thrown as the `VaultError` the server raised.
+ *
+ * @throws VaultError the server's error (same code, message, field, rule and hint)
+ */
+export function replyResult(reply: ServerReply & { ok: boolean }): unknown {
+  if (reply.ok) return reply.result;
+  if ('error' in reply) {
+    const e = reply.error;
+    throw new VaultError(e.code as VaultErrorCode, e.message, { field: e.field, rule: e.rule, hint: e.hint });
+  }
+  return undefined;
+}
+
+/**
+ * A search answered by the vault's index server, or `undefined` when none answers (the caller
+ * then runs `searchMemories` on the files). `ECC_VAULT_SERVER=off` in `who.env` skips the server.
+ *
+ * @throws VaultError what `searchMemories` throws for the same arguments (the server ran it)
+ */
+export async function searchThroughServer(roots: VaultRoots, query: string, options: SearchOptions, who: ClientIdentity): Promise<SearchResponse | undefined> {
+  if (who.env.ECC_VAULT_SERVER === 'off') return undefined;
+  const reply = await askServer(roots, { op: 'search', query, options: JSON.parse(JSON.stringify(options)) as Record<string, unknown> }, who);
+  return reply ? (replyResult(reply) as SearchResponse) : undefined;
+}

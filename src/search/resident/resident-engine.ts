@@ -1,0 +1,137 @@
+/**
+ * The resident index engine: a scope's opened index (its documents table and the decoded term
+ * buckets) and its scan are kept between requests, and opened again only after the scope was
+ * marked changed. It knows nothing of watchers or sockets: whoever runs it (the index server,
+ * src/server/) marks a scope changed whenever anything in its folders may have changed, and
+ * marks everything changed when it cannot tell. Answers are those of the on-disk path
+ * ({@link searchMemories}, the scanner) over the same files.
+ */
+import { SCOPES, type Scope } from '../../document/contract.js';
+import { scanVault, type ScanResult } from '../../scanner/scan-vault.js';
+import type { VaultRoots } from '../../store/roots.js';
+import type { ScopeIndex } from '../index/index-freshness.js';
+import { liveDocs } from '../query/query-ranking.js';
+import { openIndexes, searchMemoriesWith, type SearchDiagnostics, type SearchOptions, type SearchResponse } from '../query/search-memories.js';
+
+interface KeptIndex {
+  index: ScopeIndex;
+  diagnostics: SearchDiagnostics;
+}
+
+/** Counters for `vault watch --status`. */
+export interface EngineStats {
+  /** live memories in the kept indexes, per scope */
+  memories: Partial<Record<Scope, number>>;
+  /** indexes opened from disk (each a full freshness check of one scope) */
+  indexOpens: number;
+  /** scans made for reads (each a full scan of the asked scopes) */
+  scans: number;
+}
+
+/** One vault's kept indexes and scans. Not safe for overlapping calls: the server runs requests one at a time. */
+export class ResidentEngine {
+  private readonly indexes = new Map<Scope, KeptIndex>();
+  private readonly scans = new Map<string, ScanResult>();
+  private readonly changed = new Set<Scope>();
+  private opens = 0;
+  private scanCount = 0;
+
+  constructor(readonly roots: VaultRoots) {}
+
+  /** Something in these scopes' folders may have changed (or, without scopes, anywhere). */
+  markChanged(scopes?: readonly Scope[]): void {
+    for (const s of scopes ?? SCOPES) {
+      this.changed.add(s);
+      this.indexes.delete(s);
+    }
+    for (const key of [...this.scans.keys()]) if (!scopes || scopes.some((s) => key.split(',').includes(s))) this.scans.delete(key);
+  }
+
+  /** Scopes marked changed and not opened since. */
+  pending(): Scope[] {
+    return [...this.changed];
+  }
+
+  /**
+   * Opens the changed (or never opened) scopes' indexes again, through the same freshness check
+   * as a search without the server (which also brings the on-disk index up to date).
+   */
+  refresh(scopes: readonly Scope[]): SearchDiagnostics {
+    return this.open(this.roots, scopes);
+  }
+
+  /** {@link searchMemories} over the kept indexes. @throws VaultError `invalid-input` as searchMemories */
+  search(query: string, options: SearchOptions): Promise<SearchResponse> {
+    return searchMemoriesWith((roots, scopes, rebuild) => this.openWith(roots, scopes, rebuild), this.roots, query, options);
+  }
+
+  /** The scanner's result for these scopes, kept until one of them changes (what `vault read` decides on). */
+  scan(scopes: readonly Scope[]): ScanResult {
+    const key = [...scopes].join(',');
+    let s = this.scans.get(key);
+    if (!s) {
+      s = scanVault(this.roots, { scopes });
+      this.scanCount++;
+      this.scans.set(key, s);
+    }
+    return s;
+  }
+
+  stats(): EngineStats {
+    const memories: Partial<Record<Scope, number>> = {};
+    for (const [scope, kept] of this.indexes) memories[scope] = liveDocs([kept.index]).length;
+    return { memories, indexOpens: this.opens, scans: this.scanCount };
+  }
+
+  /** Kept indexes count as fully checked (`full`): each was opened with the per-file check and watched since. */
+  private openWith(
+    roots: VaultRoots,
+    scopes: readonly Scope[],
+    rebuild: boolean | string = false,
+  ): { indexes: ScopeIndex[]; diagnostics: SearchDiagnostics; full: boolean } {
+    if (rebuild) {
+      for (const s of scopes) this.indexes.delete(s);
+      const opened = openIndexes(roots, scopes, rebuild, { full: true });
+      this.opens += scopes.length;
+      return opened;
+    }
+    this.open(roots, scopes);
+    const diagnostics: SearchDiagnostics = { invalidFiles: [], skippedSymlinks: [], complete: true, incompleteReasons: [], index: [] };
+    const indexes: ScopeIndex[] = [];
+    for (const s of scopes) {
+      const kept = this.indexes.get(s)!;
+      indexes.push(kept.index);
+      const d = kept.diagnostics;
+      diagnostics.invalidFiles.push(...d.invalidFiles);
+      diagnostics.skippedSymlinks.push(...d.skippedSymlinks);
+      if (!d.complete) diagnostics.complete = false;
+      diagnostics.incompleteReasons.push(...d.incompleteReasons);
+      diagnostics.index.push(...d.index);
+    }
+    return { indexes, diagnostics, full: true };
+  }
+
+  /** Opens the scopes not kept, and answers the diagnostics of those it opened. */
+  private open(roots: VaultRoots, scopes: readonly Scope[]): SearchDiagnostics {
+    const diagnostics: SearchDiagnostics = { invalidFiles: [], skippedSymlinks: [], complete: true, incompleteReasons: [], index: [] };
+    for (const s of scopes) {
+      if (this.indexes.has(s)) continue;
+      // cleared before the check: a change seen while it runs marks the scope again
+      this.changed.delete(s);
+      // the per-file check: a folder-level check would miss an in-place write the watcher reported
+      const opened = openIndexes(roots, [s], false, { full: true });
+      this.opens++;
+      const index = opened.indexes[0]!;
+      const d = opened.diagnostics;
+      // later requests see the index as it now is: fresh
+      const kept = { ...d, index: d.index.map((r) => ({ ...r, action: 'fresh' as const, reason: undefined, added: 0, changed: 0, removed: 0 })) };
+      this.indexes.set(s, { index, diagnostics: kept });
+      diagnostics.invalidFiles.push(...d.invalidFiles);
+      diagnostics.skippedSymlinks.push(...d.skippedSymlinks);
+      if (!d.complete) diagnostics.complete = false;
+      diagnostics.incompleteReasons.push(...d.incompleteReasons);
+      diagnostics.index.push(...d.index);
+    }
+    return diagnostics;
+  }
+}

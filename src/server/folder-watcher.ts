@@ -1,0 +1,159 @@
+/**
+ * Watches a vault's scope folders with `fs.watch`, one inotify watch per folder (not per file:
+ * inotify on a folder also reports in-place writes to the files in it). Every real, non-hidden
+ * folder of a scope is watched, as deep as the scanner walks; folders that appear are watched
+ * when their parent reports them. A scope whose folder is missing is looked at with one lstat
+ * per request (and watched once it appears); a scope that cannot be watched is "blind": the
+ * server then checks it in full on every request. A watcher error (ENOSPC: the
+ * inotify watch limit) makes every scope blind.
+ */
+import { type FSWatcher, lstatSync, readdirSync, watch } from 'node:fs';
+import { join } from 'node:path';
+import type { Scope } from '../document/contract.js';
+import { DEFAULT_SCAN_LIMITS } from '../scanner/scan-vault.js';
+
+/** What the watcher tells its owner. */
+export interface WatchEvents {
+  /** something named `name` (may be empty: unknown) in `folder` of `scope` changed */
+  change(scope: Scope, folder: string, name: string): void;
+  /** a file appeared or changed in the server folder (cookie files) */
+  serverFile(name: string): void;
+  /** the watcher cannot be trusted any more for every scope */
+  failed(reason: string): void;
+}
+
+/** What lstat sees at a path that is not a real folder: nothing, or a link or file and its identity. */
+function pathSignature(path: string): string {
+  try {
+    const st = lstatSync(path);
+    return `${st.mode}:${st.ino}:${st.mtimeMs}:${st.size}`;
+  } catch (err) {
+    return `missing:${(err as NodeJS.ErrnoException).code ?? ''}`;
+  }
+}
+
+function realDir(path: string): boolean {
+  try {
+    return lstatSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** fs.watch on a vault's scope folders and on the server folder. */
+export class FolderWatcher {
+  private readonly watchers = new Map<string, { scope: Scope | undefined; w: FSWatcher }>();
+  /** scopes that cannot be watched (a watch that failed) */
+  readonly blind = new Set<Scope>();
+  /** scopes whose folder is not a real folder (missing, a link), with what lstat saw of it */
+  private readonly missing = new Map<Scope, string>();
+  failure: string | undefined;
+
+  constructor(
+    private readonly scopeRoots: ReadonlyMap<Scope, string>,
+    private readonly serverDir: string,
+    private readonly events: WatchEvents,
+  ) {}
+
+  /** Starts watching; answers false (and reports `failed`) when the server folder itself cannot be watched. */
+  start(): boolean {
+    if (!this.add(this.serverDir, undefined)) return false;
+    for (const scope of this.scopeRoots.keys()) this.resync(scope);
+    return this.failure === undefined;
+  }
+
+  /** Number of folders watched. */
+  get folders(): number {
+    return this.watchers.size;
+  }
+
+  /** Watches every real, non-hidden folder of the scope not yet watched (after a folder appeared or vanished). */
+  resync(scope: Scope): void {
+    const root = this.scopeRoots.get(scope)!;
+    for (const [dir, entry] of this.watchers) {
+      if (entry.scope === scope && !realDir(dir)) {
+        entry.w.close();
+        this.watchers.delete(dir);
+      }
+    }
+    if (!realDir(root)) {
+      this.missing.set(scope, pathSignature(root));
+      return;
+    }
+    this.missing.delete(scope);
+    const walk = (dir: string, depth: number): boolean => {
+      if (!this.watchers.has(dir) && !this.add(dir, scope)) return false;
+      if (depth >= DEFAULT_SCAN_LIMITS.maxDepth) return true;
+      let names: string[];
+      try {
+        names = readdirSync(dir);
+      } catch {
+        return false;
+      }
+      for (const n of names) {
+        if (n.startsWith('.')) continue;
+        const p = join(dir, n);
+        if (realDir(p) && !walk(p, depth + 1)) return false;
+      }
+      return true;
+    };
+    if (!walk(root, 0)) this.blind.add(scope);
+  }
+
+  /**
+   * The scopes whose missing folder changed since it was last seen (it appeared, or a link
+   * changed); they are watched from now on when they became real folders. A scope folder that is
+   * still missing holds no memories, so nothing about it can have changed.
+   */
+  missingChanged(): Scope[] {
+    const out: Scope[] = [];
+    for (const [scope, seen] of [...this.missing]) {
+      if (pathSignature(this.scopeRoots.get(scope)!) === seen) continue;
+      out.push(scope);
+      this.resync(scope);
+    }
+    return out;
+  }
+
+  /** Scopes whose folder is missing (not watched; checked on every request with one lstat). */
+  get absent(): Scope[] {
+    return [...this.missing.keys()];
+  }
+
+  close(): void {
+    for (const { w } of this.watchers.values()) w.close();
+    this.watchers.clear();
+  }
+
+  private add(dir: string, scope: Scope | undefined): boolean {
+    let w: FSWatcher;
+    try {
+      w = watch(dir, { persistent: true }, (_event, name) => {
+        const n = name === null ? '' : String(name);
+        if (scope === undefined) this.events.serverFile(n);
+        else this.events.change(scope, dir, n);
+      });
+    } catch (err) {
+      this.fail(`cannot watch ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+      return false;
+    }
+    w.on('error', (err: NodeJS.ErrnoException) => {
+      // a watched folder that was removed ends its watch; anything else is a broken watcher
+      if (scope !== undefined && !realDir(dir)) {
+        w.close();
+        this.watchers.delete(dir);
+        this.events.change(scope, dir, '');
+        return;
+      }
+      this.fail(`watch error on ${dir}: ${err.code ?? err.message}`);
+    });
+    this.watchers.set(dir, { scope, w });
+    return true;
+  }
+
+  private fail(reason: string): void {
+    if (this.failure === undefined) this.failure = reason;
+    for (const s of this.scopeRoots.keys()) this.blind.add(s);
+    this.events.failed(reason);
+  }
+}

@@ -1,0 +1,328 @@
+/**
+ * The vault's resident index server (`vault watch`), like git's fsmonitor daemon: it keeps the
+ * search index (documents table, decoded term buckets) and the read scan in memory
+ * (search/resident/resident-engine.ts), watches the scope folders (folder-watcher.ts), and answers
+ * search, read and status requests on a Unix socket (search/resident/resident-protocol.ts).
+ *
+ * Freshness: every request starts with a cookie-file round trip. The server writes a new file in
+ * its own watched folder and waits until the watcher reports it; inotify reports events in order,
+ * so every change made before the request has been seen by then, and the scopes it touched are
+ * checked again before the answer. When the watcher cannot be trusted (an error, the inotify
+ * watch limit, a cookie not reported within a second) every request runs the full per-file
+ * check, exactly as without the server, and `--status` says so.
+ */
+import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, readdirSync, unlinkSync } from 'node:fs';
+import { createServer, type Server, type Socket } from 'node:net';
+import { join, relative, sep } from 'node:path';
+import { SCOPES, type Scope } from '../document/contract.js';
+import { VaultError } from '../errors.js';
+import { readFromScan } from '../operations/read.js';
+import { askServer, type ClientIdentity } from '../search/resident/resident-client.js';
+import { ResidentEngine } from '../search/resident/resident-engine.js';
+import {
+  MAX_LINE_BYTES,
+  PROTOCOL_VERSION,
+  serverDirFor,
+  socketLocation,
+  vaultKey,
+  type ServerReply,
+  type ServerRequest,
+} from '../search/resident/resident-protocol.js';
+import type { SearchOptions } from '../search/query/search-memories.js';
+import { scopeRoot, type VaultRoots } from '../store/roots.js';
+import { FolderWatcher } from './folder-watcher.js';
+
+/** Options of {@link runIndexServer}. */
+export interface IndexServerOptions {
+  /** scopes to keep and watch (others are checked in full on each request) */
+  scopes: readonly Scope[];
+  /** ms to wait for changes to settle before refreshing the on-disk index */
+  debounceMs: number;
+  who: ClientIdentity;
+  /** one event of the server's life (ready, a change, a refresh, a warning) */
+  say(event: Record<string, unknown>, text: string): void;
+}
+
+/** The running server. */
+export interface IndexServer {
+  socketPath: string;
+  /** resolves once the server has stopped (`vault watch --stop`, {@link IndexServer.stop}) */
+  closed: Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** How long a cookie file may take to be reported before the watcher is no longer trusted (ms). */
+const COOKIE_TIMEOUT_MS = 1000;
+
+/**
+ * Starts the server for `roots` and answers once it listens (the index is opened first, so the
+ * first request is fast).
+ *
+ * @throws VaultError `conflict` when a server already answers for this vault; `io` when the
+ *   socket cannot be placed safely (path too long and no private short folder, a socket path
+ *   taken by something that is not our socket)
+ */
+export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions): Promise<IndexServer> {
+  const started = Date.now();
+  const serverDir = serverDirFor(roots);
+  mkdirSync(serverDir, { recursive: true });
+  if (!lstatSync(serverDir).isDirectory()) throw new VaultError('io-error', `${serverDir} is not a folder`, { hint: 'remove it; it holds the index' });
+  const at = socketLocation(roots, opts.who.uid, opts.who.env, true);
+  if (!at) {
+    throw new VaultError('io-error', `the server socket path under ${serverDir} is too long and no private short folder exists`, {
+      hint: 'set XDG_RUNTIME_DIR to a folder of yours with mode 0700',
+    });
+  }
+  const running = await askServer(roots, { op: 'status' }, opts.who, 2000);
+  if (running?.ok) {
+    const pid = (running.result as { pid?: number }).pid;
+    throw new VaultError('already-exists', `an index server already runs for this vault (pid ${pid})`, { hint: 'stop it with `vault watch --stop`' });
+  }
+  removeStaleSocket(at.path, opts.who.uid);
+
+  const engine = new ResidentEngine(roots);
+  const scopes = [...new Set(opts.scopes)];
+  const scopeRoots = new Map(scopes.map((s) => [s, scopeRoot(roots, s)] as const));
+  const cookies = new Map<string, () => void>();
+  let cookieCount = 0;
+  let fullChecks = 0;
+  let requests = 0;
+  const pending = new Map<string, { scope: Scope; event: string }>();
+  // memory files that exist (vault-relative): a name not among them that now exists was added
+  const known = new Set<string>();
+  for (const [s, root] of scopeRoots) for (const p of memoryFiles(root)) known.add(`${s}/${p}`);
+  let timer: NodeJS.Timeout | undefined;
+
+  const flush = () => {
+    timer = undefined;
+    const batch = [...pending.entries()];
+    pending.clear();
+    const touched = engine.pending();
+    try {
+      const d = engine.refresh(touched.filter((s) => scopes.includes(s)));
+      for (const [path, v] of batch) opts.say({ event: v.event, path, scope: v.scope }, `${v.event.padEnd(7)} ${path}`);
+      for (const r of d.index)
+        if (r.action === 'rebuilt') opts.say({ event: 'rebuilt', scope: r.scope, reason: r.reason }, `rebuilt ${r.scope} index (${r.reason})`);
+    } catch (err) {
+      opts.say({ event: 'error', message: (err as Error).message }, `error: index refresh failed: ${(err as Error).message}`);
+    }
+  };
+
+  const watcher = new FolderWatcher(scopeRoots, serverDir, {
+    change(scope, folder, name) {
+      engine.markChanged([scope]);
+      if (name === '' || !name.endsWith('.md')) watcher.resync(scope);
+      if (name.endsWith('.md') && !name.startsWith('.')) {
+        const root = scopeRoots.get(scope)!;
+        const path = `${scope}/${relative(root, join(folder, name)).split(sep).join('/')}`;
+        const exists = isFile(join(folder, name));
+        const prev = pending.get(path)?.event;
+        pending.set(path, { scope, event: !exists ? 'removed' : prev === 'added' || !known.has(path) ? 'added' : 'changed' });
+        if (exists) known.add(path);
+        else known.delete(path);
+      }
+      if (timer) clearTimeout(timer);
+      timer = setTimeout(flush, Math.max(0, opts.debounceMs));
+    },
+    serverFile(name) {
+      cookies.get(name)?.();
+    },
+    failed(reason) {
+      opts.say({ event: 'watch-failed', reason }, `warning: watching stopped (${reason}); every request now checks the files in full`);
+    },
+  });
+  watcher.start();
+
+  const first = engine.refresh(scopes);
+  for (const r of first.index) {
+    opts.say({ event: 'ready', scope: r.scope, action: r.action }, `ready ${r.scope}: index ${r.action === 'fresh' ? 'up to date' : r.action}`);
+  }
+
+  /** The cookie round trip: after it, every change made before the request has been seen. */
+  const syncPoint = async (): Promise<void> => {
+    const blind = scopes.filter((s) => watcher.blind.has(s));
+    engine.markChanged([...blind, ...watcher.missingChanged(), ...SCOPES.filter((s) => !scopes.includes(s))]);
+    if (watcher.failure !== undefined) {
+      fullChecks++;
+      return;
+    }
+    const name = `.cookie-${process.pid}-${++cookieCount}`;
+    const path = join(serverDir, name);
+    const seen = new Promise<boolean>((resolve) => {
+      const t = setTimeout(() => resolve(false), COOKIE_TIMEOUT_MS);
+      cookies.set(name, () => {
+        clearTimeout(t);
+        resolve(true);
+      });
+    });
+    try {
+      closeSync(openSync(path, 'wx', 0o600));
+    } catch {
+      cookies.delete(name);
+      engine.markChanged();
+      fullChecks++;
+      return;
+    }
+    const ok = await seen;
+    cookies.delete(name);
+    try {
+      unlinkSync(path);
+    } catch {
+      // gone already
+    }
+    if (!ok) {
+      watcher.failure ??= `a cookie file was not reported within ${COOKIE_TIMEOUT_MS} ms`;
+      opts.say({ event: 'watch-failed', reason: watcher.failure }, `warning: ${watcher.failure}; every request now checks the files in full`);
+      engine.markChanged();
+      fullChecks++;
+    }
+  };
+
+  let stopping: Promise<void> | undefined;
+  let resolveClosed!: () => void;
+  const closed = new Promise<void>((r) => (resolveClosed = r));
+
+  const handle = async (req: ServerRequest): Promise<ServerReply> => {
+    if (req.v !== PROTOCOL_VERSION) return { v: PROTOCOL_VERSION, ok: false, refused: `protocol ${String(req.v)}` };
+    if (req.vault !== vaultKey(roots)) return { v: PROTOCOL_VERSION, ok: false, refused: 'another vault' };
+    requests++;
+    if (req.op === 'status') {
+      const stats = engine.stats();
+      return {
+        v: PROTOCOL_VERSION,
+        ok: true,
+        result: {
+          running: true,
+          pid: process.pid,
+          vault: roots.memoryRoot,
+          socket: at.path,
+          uptimeS: Math.round((Date.now() - started) / 100) / 10,
+          readyMs,
+          scopes,
+          memories: stats.memories,
+          watcher:
+            watcher.failure === undefined
+              ? {
+                  mode: 'fs.watch',
+                  folders: watcher.folders,
+                  blind: scopes.filter((s) => watcher.blind.has(s)),
+                  absent: scopes.filter((s) => watcher.absent.includes(s)),
+                }
+              : { mode: 'full-checks', reason: watcher.failure },
+          requests,
+          fullChecks,
+          indexOpens: stats.indexOpens,
+          memoryMB: Math.round(process.memoryUsage().rss / 1048576),
+        },
+      };
+    }
+    if (req.op === 'stop') {
+      setImmediate(() => void stop());
+      return { v: PROTOCOL_VERSION, ok: true, result: { stopped: process.pid } };
+    }
+    await syncPoint();
+    try {
+      if (req.op === 'search') return { v: PROTOCOL_VERSION, ok: true, result: await engine.search(String(req.query), req.options as SearchOptions) };
+      const scan = engine.scan(req.scopes as Scope[]);
+      const r = readFromScan(scan, String(req.id));
+      return { v: PROTOCOL_VERSION, ok: true, result: r };
+    } catch (err) {
+      if (err instanceof VaultError) return { v: PROTOCOL_VERSION, ok: false, error: err.toJSON() as { code: string; message: string } };
+      throw err;
+    }
+  };
+
+  // one request at a time: the engine is not re-entrant, and the cookie order stays simple
+  let queue: Promise<unknown> = Promise.resolve();
+  const server: Server = createServer((socket: Socket) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    socket.on('error', () => socket.destroy());
+    socket.on('data', (d: Buffer) => {
+      const nl = d.indexOf(10);
+      chunks.push(nl >= 0 ? d.subarray(0, nl) : d);
+      size += d.length;
+      if (size > MAX_LINE_BYTES) return socket.destroy();
+      if (nl < 0) return;
+      socket.removeAllListeners('data');
+      let req: ServerRequest;
+      try {
+        req = JSON.parse(Buffer.concat(chunks).toString('utf8')) as ServerRequest;
+      } catch {
+        socket.end(`${JSON.stringify({ v: PROTOCOL_VERSION, ok: false, refused: 'not JSON' })}\n`);
+        return;
+      }
+      queue = queue.then(async () => {
+        let reply: ServerReply;
+        try {
+          reply = await handle(req);
+        } catch (err) {
+          reply = { v: PROTOCOL_VERSION, ok: false, refused: `internal error: ${(err as Error).message}` };
+        }
+        if (!socket.destroyed) socket.end(`${JSON.stringify(reply)}\n`);
+      });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(at.path, () => resolve());
+  });
+  chmodSync(at.path, 0o600);
+  const readyMs = Date.now() - started;
+  const watchedScopes = () => scopes.filter((s) => !watcher.blind.has(s) && !watcher.absent.includes(s));
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      if (timer) {
+        clearTimeout(timer);
+        flush();
+      }
+      watcher.close();
+      await new Promise<void>((r) => server.close(() => r()));
+      try {
+        unlinkSync(at.path);
+      } catch {
+        // removed already
+      }
+      resolveClosed();
+    })();
+    return stopping;
+  };
+  opts.say(
+    { event: 'watching', scopes: watchedScopes(), socket: at.path, readyMs },
+    `watching ${watchedScopes().join(', ') || 'nothing (no scope folder exists; run vault init)'}`,
+  );
+  return { socketPath: at.path, closed, stop };
+}
+
+function isFile(path: string): boolean {
+  try {
+    return lstatSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The `.md` files under a scope folder (scope-relative, `/`-separated), skipping hidden names and links. */
+function memoryFiles(root: string): string[] {
+  try {
+    return (readdirSync(root, { recursive: true }) as string[])
+      .map((p) => p.split(sep).join('/'))
+      .filter((p) => p.endsWith('.md') && !p.split('/').some((part) => part.startsWith('.')));
+  } catch {
+    return [];
+  }
+}
+
+/** Removes a socket file no server answers on, if it is ours; anything else at that path is refused. */
+function removeStaleSocket(path: string, uid: number): void {
+  let st: ReturnType<typeof lstatSync>;
+  try {
+    st = lstatSync(path);
+  } catch {
+    return;
+  }
+  if (!st.isSocket() || st.uid !== uid) {
+    throw new VaultError('io-error', `${path} exists and is not this user's server socket`, { hint: 'remove it if nothing uses it' });
+  }
+  unlinkSync(path);
+}

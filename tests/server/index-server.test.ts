@@ -1,0 +1,213 @@
+/**
+ * The resident index server (`vault watch`), end to end through the real binary: it answers
+ * exactly what the files answer, sees every change before the next request, and a client that
+ * finds no usable server (none, stale, foreign, killed) falls back to the files.
+ */
+import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { serializeMemory } from '../../src/document/serialize.js';
+import { cliEnv, git, gitRepo, runBin, tempDir } from '../helpers/cli.js';
+import { callOk, startMcp } from '../helpers/mcp-client.js';
+import { memory, memoryPath, putMemories } from '../helpers/search.js';
+
+const started: number[] = [];
+afterEach(() => {
+  while (started.length) {
+    const pid = started.pop()!;
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone already
+    }
+  }
+});
+
+function serverEnv(): Record<string, string> {
+  const run = tempDir('vault-run-');
+  chmodSync(run, 0o700);
+  return cliEnv({ XDG_RUNTIME_DIR: run });
+}
+
+async function detach(cwd: string, env: Record<string, string>): Promise<{ pid: number; socket: string }> {
+  const r = await runBin(['watch', '--detach', '--json', '--scope', 'team', 'project'], { cwd, env });
+  expect(r.code, r.stderr).toBe(0);
+  const s = JSON.parse(r.stdout) as { pid: number; socket: string; started: boolean };
+  expect(s.started).toBe(true);
+  started.push(s.pid);
+  return s;
+}
+
+async function status(cwd: string, env: Record<string, string>): Promise<Record<string, unknown>> {
+  const r = await runBin(['watch', '--status', '--json'], { cwd, env });
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout);
+}
+
+/** What a search and a read answer, with the server and with the files (ECC_VAULT_SERVER=off), minus index repair reports. */
+async function answers(cwd: string, env: Record<string, string>, query: string, id: string) {
+  const one = async (e: Record<string, string>) => {
+    const s = await runBin(['search', query, '--json', '--scope', 'team', 'project'], { cwd, env: e });
+    const r = await runBin(['read', id, '--json'], { cwd, env: e });
+    const search = JSON.parse(s.stdout) as { results: unknown; total: number; diagnostics: Record<string, unknown> };
+    return { results: search.results, total: search.total, invalid: search.diagnostics.invalidFiles, read: r.code === 0 ? JSON.parse(r.stdout) : r.code };
+  };
+  const files = await one({ ...env, ECC_VAULT_SERVER: 'off' });
+  const served = await one(env);
+  return { files, served };
+}
+
+describe('vault watch: the resident index server', () => {
+  it('answers like the files and sees every kind of change before the next request', async () => {
+    const repo = gitRepo();
+    const env = serverEnv();
+    const a = memory({ title: 'Harbour crane', body: 'the crane lifts containers' });
+    const b = memory({ title: 'Dock schedule', body: 'crane shifts start at dawn' });
+    putMemories(repo, a, b);
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'two memories');
+    const { pid } = await detach(repo, env);
+    const check = async (id: string) => {
+      const { files, served } = await answers(repo, env, 'crane', id);
+      expect(served).toEqual(files);
+      return served;
+    };
+    expect((await check(a.id)).total).toBe(2);
+    const before = (await status(repo, env)).requests as number;
+    await check(a.id);
+    expect((await status(repo, env)).requests as number).toBeGreaterThan(before + 1); // the server answered
+
+    // save through the CLI
+    const saved = await runBin(['save', '--scope', 'team', '--kind', 'note', '--title', 'Crane manual', '--body', 'how to drive the crane', '--json'], {
+      cwd: repo,
+      env,
+    });
+    expect(saved.code, saved.stderr).toBe(0);
+    expect((await check(a.id)).total).toBe(3);
+    // a file made by hand
+    const c = memory({ title: 'Hand note', body: 'a crane note written by hand' });
+    putMemories(repo, c);
+    expect((await check(c.id)).total).toBe(4);
+    // an in-place write (same inode, mtime put back in the past, same size)
+    writeFileSync(memoryPath(repo, c), serializeMemory({ ...c, body: 'a boat note written by hand' }));
+    expect((await check(c.id)).total).toBe(3);
+    // a delete and a rename (out of the vault and back)
+    rmSync(memoryPath(repo, c));
+    expect((await check(c.id)).read).toBe(4);
+    const aside = join(repo, 'aside.md');
+    renameSync(memoryPath(repo, b), aside);
+    expect((await check(b.id)).total).toBe(2);
+    renameSync(aside, memoryPath(repo, b));
+    expect((await check(b.id)).total).toBe(3);
+    // git checkout of a branch with other memories, and back
+    git(repo, 'stash', '-u', '-q');
+    git(repo, 'checkout', '-q', '-b', 'other');
+    const d = memory({ title: 'Other branch crane', body: 'crane on another branch' });
+    putMemories(repo, d);
+    rmSync(memoryPath(repo, a));
+    git(repo, 'add', '-A');
+    git(repo, 'commit', '-q', '-m', 'other');
+    expect((await check(d.id)).total).toBe(2);
+    git(repo, 'checkout', '-q', 'main');
+    expect((await check(a.id)).total).toBe(2);
+
+    const s = await status(repo, env);
+    expect(s).toMatchObject({ running: true, pid, watcher: { mode: 'fs.watch' } });
+    expect(s.memories).toMatchObject({ team: 2 });
+    const stop = await runBin(['watch', '--stop'], { cwd: repo, env });
+    expect(stop.stdout).toContain(`stopped the index server (pid ${pid})`);
+    expect(await status(repo, env)).toEqual({ running: false, vault: expect.any(String) });
+  });
+
+  it('falls back to the files for a killed server, a stale socket, a foreign socket and a file in its place', async () => {
+    const repo = gitRepo();
+    const env = serverEnv();
+    const a = memory({ title: 'Fallback crane', body: 'crane words' });
+    putMemories(repo, a);
+    const { pid, socket } = await detach(repo, env);
+    process.kill(pid, 'SIGKILL');
+    await new Promise((r) => setTimeout(r, 100));
+    // the socket file stays behind: nobody listens on it
+    const killed = await runBin(['search', 'crane', '--json'], { cwd: repo, env });
+    expect(killed.code).toBe(0);
+    expect(JSON.parse(killed.stdout).total).toBe(1);
+    expect((await runBin(['read', a.id], { cwd: repo, env })).code).toBe(0);
+    expect((await status(repo, env)).running).toBe(false);
+    // a new server replaces the stale socket
+    const again = await detach(repo, env);
+    expect((await status(repo, env)).pid).toBe(again.pid);
+    await runBin(['watch', '--stop'], { cwd: repo, env });
+
+    // a foreign server on the socket path: it answers another protocol
+    const foreign = createServer((s) => s.end('{"v":999,"ok":true,"result":{"results":[],"total":0}}\n'));
+    await new Promise<void>((r) => foreign.listen(socket, () => r()));
+    try {
+      const r = await runBin(['search', 'crane', '--json'], { cwd: repo, env });
+      expect(JSON.parse(r.stdout).total).toBe(1);
+      expect((await runBin(['read', a.id], { cwd: repo, env })).code).toBe(0);
+    } finally {
+      foreign.close();
+    }
+    rmSync(socket, { force: true });
+    // a plain file where the socket would be
+    writeFileSync(socket, 'not a socket');
+    expect(JSON.parse((await runBin(['search', 'crane', '--json'], { cwd: repo, env })).stdout).total).toBe(1);
+    rmSync(socket);
+  });
+
+  it('puts the socket in a private short folder when the index folder path is too long', async () => {
+    const deep = join(tempDir('vault-long-'), 'a'.repeat(60), 'b'.repeat(60));
+    mkdirSync(deep, { recursive: true });
+    const repo = deep;
+    git(repo, 'init', '-q', '-b', 'main');
+    const env = serverEnv();
+    const a = memory({ title: 'Long path crane', body: 'crane words' });
+    putMemories(repo, a);
+    const { socket } = await detach(repo, env);
+    expect(socket.startsWith(env.XDG_RUNTIME_DIR!)).toBe(true);
+    const { files, served } = await answers(repo, env, 'crane', a.id);
+    expect(served).toEqual(files);
+    expect((await status(repo, env)).requests).toBeGreaterThan(2);
+  });
+
+  it('watches a scope folder that appears after the start', async () => {
+    const repo = gitRepo();
+    const env = serverEnv();
+    await detach(repo, env);
+    expect((await status(repo, env)).watcher).toMatchObject({ mode: 'fs.watch', absent: ['team', 'project'] });
+    const a = memory({ title: 'Late crane', body: 'crane words' });
+    putMemories(repo, a);
+    const { files, served } = await answers(repo, env, 'crane', a.id);
+    expect(served).toEqual(files);
+    expect(served.total).toBe(1);
+    const b = memory({ title: 'Later crane', body: 'crane words again' });
+    putMemories(repo, b);
+    expect((await answers(repo, env, 'crane', b.id)).served.total).toBe(2);
+    expect((await status(repo, env)).watcher).toMatchObject({ mode: 'fs.watch', absent: ['project'] });
+  });
+
+  it("answers the MCP server's memory_search like the files", async () => {
+    const repo = gitRepo();
+    const env = serverEnv();
+    putMemories(repo, memory({ title: 'MCP crane', body: 'crane words' }), memory({ title: 'Other', body: 'nothing' }));
+    await detach(repo, env);
+    const served = await startMcp(repo, { ...env, ECC_MEMORY_HARNESS: 'cursor' });
+    const files = await startMcp(repo, { ...env, ECC_MEMORY_HARNESS: 'cursor', ECC_VAULT_SERVER: 'off' });
+    const before = (await status(repo, env)).requests as number;
+    const a = await callOk(served, 'memory_search', { query: 'crane' });
+    expect(a).toEqual(await callOk(files, 'memory_search', { query: 'crane' }));
+    expect(a.total).toBe(1);
+    expect((await status(repo, env)).requests).toBe(before + 2);
+  });
+
+  it('refuses a second server for the same vault', async () => {
+    const repo = gitRepo();
+    const env = serverEnv();
+    putMemories(repo, memory());
+    const { pid } = await detach(repo, env);
+    const second = await runBin(['watch', '--scope', 'team'], { cwd: repo, env });
+    expect(second.code).not.toBe(0);
+    expect(second.stderr).toContain(`already runs for this vault (pid ${pid})`);
+  });
+});
