@@ -5,7 +5,7 @@
  * | variable | effect |
  * |---|---|
  * | ECC_HOOKS_ENABLED=0/false/off/no/disabled/none | every hook does nothing |
- * | ECC_DISABLED_HOOKS=a,b | named hooks do nothing (our event names, the harness's — SessionStart, Stop, SessionEnd, PreCompact — or ECC ids, any case) |
+ * | ECC_DISABLED_HOOKS=a,b | named hooks do nothing (our event names, the harness's — SessionStart, Stop, SessionEnd, PreCompact, UserPromptSubmit, BeforeAgent — or ECC ids, any case) |
  * | ECC_HOOK_DEBUG=1/true/on/yes | log info lines too (the hook log in the sessions folder) |
  * | ECC_SESSION_START_CONTEXT=0/false/off/none/disabled | session-start injects nothing |
  * | ECC_SESSION_START_MAX_CHARS=N | injected characters (default 8000; 0 = none; invalid = 8000) |
@@ -17,7 +17,7 @@
  * | ECC_SESSIONS_DIR=PATH | the sessions folder (default ~/.ecc/sessions) |
  * | ECC_TRANSCRIPT_MAX_BYTES=N | transcript bytes read per hook (default 64 MiB; head + tail beyond) |
  */
-import type { HookEvent } from '../sessions/hook-events.js';
+import { normalizeEvent, type HookEvent } from '../sessions/hook-events.js';
 
 const OFF = new Set(['0', 'false', 'off', 'no', 'disabled', 'none', 'never']);
 
@@ -52,7 +52,7 @@ export function disabledBy(env: Readonly<Record<string, string | undefined>>, ev
     .filter(Boolean);
   // `session-start`, `SessionStart`, `session_start` all name the same event
   const plain = (name: string) => name.replace(/[-_ ]/g, '');
-  if (list.some((x) => plain(x) === plain(event)) || ECC_IDS[event].some((id) => list.includes(id))) return 'ECC_DISABLED_HOOKS';
+  if (list.some((x) => plain(x) === plain(event) || normalizeEvent(x) === event) || ECC_IDS[event].some((id) => list.includes(id))) return 'ECC_DISABLED_HOOKS';
   return undefined;
 }
 

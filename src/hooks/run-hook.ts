@@ -9,7 +9,16 @@
  */
 import type { Runtime } from '../io/runtime.js';
 import type { Harness } from '../sessions/transcripts/transcript-summary.js';
-import { DEADLINE_MS, HARNESS_EVENT_NAMES, normalizeEvent, normalizeHarness, STDIN_WAIT_MS } from '../sessions/hook-events.js';
+import {
+  DEADLINE_MS,
+  EVENTS_BY_HARNESS,
+  harnessEventName,
+  type HookHarness,
+  normalizeEvent,
+  normalizeHarness,
+  readsTranscripts,
+  STDIN_WAIT_MS,
+} from '../sessions/hook-events.js';
 import { appendHookLog } from './hook-log.js';
 import { disabledBy, isOn, readHookSettings } from './hook-settings.js';
 
@@ -102,6 +111,11 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
       if (harness === 'codex') io.stdout('{}\n');
       return 0;
     }
+    if (!readsTranscripts(harness) && !EVENTS_BY_HARNESS[harness].includes(event)) {
+      // no transcript we read (Gemini CLI): nothing to snapshot; only session start and prompt recall
+      log('warn', `ignored: ${harness} has no ${event} hook`);
+      return 0;
+    }
     const off = disabledBy(rt.env, event);
     if (off) {
       emptyAnswer();
@@ -143,6 +157,7 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
       await userPromptSubmit(io, harness, payload, sessionsDir, settings, log);
       return 0;
     }
+    if (!readsTranscripts(harness)) return 0; // unreachable: the events above are all it has
     if (event === 'stop' && payload.stop_hook_active === true) {
       emptyAnswer();
       return 0;
@@ -183,7 +198,7 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
 
 async function sessionStart(
   io: HookIo,
-  harness: Harness,
+  harness: HookHarness,
   payload: Record<string, unknown>,
   sessionsDir: string,
   settings: ReturnType<typeof readHookSettings>,
@@ -247,7 +262,7 @@ async function sessionStart(
     'info',
     `injected ${context.length} characters${outcome.snapshotPath ? ' from a snapshot' : ''}, ${outcome.memoryCount} memory titles${digestNote}${fromRecordNote(outcome.fromRecord)}`,
   );
-  io.stdout(`${JSON.stringify({ hookSpecificOutput: { hookEventName: HARNESS_EVENT_NAMES['session-start'], additionalContext: context } })}\n`);
+  io.stdout(`${JSON.stringify({ hookSpecificOutput: { hookEventName: harnessEventName(harness, 'session-start'), additionalContext: context } })}\n`);
 }
 
 /** True when session start shows the memory digest (ECC_SESSION_START_MEMORIES, ECC_SESSION_START_MEMORY_CHARS). */
@@ -300,7 +315,7 @@ async function precompute(
  */
 async function userPromptSubmit(
   io: HookIo,
-  harness: Harness,
+  harness: HookHarness,
   payload: Record<string, unknown>,
   sessionsDir: string,
   settings: ReturnType<typeof readHookSettings>,
@@ -324,7 +339,7 @@ async function userPromptSubmit(
     return;
   }
   log('info', `recalled ${out.ids.length} memories (${out.text.length} characters)`);
-  io.stdout(`${JSON.stringify({ hookSpecificOutput: { hookEventName: HARNESS_EVENT_NAMES['user-prompt-submit'], additionalContext: out.text } })}\n`);
+  io.stdout(`${JSON.stringify({ hookSpecificOutput: { hookEventName: harnessEventName(harness, 'user-prompt-submit'), additionalContext: out.text } })}\n`);
 }
 
 /**

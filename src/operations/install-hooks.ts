@@ -1,11 +1,15 @@
 /**
  * Installing the lifecycle hooks into a harness's configuration, and removing them again.
  *
- * Both harnesses use the same shape: `{"hooks": {"<Event>": [{"matcher"?, "hooks": [{"type":
- * "command", "command", "timeout"}]}]}}` with timeouts in seconds.
+ * Every harness uses the same shape: `{"hooks": {"<Event>": [{"matcher"?, "hooks": [{"type":
+ * "command", "command", "timeout"}]}]}}`, timeouts in seconds (Gemini CLI: milliseconds, and a
+ * `name` per entry, which its `/hooks disable <name>` uses).
  * - Claude Code: `<worktree>/.claude/settings.local.json` (project scope, not committed) or
  *   `~/.claude/settings.json` (user scope).
  * - Codex: `<worktree>/.codex/hooks.json` or `$CODEX_HOME/hooks.json` (default `~/.codex`).
+ * - Gemini CLI: `<worktree>/.gemini/settings.json` or `~/.gemini/settings.json`
+ *   (geminicli.com/docs/hooks: SessionStart and BeforeAgent, no matcher: lifecycle matchers are
+ *   exact strings, and session-start itself ignores `resume`).
  *
  * The merge touches nothing but our own entries, recognised by their command
  * (`… hook <event> --harness <harness>`): installing twice equals installing once, and
@@ -18,8 +22,15 @@ import { dirname, join } from 'node:path';
 import { VaultError } from '../errors.js';
 import type { GitRunner } from '../io/git.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
-import type { Harness } from '../sessions/transcripts/transcript-summary.js';
-import { EVENTS_BY_HARNESS, HARNESS_EVENT_NAMES, INSTALLED_TIMEOUT_S, normalizeEvent, type HookEvent } from '../sessions/hook-events.js';
+import {
+  EVENTS_BY_HARNESS,
+  HARNESS_EVENT_NAMES,
+  harnessEventName,
+  type HookHarness,
+  INSTALLED_TIMEOUT_S,
+  normalizeEvent,
+  type HookEvent,
+} from '../sessions/hook-events.js';
 
 /** Where hooks are installed. */
 export type InstallScope = 'project' | 'user';
@@ -30,18 +41,19 @@ export type InstallScope = 'project' | 'user';
  * @param where `worktreeRoot` (project scope), `home` and `env` (user scope; CODEX_HOME)
  */
 export function settingsFileFor(
-  harness: Harness,
+  harness: HookHarness,
   scope: InstallScope,
   where: { worktreeRoot: string; home: string; env: Readonly<Record<string, string | undefined>> },
 ): string {
   if (harness === 'claude-code')
     return scope === 'project' ? join(where.worktreeRoot, '.claude', 'settings.local.json') : join(where.home, '.claude', 'settings.json');
+  if (harness === 'gemini-cli') return join(scope === 'project' ? where.worktreeRoot : where.home, '.gemini', 'settings.json');
   if (scope === 'project') return join(where.worktreeRoot, '.codex', 'hooks.json');
   return join(where.env.CODEX_HOME || join(where.home, '.codex'), 'hooks.json');
 }
 
 /** The command line of one installed hook. */
-export function hookCommand(prefix: string, harness: Harness, event: HookEvent): string {
+export function hookCommand(prefix: string, harness: HookHarness, event: HookEvent): string {
   return `${prefix} hook ${event} --harness ${harness}`;
 }
 
@@ -60,6 +72,9 @@ type Json = Record<string, unknown>;
 function isObject(v: unknown): v is Json {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+/** Event names of every harness: their entries must be lists; other keys under `hooks` (Gemini CLI's `enabled`, `disabled`) are left as they are. */
+const EVENT_NAMES = new Set([...Object.values(HARNESS_EVENT_NAMES), 'BeforeAgent']);
 
 function parseSettings(text: string | undefined, file: string): Json {
   if (text === undefined || !text.trim()) return {};
@@ -87,7 +102,7 @@ function parseSettings(text: string | undefined, file: string): Json {
     });
   // an event's entries are a list of groups; anything else is someone's mistake, never overwritten
   for (const [name, groups] of Object.entries(value.hooks ?? {})) {
-    if (!Array.isArray(groups))
+    if (!Array.isArray(groups) && EVENT_NAMES.has(name))
       throw new VaultError('invalid-input', `${file}: "hooks.${name}" is not a list; not touching it`, {
         field: `hooks.${name}`,
         rule: 'array of hook groups',
@@ -123,16 +138,23 @@ export interface SettingsPlan {
  * never on resume): Claude Code's matcher values are startup, resume, clear, compact; Codex's are
  * startup, resume, clear.
  */
-const START_MATCHER: Record<Harness, string> = { 'claude-code': 'startup|clear|compact', codex: 'startup|clear' };
+const START_MATCHER: Record<HookHarness, string | undefined> = { 'claude-code': 'startup|clear|compact', codex: 'startup|clear', 'gemini-cli': undefined };
 
-export function planInstall(file: string, before: string | undefined, harness: Harness, prefix: string): SettingsPlan {
+/** The timeout as the harness's configuration spells it: seconds, or milliseconds for Gemini CLI. */
+function installedTimeout(harness: HookHarness, event: HookEvent): number {
+  return harness === 'gemini-cli' ? INSTALLED_TIMEOUT_S[event] * 1000 : INSTALLED_TIMEOUT_S[event];
+}
+
+export function planInstall(file: string, before: string | undefined, harness: HookHarness, prefix: string): SettingsPlan {
   const settings = parseSettings(before, file);
   const hooks: Json = isObject(settings.hooks) ? settings.hooks : {};
   const changes: string[] = [];
   for (const event of EVENTS_BY_HARNESS[harness]) {
-    const name = HARNESS_EVENT_NAMES[event];
+    const name = harnessEventName(harness, event);
     const command = hookCommand(prefix, harness, event);
-    const timeout = INSTALLED_TIMEOUT_S[event];
+    const timeout = installedTimeout(harness, event);
+    const unit = harness === 'gemini-cli' ? 'ms' : 's';
+    const entryName = harness === 'gemini-cli' ? `vault-${event}` : undefined;
     const groups = Array.isArray(hooks[name]) ? (hooks[name] as unknown[]) : [];
     let found = false;
     for (const group of groups) {
@@ -142,19 +164,21 @@ export function planInstall(file: string, before: string | undefined, harness: H
         const ours = ourHook(entry.command);
         if (!ours || ours.event !== event || ours.harness !== harness) continue;
         found = true;
-        if (entry.command !== command || entry.timeout !== timeout || entry.type !== 'command') {
+        if (entry.command !== command || entry.timeout !== timeout || entry.type !== 'command' || (entryName && entry.name !== entryName)) {
           entry.type = 'command';
           entry.command = command;
           entry.timeout = timeout;
-          changes.push(`~ ${name}: ${command} (timeout ${timeout} s)`);
+          if (entryName) entry.name = entryName;
+          changes.push(`~ ${name}: ${command} (timeout ${timeout} ${unit})`);
         }
       }
     }
     if (!found) {
-      const group: Json = event === 'session-start' ? { matcher: START_MATCHER[harness], hooks: [] } : { hooks: [] };
-      (group.hooks as unknown[]).push({ type: 'command', command, timeout });
+      const matcher = event === 'session-start' ? START_MATCHER[harness] : undefined;
+      const group: Json = matcher ? { matcher, hooks: [] } : { hooks: [] };
+      (group.hooks as unknown[]).push(entryName ? { name: entryName, type: 'command', command, timeout } : { type: 'command', command, timeout });
       groups.push(group);
-      changes.push(`+ ${name}: ${command} (timeout ${timeout} s)`);
+      changes.push(`+ ${name}: ${command} (timeout ${timeout} ${unit})`);
     }
     hooks[name] = groups;
   }
@@ -164,7 +188,7 @@ export function planInstall(file: string, before: string | undefined, harness: H
 }
 
 /** Plans removing our hooks (of one harness) from a configuration file's text. */
-export function planUninstall(file: string, before: string | undefined, harness: Harness): SettingsPlan {
+export function planUninstall(file: string, before: string | undefined, harness: HookHarness): SettingsPlan {
   if (before === undefined) return { file, before, after: undefined, changed: false, changes: [] };
   const settings = parseSettings(before, file);
   if (!isObject(settings.hooks)) return { file, before, after: before, changed: false, changes: [] };

@@ -4,7 +4,7 @@
  * decisions, lessons and hand-offs with `vault save`; memories are unreviewed and can be wrong.
  *
  * - Claude Code: a skill, `<worktree>/.claude/skills/vault-recall/SKILL.md` (whole file ours).
- * - Codex: a delimited block in `<worktree>/AGENTS.md` between {@link BLOCK_BEGIN} and
+ * - Codex (and Gemini CLI, in `<worktree>/GEMINI.md`): a delimited block in `<worktree>/AGENTS.md` between {@link BLOCK_BEGIN} and
  *   {@link BLOCK_END}; the rest of the file is never touched.
  *
  * Unlike `.claude/settings.local.json`, these files hold no machine paths and are meant to be
@@ -16,7 +16,7 @@ import { lstatSync, mkdirSync, readdirSync, rmdirSync, unlinkSync } from 'node:f
 import { dirname, join } from 'node:path';
 import { VaultError } from '../errors.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
-import type { Harness } from '../sessions/transcripts/transcript-summary.js';
+import type { HookHarness } from '../sessions/hook-events.js';
 import { readSettingsFile, type SettingsPlan } from './install-hooks.js';
 
 /** First and last line of the AGENTS.md block. */
@@ -48,8 +48,10 @@ export const SKILL_TEXT = [
 export const AGENTS_BLOCK = [BLOCK_BEGIN, '## Vault recall protocol', '', PROTOCOL, BLOCK_END].join('\n');
 
 /** Where the protocol goes for a harness, in a worktree. */
-export function instructionsFileFor(harness: Harness, worktreeRoot: string): string {
-  return harness === 'claude-code' ? join(worktreeRoot, '.claude', 'skills', 'vault-recall', 'SKILL.md') : join(worktreeRoot, 'AGENTS.md');
+export function instructionsFileFor(harness: HookHarness, worktreeRoot: string): string {
+  if (harness === 'claude-code') return join(worktreeRoot, '.claude', 'skills', 'vault-recall', 'SKILL.md');
+  // Gemini CLI reads GEMINI.md by default (its context.fileName setting), not AGENTS.md
+  return join(worktreeRoot, harness === 'gemini-cli' ? 'GEMINI.md' : 'AGENTS.md');
 }
 
 /** The AGENTS.md text without our block (and the blank line install put before it). */
@@ -74,7 +76,7 @@ function withoutBlock(text: string): { text: string; found: boolean } {
  *
  * @throws VaultError `symlink-refused`, `io-error`, `invalid-input` (a block without its end)
  */
-export function planInstructions(harness: Harness, worktreeRoot: string, action: 'install' | 'uninstall'): SettingsPlan {
+export function planInstructions(harness: HookHarness, worktreeRoot: string, action: 'install' | 'uninstall'): SettingsPlan {
   const file = instructionsFileFor(harness, worktreeRoot);
   const before = readSettingsFile(file);
   let after: string | undefined;

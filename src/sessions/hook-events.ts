@@ -6,10 +6,22 @@
  * Claude Code events (settings.json `hooks`): SessionStart, Stop, PreCompact, SessionEnd,
  * UserPromptSubmit (prompt recall). Codex events (`hooks.json`): SessionStart, Stop
  * (turn-scoped), PreCompact, UserPromptSubmit; Codex has no SessionEnd, so its Stop keeps the
- * snapshot current after every turn.
+ * snapshot current after every turn. Gemini CLI events (settings.json `hooks`): SessionStart and
+ * BeforeAgent (its prompt-submit event); its transcript is a JSON file we do not read, so no
+ * snapshot events are installed for it (geminicli.com/docs/hooks/reference).
  */
 import { canonicalHarness } from '../document/harness-names.js';
 import { HARNESSES as HARNESS_NAMES, type Harness } from './transcripts/transcript-summary.js';
+
+/** Harnesses with hooks: those whose transcripts we read, and Gemini CLI (session start and prompt recall only). */
+export type HookHarness = Harness | 'gemini-cli';
+
+export const HOOK_HARNESSES: readonly HookHarness[] = [...HARNESS_NAMES, 'gemini-cli'];
+
+/** True when snapshots can be written for this harness (we read its transcripts). */
+export function readsTranscripts(harness: HookHarness): harness is Harness {
+  return (HARNESS_NAMES as readonly string[]).includes(harness);
+}
 
 /** Our event names. */
 export type HookEvent = 'session-start' | 'stop' | 'session-end' | 'pre-compact' | 'user-prompt-submit';
@@ -25,10 +37,16 @@ export const HARNESS_EVENT_NAMES: Record<HookEvent, string> = {
   'user-prompt-submit': 'UserPromptSubmit',
 };
 
+/** The event name a harness uses for one of ours (Gemini CLI calls prompt submission BeforeAgent). */
+export function harnessEventName(harness: HookHarness, event: HookEvent): string {
+  return harness === 'gemini-cli' && event === 'user-prompt-submit' ? 'BeforeAgent' : HARNESS_EVENT_NAMES[event];
+}
+
 /** Events installed per harness. */
-export const EVENTS_BY_HARNESS: Record<Harness, readonly HookEvent[]> = {
+export const EVENTS_BY_HARNESS: Record<HookHarness, readonly HookEvent[]> = {
   'claude-code': ['session-start', 'stop', 'pre-compact', 'session-end', 'user-prompt-submit'],
   codex: ['session-start', 'stop', 'pre-compact', 'user-prompt-submit'],
+  'gemini-cli': ['session-start', 'user-prompt-submit'],
 };
 
 /** Internal deadline of a hook run, ms (stdin read included). */
@@ -79,6 +97,7 @@ export function normalizeEvent(name: string): HookEvent | undefined {
     case 'precompact':
       return 'pre-compact';
     case 'userpromptsubmit':
+    case 'beforeagent':
       return 'user-prompt-submit';
     default:
       return undefined;
@@ -86,8 +105,8 @@ export function normalizeEvent(name: string): HookEvent | undefined {
 }
 
 /** Maps `--harness` values (a harness or an alias of it, document/harness-names.ts) to a harness with hooks. */
-export function normalizeHarness(name: string | undefined): Harness | undefined {
+export function normalizeHarness(name: string | undefined): HookHarness | undefined {
   if (name === undefined) return 'claude-code';
   const key = canonicalHarness(name);
-  return (HARNESS_NAMES as readonly string[]).includes(key) ? (key as Harness) : undefined;
+  return (HOOK_HARNESSES as readonly string[]).includes(key) ? (key as HookHarness) : undefined;
 }

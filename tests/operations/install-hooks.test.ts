@@ -151,6 +151,66 @@ describe('vault hooks install / uninstall', () => {
     expect(existsSync(join(repo, '.claude'))).toBe(false);
   });
 
+  it('gemini-cli: merges SessionStart and BeforeAgent into .gemini/settings.json (named, timeouts in ms), idempotent, dry-run diff, exact uninstall', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const file = join(repo, '.gemini', 'settings.json');
+    mkdirSync(join(repo, '.gemini'));
+    // someone's settings: other keys, another hook, Gemini's own non-event keys under "hooks"
+    const theirs = {
+      general: { vimMode: true },
+      hooks: {
+        disabled: ['secret-scanner'],
+        BeforeTool: [{ matcher: 'write_file', hooks: [{ name: 'lint', type: 'command', command: 'npm run lint', timeout: 30000 }] }],
+      },
+    };
+    const original = `${JSON.stringify(theirs, null, 2)}\n`;
+    writeFileSync(file, original);
+    const dry = await runCli(['hooks', 'install', '--harness', 'gemini-cli', '--command', 'vault', '--dry-run'], { cwd: repo, env });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`Dry run: would change ${file}`);
+    expect(dry.stdout).toMatch(/^\+ .*"command": "vault hook user-prompt-submit --harness gemini-cli"/m);
+    expect(readFileSync(file, 'utf8')).toBe(original);
+    const r = await runCli(['hooks', 'install', '--harness', 'gemini-cli', '--command', 'vault'], { cwd: repo, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Gemini CLI: session start and prompt recall only');
+    const s = JSON.parse(readFileSync(file, 'utf8')) as Settings;
+    expect(s.general).toEqual({ vimMode: true });
+    expect(Object.keys(s.hooks)).toEqual(['disabled', 'BeforeTool', 'SessionStart', 'BeforeAgent']);
+    expect(s.hooks.SessionStart).toEqual([
+      { hooks: [{ name: 'vault-session-start', type: 'command', command: 'vault hook session-start --harness gemini-cli', timeout: 10_000 }] },
+    ]);
+    expect(s.hooks.BeforeAgent).toEqual([
+      { hooks: [{ name: 'vault-user-prompt-submit', type: 'command', command: 'vault hook user-prompt-submit --harness gemini-cli', timeout: 5000 }] },
+    ]);
+    // timeouts in milliseconds, still longer than the hooks' own deadlines
+    expect(s.hooks.SessionStart![0]!.hooks[0]!.timeout).toBeGreaterThan(DEADLINE_MS['session-start']);
+    expect(s.hooks.BeforeAgent![0]!.hooks[0]!.timeout).toBeGreaterThan(DEADLINE_MS['user-prompt-submit']);
+    const installed = readFileSync(file, 'utf8');
+    const twice = await runCli(['hooks', 'install', '--harness', 'gemini-cli', '--command', 'vault'], { cwd: repo, env });
+    expect(twice.stdout).toContain('already installed, nothing to change');
+    expect(readFileSync(file, 'utf8')).toBe(installed);
+    // a claude-code or codex uninstall leaves them alone; gemini-cli's removes exactly them
+    expect((await runCli(['hooks', 'uninstall', '--harness', 'claude-code'], { cwd: repo, env })).code).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(installed);
+    const un = await runCli(['hooks', 'uninstall', '--harness', 'gemini-cli'], { cwd: repo, env });
+    expect(un.code, un.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(original);
+    expect((await runCli(['hooks', 'uninstall', '--harness', 'gemini-cli'], { cwd: repo, env })).stdout).toContain('already clean');
+    // user scope: ~/.gemini/settings.json, created and deleted again
+    expect((await runCli(['hooks', 'install', '--harness', 'gemini-cli', '--scope', 'user'], { cwd: repo, env })).code).toBe(0);
+    const userFile = join(env.HOME!, '.gemini', 'settings.json');
+    const cmd = (JSON.parse(readFileSync(userFile, 'utf8')) as Settings).hooks.BeforeAgent![0]!.hooks[0]!.command;
+    expect(cmd).toMatch(/^"[^"]*node[^"]*" "[^"]*bin\/vault\.js" hook user-prompt-submit --harness gemini-cli$/);
+    // the installed command really runs the hook: garbage in, nothing out
+    const { spawnSync } = await import('node:child_process');
+    const run = spawnSync('sh', ['-c', cmd], { cwd: repo, env, input: 'not json', encoding: 'utf8' });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe('');
+    expect((await runCli(['hooks', 'uninstall', '--harness', 'gemini-cli', '--scope', 'user'], { cwd: repo, env })).code).toBe(0);
+    expect(existsSync(userFile)).toBe(false);
+  });
+
   it('user scope writes ~/.claude/settings.json and $CODEX_HOME/hooks.json', async () => {
     const repo = gitRepo();
     const codexHome = tempDir();

@@ -1,6 +1,6 @@
 /**
  * `vault hooks install --instructions` (src/operations/install-instructions.ts): the recall
- * protocol as a Claude Code skill and as a delimited block in AGENTS.md for Codex; idempotent,
+ * protocol as a Claude Code skill and as a delimited block in AGENTS.md for Codex (GEMINI.md for Gemini CLI); idempotent,
  * shown in the dry-run diff, removed exactly by uninstall.
  */
 import { existsSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -62,6 +62,21 @@ describe('vault hooks install --instructions', () => {
     expect(readFileSync(join(fresh, 'AGENTS.md'), 'utf8')).toBe(`${AGENTS_BLOCK}\n`);
     expect((await run(fresh, env, 'uninstall', '--harness', 'codex')).code).toBe(0);
     expect(existsSync(join(fresh, 'AGENTS.md'))).toBe(false);
+  });
+
+  it('gemini-cli: the same block in GEMINI.md (the file Gemini CLI reads), AGENTS.md untouched; uninstall gives back the exact bytes', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const gemini = join(repo, 'GEMINI.md');
+    const original = '# Shop\n\nUse pnpm.\n';
+    writeFileSync(gemini, original);
+    const r = await run(repo, env, 'install', '--harness', 'gemini-cli', '--instructions');
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(gemini, 'utf8')).toBe(`${original}\n${AGENTS_BLOCK}\n`);
+    expect(existsSync(join(repo, 'AGENTS.md'))).toBe(false);
+    expect((await run(repo, env, 'install', '--harness', 'gemini-cli', '--instructions')).stdout).toContain('recall protocol already installed');
+    expect((await run(repo, env, 'uninstall', '--harness', 'gemini-cli')).code).toBe(0);
+    expect(readFileSync(gemini, 'utf8')).toBe(original);
   });
 
   it('never writes through a symbolic link, and leaves a changed skill alone on uninstall', async () => {

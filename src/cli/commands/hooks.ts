@@ -11,6 +11,8 @@ interface HooksArgs extends GlobalArgs {
   instructions?: boolean;
 }
 
+const HARNESS_TITLES = { 'claude-code': 'Claude Code', codex: 'Codex', 'gemini-cli': 'Gemini CLI' } as const;
+
 /** The command that runs this installation of vault: node plus the absolute bin path, quoted. */
 async function defaultPrefix(): Promise<string> {
   const { fileURLToPath } = await import('node:url');
@@ -21,29 +23,30 @@ async function defaultPrefix(): Promise<string> {
 /** `vault hooks install|uninstall --harness H`: merge our hooks into a harness's settings. */
 export const hooksCommand = (ctx: CliContext) => ({
   command: 'hooks <action>',
-  describe: 'install or uninstall the session hooks for Claude Code or Codex',
+  describe: 'install or uninstall the session hooks for Claude Code, Codex or Gemini CLI',
   builder: (y: Argv) =>
     y
       .positional('action', { type: 'string', choices: ['install', 'uninstall'], describe: 'install or uninstall' })
-      .option('harness', { type: 'string', choices: ['claude-code', 'codex'], demandOption: true, describe: 'which agent' })
+      .option('harness', { type: 'string', choices: ['claude-code', 'codex', 'gemini-cli'], demandOption: true, describe: 'which agent' })
       .option('scope', {
         type: 'string',
         choices: ['project', 'user'],
-        describe: 'project (default: .claude/settings.local.json or .codex/hooks.json) or user (~/.claude/settings.json or ~/.codex/hooks.json)',
+        describe:
+          'project (default: .claude/settings.local.json, .codex/hooks.json or .gemini/settings.json) or user (~/.claude/settings.json, ~/.codex/hooks.json or ~/.gemini/settings.json)',
       })
       .option('dry-run', { type: 'boolean', describe: 'print the diff, change nothing' })
       .option('command', { type: 'string', describe: 'how the harness should run vault (default: this node and bin/vault.js, absolute)' })
       .option('instructions', {
         type: 'boolean',
         describe:
-          'also install the recall protocol where the harness reads instructions: a skill (.claude/skills/vault-recall/SKILL.md) or a block in AGENTS.md (Codex); files meant to be committed. uninstall removes them',
+          'also install the recall protocol where the harness reads instructions: a skill (.claude/skills/vault-recall/SKILL.md) or a block in AGENTS.md (Codex) or GEMINI.md (Gemini CLI); files meant to be committed. uninstall removes them',
       })
       .example('$0 hooks install --harness codex --instructions', 'hooks in .codex/hooks.json and the recall protocol in AGENTS.md')
       .example('$0 hooks install --harness claude-code --dry-run', 'show what would change in .claude/settings.local.json'),
   handler: (argv: HooksArgs) =>
     runCommand(ctx, argv, async () => {
       if (Array.isArray(argv.harness) || Array.isArray(argv.scope)) usageError('--harness and --scope may be given only once');
-      const harness = argv.harness as 'claude-code' | 'codex';
+      const harness = argv.harness as 'claude-code' | 'codex' | 'gemini-cli';
       const scope = (argv.scope ?? 'project') as 'project' | 'user';
       const {
         settingsFileFor,
@@ -145,7 +148,7 @@ export const hooksCommand = (ctx: CliContext) => ({
       };
       if (alsoInstalledAt)
         ctx.io.stderr(
-          `warning: vault hooks for ${harness} are also installed at ${otherScope} scope (${alsoInstalledAt}); ${harness === 'codex' ? 'Codex' : 'Claude Code'} runs both, so every event would run twice. Keep one: vault hooks uninstall --harness ${harness} --scope ${otherScope}\n`,
+          `warning: vault hooks for ${harness} are also installed at ${otherScope} scope (${alsoInstalledAt}); ${HARNESS_TITLES[harness]} runs both, so every event would run twice. Keep one: vault hooks uninstall --harness ${harness} --scope ${otherScope}\n`,
         );
       if (!plan.changed) {
         printText(ctx, `${file}: already ${argv.action === 'install' ? 'installed' : 'clean'}, nothing to change`);
@@ -177,6 +180,11 @@ export const hooksCommand = (ctx: CliContext) => ({
         printText(
           ctx,
           '  Codex: hooks are on by default; if switched off, set [features] hooks = true in config.toml (older versions: codex_hooks = true); project hooks must be trusted; see docs/hooks.md',
+        );
+      if (harness === 'gemini-cli' && argv.action === 'install')
+        printText(
+          ctx,
+          '  Gemini CLI: session start and prompt recall only (no snapshots: its transcript is not a format vault reads); if the hooks system is off, turn on "Enable Hooks System" in /settings; see docs/hooks.md',
         );
     }),
 });
