@@ -170,6 +170,9 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
         s?.truncated || (s?.skippedBytes ?? 0) > 0 ? 'warn' : 'info',
         `snapshot ${outcome.shortId} written${s ? ` (${s.records} records, ${s.invalidLines} invalid lines, ${s.skippedBytes} bytes skipped${s.truncated ? ', stopped at the deadline' : ''})` : ''}`,
       );
+      const p = outcome.proposals;
+      if (p && 'error' in p) log('warn', `proposals not updated: ${p.error}`);
+      else if (p) log('info', `proposals: ${p.added} new, ${p.total} live (${p.ms} ms${p.partial ? ', rest next time' : ''})`);
     } else log('warn', `no snapshot written: ${outcome.skipped ?? 'unknown reason'}`);
     if (outcome.written && outcome.path && digestOn(settings)) await precompute(rt, harness, payload, sessionsDir, settings, outcome.path, log);
     emptyAnswer();

@@ -17,6 +17,7 @@ import { ensureStartDir, loadSnapshot, updateSnapshot } from './snapshots/snapsh
 import { oneLine } from './transcripts/text.js';
 import type { Harness, TranscriptSummary } from './transcripts/transcript-summary.js';
 import { identifyWorktree } from './snapshots/worktree-identity.js';
+import { captureProposals, type CaptureOutcome } from './proposal-store.js';
 
 /** Lifecycle events that record a snapshot. */
 export type RecordEvent = 'stop' | 'session-end' | 'pre-compact';
@@ -52,6 +53,8 @@ export interface RecordOutcome {
   /** why nothing was written (for the log) */
   skipped?: 'no-transcript' | 'no-session-id' | 'empty-transcript' | 'no-snapshot-to-annotate' | TranscriptPathProblem;
   summary?: TranscriptSummary;
+  /** what the proposal extractor did after the snapshot (proposal-store.ts), or why it failed */
+  proposals?: CaptureOutcome | { error: string };
 }
 
 function usableDir(value: unknown): string | undefined {
@@ -125,6 +128,26 @@ export function recordSession(rt: Runtime, input: RecordInput): RecordOutcome {
   indexSnapshot(input.sessionsDir, name, where, rt);
   // Pruning is due at most once an hour; done here, session start's fast path never waits for it.
   discoverSnapshot(input.sessionsDir, where, rt, { maxAgeMs: 0, retentionDays: input.retentionDays, find: false });
+  const finalId = result.snapshot?.shortId ?? shortId;
+  // Proposed memories from the lines new since the last snapshot, next to the snapshots (before
+  // the start record reads the sessions folder's mtime: the proposal writes change it); a failure
+  // there never costs the snapshot.
+  let proposals: RecordOutcome['proposals'];
+  if (transcript)
+    try {
+      proposals = captureProposals(rt, {
+        sessionsDir: input.sessionsDir,
+        shortId: finalId,
+        sessionId,
+        worktree: where.worktree,
+        transcript,
+        harness: input.harness,
+        event: input.event,
+        deadline: input.deadline,
+      });
+    } catch (err) {
+      proposals = { error: (err as Error)?.message ?? String(err) };
+    }
   // The start record of this worktree, for the next session start (start-cache.ts). The sessions
   // folder's mtime is read now, right after this hook's writes there; the memory list (ranked by
   // the snapshot as written, read back as session start will read it) takes longer, and anything
@@ -134,5 +157,5 @@ export function recordSession(rt: Runtime, input: RecordInput): RecordOutcome {
   const written = input.memories ? loadSnapshot(result.path!) : undefined;
   const memories = input.memories && written ? listForRecord(input.memories, written) : undefined;
   writeStartRecord(input.sessionsDir, where, name, folderMtime, memories ?? null, rt);
-  return { written: true, path: result.path!, shortId: result.snapshot?.shortId ?? shortId, ...(summary ? { summary } : {}) };
+  return { written: true, path: result.path!, shortId: finalId, ...(summary ? { summary } : {}), ...(proposals ? { proposals } : {}) };
 }

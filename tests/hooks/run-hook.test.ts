@@ -324,10 +324,14 @@ describe('vault hook stop / session-end / pre-compact (transcripts in the harnes
     const text = readFileSync(join(sessionsDirOf(env), snapshotNames(env)[0]!), 'utf8');
     for (let i = 0; i < n; i++) expect(text).toContain(`- Context compaction (t${i}) started at`);
     expect(text).toContain(`**Updates:** ${n + 1}`);
-    // no lock or work file left; the worktree's start record and digest record are the other files
+    // no lock or work file left; the session's proposals, the worktree's start record and digest record are the other files
     expect(
       filesUnder(sessionsDirOf(env)).filter((f) => !f.endsWith('-session.tmp') && f !== '.gitignore' && f !== 'hooks.log' && f !== '.snapshot-index.json'),
-    ).toEqual([expect.stringMatching(/^\.start\/[0-9a-f]{8}\.json$/), expect.stringMatching(/^\.start\/digest-[0-9a-f]{8}\.json$/)]);
+    ).toEqual([
+      '.proposals/8e1a4b37.json',
+      expect.stringMatching(/^\.start\/[0-9a-f]{8}\.json$/),
+      expect.stringMatching(/^\.start\/digest-[0-9a-f]{8}\.json$/),
+    ]);
   });
 });
 
