@@ -1,0 +1,94 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cliEnv, FIXTURES, gitRepo, runCli } from '../../helpers/cli.js';
+import { filesUnder, hook, sessionsDirOf } from '../../helpers/hooks.js';
+
+const CAPTURE = join(FIXTURES, 'capture');
+const CLAUDE_DECISION = join(CAPTURE, 'claude/c01-decision-session-store.jsonl');
+const CODEX_DECISION = join(CAPTURE, 'codex/x01-decision-local-cache.jsonl');
+
+const stop = (repo: string, transcript: string, sessionId: string) => ({
+  session_id: sessionId,
+  transcript_path: transcript,
+  cwd: repo,
+  permission_mode: 'default',
+  hook_event_name: 'Stop',
+  stop_hook_active: false,
+});
+
+interface Listed {
+  proposals: Array<{ id: string; kind: string; title: string; body: string; fingerprint: string; evidence: { harness: string; line: number } }>;
+}
+async function list(repo: string, env: Record<string, string>): Promise<Listed['proposals']> {
+  const r = await runCli(['review', 'list', '--json'], { cwd: repo, env });
+  expect(r.stderr).toBe('');
+  return (JSON.parse(r.stdout) as Listed).proposals;
+}
+
+describe('capture and review, end to end', () => {
+  it('a Claude Code Stop hook stores proposals next to the snapshots; accept saves a valid memory, reject is remembered', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const r = await hook('stop', stop(repo, CLAUDE_DECISION, '3c091e7d-9540-4562-9383-c47b7fd51cc6'), { cwd: repo, env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('');
+    expect(filesUnder(join(repo, '.ecc'))).toEqual([]);
+    const dir = sessionsDirOf(env);
+    expect(readdirSync(join(dir, '.proposals')).filter((n) => n.endsWith('.json') && n !== 'decided.json')).toHaveLength(1);
+    const proposals = await list(repo, env);
+    const decision = proposals.find((p) => p.kind === 'decision' && /Redis/.test(p.title + p.body));
+    expect(decision).toBeDefined();
+    expect(decision!.evidence.harness).toBe('claude-code');
+    expect(decision!.id).toMatch(/^p[0-9a-f]{10}$/);
+
+    const human = await runCli(['review'], { cwd: repo, env });
+    expect(human.stdout).toContain(decision!.id);
+    expect(human.stdout).toMatch(/evidence: claude-code session 3c091e7d-9540-4562-9383-c47b7fd51cc6, transcript line \d+/);
+    const shown = await runCli(['review', 'show', decision!.id], { cwd: repo, env });
+    expect(shown.stdout).toContain(decision!.body.split('\n')[0]!);
+
+    // the same Stop again proposes nothing new
+    await hook('stop', stop(repo, CLAUDE_DECISION, '3c091e7d-9540-4562-9383-c47b7fd51cc6'), { cwd: repo, env });
+    expect((await list(repo, env)).map((p) => p.id)).toEqual(proposals.map((p) => p.id));
+
+    const accepted = await runCli(['review', 'accept', decision!.id, '--json'], { cwd: repo, env });
+    expect(accepted.stderr).toBe('');
+    const saved = JSON.parse(accepted.stdout) as { id: string; path: string; kind: string; written: boolean };
+    expect(saved).toMatchObject({ kind: 'decision', written: true });
+    const file = readFileSync(join(repo, '.ecc', 'memory', saved.path), 'utf8');
+    expect(file).toMatch(/^source_harness: "?claude-code"?$/m);
+    expect(file).toMatch(/^trust: "?unreviewed"?$/m);
+    const doctor = await runCli(['doctor'], { cwd: repo, env });
+    expect(doctor.code).toBe(0);
+    expect((await list(repo, env)).some((p) => p.id === decision!.id)).toBe(false);
+
+    const others = (await list(repo, env)).filter((p) => p.id !== decision!.id);
+    for (const p of others) {
+      const rej = await runCli(['review', 'reject', p.id], { cwd: repo, env });
+      expect(rej.stdout).toContain('will not be proposed again');
+    }
+    expect(await list(repo, env)).toEqual([]);
+    // a new session saying the same things proposes neither the accepted nor the rejected again
+    await hook('session-end', { ...stop(repo, CLAUDE_DECISION, '3c091e7d-9540-4562-9383-c47b7fd51cc6'), hook_event_name: 'SessionEnd' }, { cwd: repo, env });
+    expect(await list(repo, env)).toEqual([]);
+    expect(filesUnder(join(repo, '.ecc', 'memory')).filter((f) => f.endsWith('.md'))).toHaveLength(1);
+  });
+
+  it('a Codex Stop hook proposes too; ids are refused clearly', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const r = await hook('stop', stop(repo, CODEX_DECISION, '1835537e-6028-4997-9046-050365e4da8a'), { cwd: repo, env, harness: 'codex' });
+    expect(r.stdout).toBe('{}\n');
+    const proposals = await list(repo, env);
+    expect(proposals.some((p) => p.kind === 'decision' && /SQLite/.test(p.title + p.body) && p.evidence.harness === 'codex')).toBe(true);
+    const missing = await runCli(['review', 'accept', 'pffffffffff'], { cwd: repo, env });
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/no proposal "pffffffffff" for this worktree/);
+    expect(missing.stderr).toMatch(/vault review list/);
+    // another worktree sees none of them
+    const other = gitRepo();
+    expect(await list(other, env)).toEqual([]);
+    expect(filesUnder(join(repo, '.ecc'))).toEqual([]);
+  });
+});
