@@ -11,7 +11,7 @@ import type { Runtime } from '../io/runtime.js';
 import type { Harness } from '../sessions/transcripts/transcript-summary.js';
 import { DEADLINE_MS, HARNESS_EVENT_NAMES, normalizeEvent, normalizeHarness, STDIN_WAIT_MS } from '../sessions/hook-events.js';
 import { appendHookLog } from './hook-log.js';
-import { disabledBy, isOn, readHookSettings } from './hook-settings.js';
+import { disabledBy, isOff, isOn, readHookSettings } from './hook-settings.js';
 
 /** Largest payload read from stdin (bytes); a larger one is ignored and logged. */
 export const PAYLOAD_MAX_BYTES = 1024 * 1024;
@@ -163,6 +163,7 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
       ...(settings.transcriptMaxBytes ? { transcriptMaxBytes: settings.transcriptMaxBytes } : {}),
       ...(memories ? { memories } : {}),
       retentionDays: settings.retentionDays,
+      notice: !isOff(rt.env.ECC_REVIEW_NOTICE),
     });
     if (outcome.written) {
       const s = outcome.summary;
@@ -175,7 +176,10 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
       else if (p) log('info', `proposals: ${p.added} new, ${p.total} live (${p.ms} ms${p.partial ? ', rest next time' : ''})`);
     } else log('warn', `no snapshot written: ${outcome.skipped ?? 'unknown reason'}`);
     if (outcome.written && outcome.path && digestOn(settings)) await precompute(rt, harness, payload, sessionsDir, settings, outcome.path, log);
-    emptyAnswer();
+    // The review notice is for the person: a top-level systemMessage, which Claude Code and Codex
+    // show the user and do not give the model.
+    if (outcome.notice) io.stdout(`${JSON.stringify({ systemMessage: outcome.notice })}\n`);
+    else emptyAnswer();
     return 0;
   } catch (err) {
     log('error', `${(err as Error)?.name ?? 'Error'}: ${(err as Error)?.message ?? String(err)}`);

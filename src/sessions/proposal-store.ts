@@ -267,3 +267,27 @@ export function decideProposal(sessionsDir: string, proposal: StoredProposal, de
     writeSessionFile(sessionsDir, `${PROPOSALS_DIR}/${DECIDED}`, `${JSON.stringify(d)}\n`, 'proposals-decided', rt);
   });
 }
+
+/** Least time between two review notices of one worktree, ms (issue 17: at most once every 10 minutes). */
+export const NOTICE_INTERVAL_MS = 10 * 60 * 1000;
+
+/**
+ * The line a Stop hook shows the person (never the agent) when this worktree's proposals grew
+ * since the last notice, at most once every {@link NOTICE_INTERVAL_MS}; undefined otherwise. The
+ * count and the time of the last notice are kept in `.proposals/.notice-<8 hex>.json`; the count
+ * is stored on every call, so a review that lowers it makes the next growth count again.
+ */
+export function reviewNotice(sessionsDir: string, worktree: string, rt: Runtime): string | undefined {
+  const dir = ensureDir(sessionsDir);
+  if (!dir) return undefined;
+  const count = listProposals(sessionsDir, worktree).length;
+  const name = `.notice-${createHash('sha256').update(worktree).digest('hex').slice(0, 8)}.json`;
+  const v = readJson(join(dir, name));
+  const last = isObj(v) && typeof v.count === 'number' && typeof v.at === 'number' ? { count: v.count, at: v.at } : { count: 0, at: 0 };
+  const now = rt.now().getTime();
+  const speak = count > last.count && now - last.at >= NOTICE_INTERVAL_MS;
+  if (count !== last.count || speak)
+    writeSessionFile(sessionsDir, `${PROPOSALS_DIR}/${name}`, `${JSON.stringify({ count, at: speak ? now : last.at })}\n`, 'proposals-notice', rt, true);
+  if (!speak) return undefined;
+  return `vault: ${count} proposed ${count === 1 ? 'memory' : 'memories'}, run \`vault review\``;
+}

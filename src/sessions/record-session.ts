@@ -17,7 +17,7 @@ import { ensureStartDir, loadSnapshot, updateSnapshot } from './snapshots/snapsh
 import { oneLine } from './transcripts/text.js';
 import type { Harness, TranscriptSummary } from './transcripts/transcript-summary.js';
 import { identifyWorktree } from './snapshots/worktree-identity.js';
-import { captureProposals, type CaptureOutcome } from './proposal-store.js';
+import { captureProposals, reviewNotice, type CaptureOutcome } from './proposal-store.js';
 
 /** Lifecycle events that record a snapshot. */
 export type RecordEvent = 'stop' | 'session-end' | 'pre-compact';
@@ -42,6 +42,8 @@ export interface RecordInput {
   memories?: MemoryLister;
   /** prune snapshots older than this many days (at most once an hour); undefined: never */
   retentionDays?: number | undefined;
+  /** stop: work out the review notice for the person (proposal-store.ts reviewNotice) */
+  notice?: boolean;
 }
 
 /** What {@link recordSession} did. */
@@ -55,6 +57,8 @@ export interface RecordOutcome {
   summary?: TranscriptSummary;
   /** what the proposal extractor did after the snapshot (proposal-store.ts), or why it failed */
   proposals?: CaptureOutcome | { error: string };
+  /** the review notice to show the person, when one is due */
+  notice?: string;
 }
 
 function usableDir(value: unknown): string | undefined {
@@ -133,6 +137,7 @@ export function recordSession(rt: Runtime, input: RecordInput): RecordOutcome {
   // the start record reads the sessions folder's mtime: the proposal writes change it); a failure
   // there never costs the snapshot.
   let proposals: RecordOutcome['proposals'];
+  let notice: string | undefined;
   if (transcript)
     try {
       proposals = captureProposals(rt, {
@@ -145,6 +150,7 @@ export function recordSession(rt: Runtime, input: RecordInput): RecordOutcome {
         event: input.event,
         deadline: input.deadline,
       });
+      if (input.notice && input.event === 'stop') notice = reviewNotice(input.sessionsDir, where.worktree, rt);
     } catch (err) {
       proposals = { error: (err as Error)?.message ?? String(err) };
     }
@@ -157,5 +163,12 @@ export function recordSession(rt: Runtime, input: RecordInput): RecordOutcome {
   const written = input.memories ? loadSnapshot(result.path!) : undefined;
   const memories = input.memories && written ? listForRecord(input.memories, written) : undefined;
   writeStartRecord(input.sessionsDir, where, name, folderMtime, memories ?? null, rt);
-  return { written: true, path: result.path!, shortId: finalId, ...(summary ? { summary } : {}), ...(proposals ? { proposals } : {}) };
+  return {
+    written: true,
+    path: result.path!,
+    shortId: finalId,
+    ...(summary ? { summary } : {}),
+    ...(proposals ? { proposals } : {}),
+    ...(notice ? { notice } : {}),
+  };
 }

@@ -74,7 +74,7 @@ describe('vault hook stop / session-end / pre-compact (transcripts in the harnes
     expect(filesUnder(sessionsDirOf(env)).filter((f) => f.startsWith('.wip') || f.startsWith('.lock'))).toEqual([]);
   });
 
-  it('codex stop with an unfinished rollout prints {} and records plan items and apply_patch edits', async () => {
+  it('codex stop with an unfinished rollout answers JSON (the review notice of its proposed hand-off) and records plan items and apply_patch edits', async () => {
     const repo = gitRepo();
     const env = cliEnv();
     const r = await hook(
@@ -92,7 +92,7 @@ describe('vault hook stop / session-end / pre-compact (transcripts in the harnes
       { cwd: repo, env, harness: 'codex' },
     );
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({});
+    expect(JSON.parse(r.stdout)).toEqual({ systemMessage: 'vault: 1 proposed memory, run `vault review`' });
     expect(snapshotNames(env)).toEqual(['2025-10-03-2b6d9f01-session.tmp']);
     const text = readFileSync(join(sessionsDirOf(env), snapshotNames(env)[0]!), 'utf8');
     expect(text).toContain('**Harness:** codex');

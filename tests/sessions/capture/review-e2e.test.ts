@@ -32,10 +32,13 @@ describe('capture and review, end to end', () => {
     const env = cliEnv();
     const r = await hook('stop', stop(repo, CLAUDE_DECISION, '3c091e7d-9540-4562-9383-c47b7fd51cc6'), { cwd: repo, env });
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('');
+    // the person is told, once: a top-level systemMessage (shown to the user, not to the model)
+    const told = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(Object.keys(told)).toEqual(['systemMessage']);
+    expect(told.systemMessage).toMatch(/^vault: \d+ proposed memor(y|ies), run `vault review`$/);
     expect(filesUnder(join(repo, '.ecc'))).toEqual([]);
     const dir = sessionsDirOf(env);
-    expect(readdirSync(join(dir, '.proposals')).filter((n) => n.endsWith('.json') && n !== 'decided.json')).toHaveLength(1);
+    expect(readdirSync(join(dir, '.proposals')).filter((n) => n.endsWith('.json') && !n.startsWith('.'))).toHaveLength(1);
     const proposals = await list(repo, env);
     const decision = proposals.find((p) => p.kind === 'decision' && /Redis/.test(p.title + p.body));
     expect(decision).toBeDefined();
@@ -48,8 +51,9 @@ describe('capture and review, end to end', () => {
     const shown = await runCli(['review', 'show', decision!.id], { cwd: repo, env });
     expect(shown.stdout).toContain(decision!.body.split('\n')[0]!);
 
-    // the same Stop again proposes nothing new
-    await hook('stop', stop(repo, CLAUDE_DECISION, '3c091e7d-9540-4562-9383-c47b7fd51cc6'), { cwd: repo, env });
+    // the same Stop again proposes nothing new, and says nothing (the count did not grow)
+    const again = await hook('stop', stop(repo, CLAUDE_DECISION, '3c091e7d-9540-4562-9383-c47b7fd51cc6'), { cwd: repo, env });
+    expect(again.stdout).toBe('');
     expect((await list(repo, env)).map((p) => p.id)).toEqual(proposals.map((p) => p.id));
 
     const accepted = await runCli(['review', 'accept', decision!.id, '--json'], { cwd: repo, env });
@@ -78,8 +82,12 @@ describe('capture and review, end to end', () => {
   it('a Codex Stop hook proposes too; ids are refused clearly', async () => {
     const repo = gitRepo();
     const env = cliEnv();
-    const r = await hook('stop', stop(repo, CODEX_DECISION, '1835537e-6028-4997-9046-050365e4da8a'), { cwd: repo, env, harness: 'codex' });
-    expect(r.stdout).toBe('{}\n');
+    const r = await hook('stop', stop(repo, CODEX_DECISION, '1835537e-6028-4997-9046-050365e4da8a'), {
+      cwd: repo,
+      env: { ...env, ECC_REVIEW_NOTICE: 'off' },
+      harness: 'codex',
+    });
+    expect(r.stdout).toBe('{}\n'); // the kill switch: Codex gets its no-op answer, no systemMessage
     const proposals = await list(repo, env);
     expect(proposals.some((p) => p.kind === 'decision' && /SQLite/.test(p.title + p.body) && p.evidence.harness === 'codex')).toBe(true);
     const missing = await runCli(['review', 'accept', 'pffffffffff'], { cwd: repo, env });
@@ -90,5 +98,15 @@ describe('capture and review, end to end', () => {
     const other = gitRepo();
     expect(await list(other, env)).toEqual([]);
     expect(filesUnder(join(repo, '.ecc'))).toEqual([]);
+  });
+
+  it('the notice speaks when the count grows, at most once every 10 minutes (Codex gets the same systemMessage)', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const first = await hook('stop', stop(repo, CODEX_DECISION, '1835537e-6028-4997-9046-050365e4da8a'), { cwd: repo, env, harness: 'codex' });
+    expect(JSON.parse(first.stdout)).toEqual({ systemMessage: expect.stringMatching(/^vault: \d+ proposed memor/) });
+    // a second session grows the count within 10 minutes: silent
+    const second = await hook('stop', stop(repo, CLAUDE_DECISION, '3c091e7d-9540-4562-9383-c47b7fd51cc6'), { cwd: repo, env });
+    expect(second.stdout).toBe('');
   });
 });
