@@ -110,3 +110,23 @@ describe('capture and review, end to end', () => {
     expect(second.stdout).toBe('');
   });
 });
+
+describe('MCP lists proposals read-only', () => {
+  it('memory_proposals lists what waits for review; no tool accepts or rejects one', async () => {
+    const { startMcp, callOk } = await import('../../helpers/mcp-client.js');
+    const repo = gitRepo();
+    const env = cliEnv({ ECC_MEMORY_HARNESS: 'claude' });
+    await hook('stop', stop(repo, CLAUDE_DECISION, '3c091e7d-9540-4562-9383-c47b7fd51cc6'), { cwd: repo, env });
+    const listed = await list(repo, env);
+    const s = await startMcp(repo, env);
+    const r = await callOk(s, 'memory_proposals', {});
+    expect(r.total).toBe(listed.length);
+    expect(r.proposals.map((p: { id: string }) => p.id)).toEqual(listed.map((p) => p.id));
+    const { tools } = await s.client.listTools();
+    const names = tools.map((t) => t.name);
+    expect(names.filter((n) => /accept|reject|review|retire/.test(n))).toEqual([]);
+    expect(tools.find((t) => t.name === 'memory_proposals')!.annotations?.readOnlyHint).toBe(true);
+    expect(await list(repo, env)).toHaveLength(listed.length);
+    expect(filesUnder(join(repo, '.ecc'))).toEqual([]);
+  });
+});

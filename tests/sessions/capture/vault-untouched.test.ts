@@ -27,7 +27,10 @@ describe('nothing enters the vault without an explicit accept', () => {
   it('every hook over every transcript fixture leaves the vault folders byte for byte as they were', async () => {
     const repo = gitRepo();
     const env = cliEnv();
-    expect((await runCli(['save', '--scope', 'team', '--kind', 'decision', '--title', 'Use Redis for sessions', '--body', 'Shared sessions.'], { cwd: repo, env })).code).toBe(0);
+    expect(
+      (await runCli(['save', '--scope', 'team', '--kind', 'decision', '--title', 'Use Redis for sessions', '--body', 'Shared sessions.'], { cwd: repo, env }))
+        .code,
+    ).toBe(0);
     const before = { team: bytesUnder(join(repo, '.ecc')), user: bytesUnder(join(env.HOME!, '.ecc', 'memory')) };
     const all = transcripts();
     expect(all.length).toBeGreaterThanOrEqual(40);
