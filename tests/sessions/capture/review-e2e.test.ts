@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, FIXTURES, gitRepo, runCli } from '../../helpers/cli.js';
@@ -128,5 +128,24 @@ describe('MCP lists proposals read-only', () => {
     expect(tools.find((t) => t.name === 'memory_proposals')!.annotations?.readOnlyHint).toBe(true);
     expect(await list(repo, env)).toHaveLength(listed.length);
     expect(filesUnder(join(repo, '.ecc'))).toEqual([]);
+  });
+});
+
+describe('proposals are pruned with the snapshots', () => {
+  it('a session file past the retention goes when the snapshots are pruned; decided fingerprints stay', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    await hook('stop', stop(repo, CLAUDE_DECISION, '3c091e7d-9540-4562-9383-c47b7fd51cc6'), { cwd: repo, env });
+    const [first] = await list(repo, env);
+    await runCli(['review', 'reject', first!.id], { cwd: repo, env });
+    const dir = sessionsDirOf(env);
+    const old = new Date(Date.now() - 40 * 86_400_000);
+    for (const f of filesUnder(dir)) if (f.endsWith('-session.tmp') || /^\.proposals\/[^.].*\.json$/.test(f)) utimesSync(join(dir, f), old, old);
+    rmSync(join(dir, '.snapshot-index.json')); // the last prune time lives there: due again now
+    await hook('stop', stop(repo, CODEX_DECISION, '1835537e-6028-4997-9046-050365e4da8a'), { cwd: repo, env, harness: 'codex' });
+    const left = filesUnder(join(dir, '.proposals')).filter((f) => !f.startsWith('.'));
+    expect(left).toContain('decided.json');
+    expect(left.filter((f) => f !== 'decided.json')).toHaveLength(1); // only the new Codex session's
+    expect((await list(repo, env)).every((p) => p.evidence.harness === 'codex')).toBe(true);
   });
 });
