@@ -32,6 +32,7 @@ const SEARCH_OPTIONS: Record<string, OptionSpec> = {
   tag: { type: 'string', multiple: true },
   status: { type: 'string', multiple: true },
   'target-harness': { type: 'string' },
+  'source-harness': { type: 'string' },
   since: { type: 'string' },
   until: { type: 'string' },
   limit: { type: 'string' },
@@ -107,7 +108,7 @@ export function parseLeanArgs(argv: readonly string[]): LeanCommand | undefined 
   if (arrays.kind) args.kind = arrays.kind as SearchArgs['kind'];
   if (arrays.tag) args.tag = arrays.tag;
   if (arrays.status) args.status = arrays.status as SearchArgs['status'];
-  for (const name of ['target-harness', 'since', 'until'] as const) {
+  for (const name of ['target-harness', 'source-harness', 'since', 'until'] as const) {
     if (single[name] !== undefined) args[name] = String(single[name]);
   }
   if (single.limit !== undefined) {

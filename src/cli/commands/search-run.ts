@@ -25,6 +25,7 @@ export interface SearchArgs extends GlobalArgs {
   tag?: string[];
   status?: Status[];
   'target-harness'?: string;
+  'source-harness'?: string;
   since?: string;
   until?: string;
   limit?: number;
@@ -39,7 +40,7 @@ export interface SearchArgs extends GlobalArgs {
  *   whatever `searchMemories` throws (invalid filter values, unreadable vault)
  */
 export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void> {
-  for (const flag of ['target-harness', 'since', 'until', 'limit'] as const) {
+  for (const flag of ['target-harness', 'source-harness', 'since', 'until', 'limit'] as const) {
     if (Array.isArray(argv[flag])) usageError(`--${flag} may be given only once`);
   }
   // one wording and one exit code (usage, 2) for every bad --limit: `abc`, `0`, `1.5`, `101`
@@ -54,6 +55,7 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
     tags: argv.tag,
     statuses: argv.status?.length ? argv.status : undefined,
     targetHarness: argv['target-harness'],
+    sourceHarness: argv['source-harness'],
     since: argv.since,
     until: argv.until,
     limit: argv.limit,

@@ -11,7 +11,7 @@ import { readFileSafe } from '../../store/read-file-safe.js';
 import { scopeRoot, type VaultRoots } from '../../store/roots.js';
 import { makeExcerpt } from './excerpt.js';
 import { diagnostic, type Diagnostic } from '../../diagnostics.js';
-import { targetsHarness } from '../../document/harness-names.js';
+import { canonicalHarness, targetsHarness } from '../../document/harness-names.js';
 import { bucketOf } from '../index/index-format.js';
 import { openScopeIndex, type FreshnessReport, type ScopeIndex } from '../index/index-freshness.js';
 import { IndexUnusable } from '../index/index-store.js';
@@ -30,6 +30,11 @@ export interface SearchOptions {
   statuses?: readonly Status[] | undefined;
   /** memories for this harness: its name, an alias of it (document/harness-names.ts) or "all" among target_harnesses */
   targetHarness?: string | undefined;
+  /**
+   * memories written by this harness (`source_harness`, aliases resolved). Checked on each
+   * candidate's file as it is read, so `total` counts the matches before this filter
+   */
+  sourceHarness?: string | undefined;
   /** updated_at at or after: ISO-8601 timestamp, or a date (YYYY-MM-DD, start of that day UTC) */
   since?: string | undefined;
   /** updated_at at or before: ISO-8601 timestamp, or a date (YYYY-MM-DD, end of that day UTC) */
@@ -149,10 +154,14 @@ export function resolveSearchOptions(options: SearchOptions): { scopes: Scope[];
 /** Reads a candidate's file again (the truth) for its title, tags and excerpt; once per search (see {@link memoReader}). */
 type CandidateReader = (doc: LiveDoc) => Memory | undefined;
 
-function memoReader(roots: VaultRoots): CandidateReader {
+/** @param source only memories whose `source_harness` is this harness (canonical name); others read as undefined */
+function memoReader(roots: VaultRoots, source?: string): CandidateReader {
   const seen = new Map<LiveDoc, Memory | undefined>();
   return (doc) => {
-    if (!seen.has(doc)) seen.set(doc, readCandidate(roots, doc));
+    if (!seen.has(doc)) {
+      const m = readCandidate(roots, doc);
+      seen.set(doc, m && (!source || canonicalHarness(m.sourceHarness) === source) ? m : undefined);
+    }
     return seen.get(doc);
   };
 }
@@ -246,7 +255,8 @@ const PHRASE_IN_BODY = 1.2;
 export async function searchMemories(roots: VaultRoots, query: string, options: SearchOptions = {}): Promise<SearchResponse> {
   const { scopes, limit, filter } = resolveSearchOptions(options);
   const terms = tokenizeQuery(query);
-  const read = memoReader(roots);
+  const source = options.sourceHarness?.trim() ? canonicalHarness(options.sourceHarness) : undefined;
+  const read = memoReader(roots, source);
   let opened = openIndexes(roots, scopes, false, options.onProgress);
   let candidates: Candidate[];
   const rank = (indexes: ScopeIndex[]): Candidate[] => {
