@@ -131,6 +131,32 @@ export async function run({ quick }) {
     rows.push(['same, whole file, from bytes, in a fresh process (cold code)', cold]);
     rows.push([`same, incremental: read the last turn (${turnLines} lines, ${(turnBytes / 1024).toFixed(1)} KB) from the state's offset and extract`, incBig]);
 
+    // 2b. What a hook pays: captureProposals (sessions/proposal-store.js) with its 50 ms budget,
+    // store read and atomic write included; first on the 10 MB file from its start (stops at the
+    // budget), then after catching up, one appended turn per run.
+    {
+      const { captureProposals } = await import(pathToFileURL(join(repoDir, 'dist', 'sessions', 'proposal-store.js')).href);
+      const { nodeRuntime } = await import(pathToFileURL(join(repoDir, 'dist', 'io', 'runtime.js')).href);
+      const rt = nodeRuntime({ cwd: work, env: {}, home: work });
+      const sessionsDir = join(work, 'sessions');
+      const { mkdirSync, appendFileSync } = await import('node:fs');
+      mkdirSync(sessionsDir, { mode: 0o700 });
+      const hookFile = join(work, 'hook.jsonl');
+      writeFileSync(hookFile, big);
+      const input = { sessionsDir, shortId: 'bench', sessionId: 'bench', worktree: work, transcript: hookFile, harness: 'claude-code', event: 'stop' };
+      const first = time(() => captureProposals(rt, { ...input, deadline: Date.now() + 10_000 }), 1);
+      let outcome;
+      do outcome = captureProposals(rt, { ...input, event: 'import', deadline: Date.now() + 60_000 });
+      while (outcome.partial);
+      const turn = `${bigLines.slice(-turnLines).join('\n')}\n`;
+      const hookRuns = time(() => {
+        appendFileSync(hookFile, turn);
+        captureProposals(rt, { ...input, deadline: Date.now() + 10_000 });
+      }, runs);
+      rows.push(['hook: captureProposals on the 10 MB transcript from its start (extractor stops at its 50 ms budget; store write included)', first]);
+      rows.push([`hook: captureProposals after one appended turn (${turnLines} lines), store read and atomic write included`, hookRuns]);
+    }
+
     // 3. Import of the module in a fresh process, next to the snapshot's transcript reader (interleaved).
     const imports = { proposals: [], reader: [] };
     const importTime = (path) => {
@@ -148,10 +174,10 @@ export async function run({ quick }) {
     };
     for (let i = 0; i < (quick ? 5 : 15); i++) {
       imports.proposals.push(importTime(modulePath));
-      imports.reader.push(importTime(join(repoDir, 'dist', 'sessions', 'read-transcript.js')));
+      imports.reader.push(importTime(join(repoDir, 'dist', 'sessions', 'transcripts', 'read-transcript.js')));
     }
     rows.push(['import of dist/sessions/proposals/index.js in a fresh process', imports.proposals]);
-    rows.push(['for comparison: import of dist/sessions/read-transcript.js (the snapshot reader)', imports.reader]);
+    rows.push(['for comparison: import of dist/sessions/transcripts/read-transcript.js (the snapshot reader)', imports.reader]);
 
     const table = [
       '| run | median | p90 | runs |',

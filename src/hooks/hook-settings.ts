@@ -16,6 +16,7 @@
  * | ECC_PROMPT_RECALL=off | the user-prompt-submit hook injects nothing |
  * | ECC_SESSIONS_DIR=PATH | the sessions folder (default ~/.ecc/sessions) |
  * | ECC_TRANSCRIPT_MAX_BYTES=N | transcript bytes read per hook (default 64 MiB; head + tail beyond) |
+ * | ECC_REVIEW_NOTICE=0/false/off/… | the Stop hook never tells the person about new proposed memories |
  */
 import { normalizeEvent, type HookEvent } from '../sessions/hook-events.js';
 

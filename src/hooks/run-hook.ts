@@ -20,7 +20,7 @@ import {
   STDIN_WAIT_MS,
 } from '../sessions/hook-events.js';
 import { appendHookLog } from './hook-log.js';
-import { disabledBy, isOn, readHookSettings } from './hook-settings.js';
+import { disabledBy, isOff, isOn, readHookSettings } from './hook-settings.js';
 
 /** Largest payload read from stdin (bytes); a larger one is ignored and logged. */
 export const PAYLOAD_MAX_BYTES = 1024 * 1024;
@@ -178,6 +178,7 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
       ...(settings.transcriptMaxBytes ? { transcriptMaxBytes: settings.transcriptMaxBytes } : {}),
       ...(memories ? { memories } : {}),
       retentionDays: settings.retentionDays,
+      notice: !isOff(rt.env.ECC_REVIEW_NOTICE),
     });
     if (outcome.written) {
       const s = outcome.summary;
@@ -185,9 +186,15 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
         s?.truncated || (s?.skippedBytes ?? 0) > 0 ? 'warn' : 'info',
         `snapshot ${outcome.shortId} written${s ? ` (${s.records} records, ${s.invalidLines} invalid lines, ${s.skippedBytes} bytes skipped${s.truncated ? ', stopped at the deadline' : ''})` : ''}`,
       );
+      const p = outcome.proposals;
+      if (p && 'error' in p) log('warn', `proposals not updated: ${p.error}`);
+      else if (p) log('info', `proposals: ${p.added} new, ${p.total} live (${p.ms} ms${p.partial ? ', rest next time' : ''})`);
     } else log('warn', `no snapshot written: ${outcome.skipped ?? 'unknown reason'}`);
     if (outcome.written && outcome.path && digestOn(settings)) await precompute(rt, harness, payload, sessionsDir, settings, outcome.path, log);
-    emptyAnswer();
+    // The review notice is for the person: a top-level systemMessage, which Claude Code and Codex
+    // show the user and do not give the model.
+    if (outcome.notice) io.stdout(`${JSON.stringify({ systemMessage: outcome.notice })}\n`);
+    else emptyAnswer();
     return 0;
   } catch (err) {
     log('error', `${(err as Error)?.name ?? 'Error'}: ${(err as Error)?.message ?? String(err)}`);

@@ -1,5 +1,5 @@
 /**
- * The four MCP tools: memory_save, memory_search, memory_read, memory_doctor. Each one checks
+ * The four MCP tools: memory_save, memory_search, memory_read, memory_doctor (the read-only memory_proposals is in proposal-tools.ts). Each one checks
  * the server's identity policy, calls one library function and shapes its answer; failures
  * become tool errors with stable codes (see tool-result.ts).
  */

@@ -8,6 +8,7 @@ import type { McpContext } from './memory-access.js';
 import { registerMemoryDigest } from './memory-digest.js';
 import { registerMemoryResources } from './memory-resources.js';
 import { registerMemoryTools } from './memory-tools.js';
+import { registerProposalTools } from './proposal-tools.js';
 import { LineStdioTransport } from './stdio-transport.js';
 import { toolCallRefusal } from './tool-arguments.js';
 import { TOOL_INPUTS } from './tool-schemas.js';
@@ -32,8 +33,8 @@ function packageVersion(): string {
  * Builds the MCP server for one vault and one harness identity (not yet connected).
  *
  * @param ctx roots, runtime, the fixed identity, and the stderr logger
- * @returns an McpServer with memory_save, memory_search, memory_read, memory_doctor, `memory://{id}`,
- *   and the memory digest (`memory_digest` prompt, `memory://digest`)
+ * @returns an McpServer with memory_save, memory_search, memory_read, memory_doctor, memory_proposals,
+ *   `memory://{id}`, and the memory digest (`memory_digest` prompt, `memory://digest`)
  */
 export function createVaultMcpServer(ctx: McpContext): McpServer {
   const server = new McpServer(
@@ -50,6 +51,7 @@ export function createVaultMcpServer(ctx: McpContext): McpServer {
   registerMemoryTools(server, ctx);
   registerMemoryDigest(server, ctx);
   registerMemoryResources(server, ctx);
+  registerProposalTools(server, ctx);
   return server;
 }
 

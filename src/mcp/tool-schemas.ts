@@ -155,10 +155,35 @@ export const doctorOutput = {
   problemsTruncated: z.boolean().describe('true when more problems exist than listed (run `vault doctor` for all)'),
 };
 
+/** Proposals listed in one answer. */
+const MAX_PROPOSALS = 50;
+
+/** `memory_proposals` arguments. */
+export const proposalsInput = z.strictObject({
+  limit: z.number().int().min(1).max(MAX_PROPOSALS).optional().describe(`how many, newest first (default 20, at most ${MAX_PROPOSALS})`),
+});
+
+/** `memory_proposals` result. */
+export const proposalsOutput = {
+  notice: z.string(),
+  proposals: z.array(
+    z.object({
+      id: z.string().describe('proposal id (p + 10 hex digits), for the person: `vault review show ID`'),
+      kind: z.string(),
+      title: z.string(),
+      body: z.string(),
+      tags: z.array(z.string()),
+      evidence: z.object({ harness: z.string(), sessionId: z.string().optional(), line: z.number().int(), uuid: z.string().optional() }),
+    }),
+  ),
+  total: z.number().int(),
+};
+
 /** Each tool's input schema, by tool name (for the check in front of the SDK, tool-arguments.ts). */
 export const TOOL_INPUTS = {
   memory_save: saveInput,
   memory_search: searchInput,
   memory_read: readInput,
   memory_doctor: doctorInput,
+  memory_proposals: proposalsInput,
 } as const;

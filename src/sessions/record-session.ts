@@ -17,6 +17,7 @@ import { ensureStartDir, loadSnapshot, updateSnapshot } from './snapshots/snapsh
 import { oneLine } from './transcripts/text.js';
 import type { Harness, TranscriptSummary } from './transcripts/transcript-summary.js';
 import { identifyWorktree } from './snapshots/worktree-identity.js';
+import { captureProposals, reviewNotice, type CaptureOutcome } from './proposal-store.js';
 
 /** Lifecycle events that record a snapshot. */
 export type RecordEvent = 'stop' | 'session-end' | 'pre-compact';
@@ -41,6 +42,8 @@ export interface RecordInput {
   memories?: MemoryLister;
   /** prune snapshots older than this many days (at most once an hour); undefined: never */
   retentionDays?: number | undefined;
+  /** stop: work out the review notice for the person (proposal-store.ts reviewNotice) */
+  notice?: boolean;
 }
 
 /** What {@link recordSession} did. */
@@ -52,6 +55,10 @@ export interface RecordOutcome {
   /** why nothing was written (for the log) */
   skipped?: 'no-transcript' | 'no-session-id' | 'empty-transcript' | 'no-snapshot-to-annotate' | TranscriptPathProblem;
   summary?: TranscriptSummary;
+  /** what the proposal extractor did after the snapshot (proposal-store.ts), or why it failed */
+  proposals?: CaptureOutcome | { error: string };
+  /** the review notice to show the person, when one is due */
+  notice?: string;
 }
 
 function usableDir(value: unknown): string | undefined {
@@ -125,6 +132,28 @@ export function recordSession(rt: Runtime, input: RecordInput): RecordOutcome {
   indexSnapshot(input.sessionsDir, name, where, rt);
   // Pruning is due at most once an hour; done here, session start's fast path never waits for it.
   discoverSnapshot(input.sessionsDir, where, rt, { maxAgeMs: 0, retentionDays: input.retentionDays, find: false });
+  const finalId = result.snapshot?.shortId ?? shortId;
+  // Proposed memories from the lines new since the last snapshot, next to the snapshots (before
+  // the start record reads the sessions folder's mtime: the proposal writes change it); a failure
+  // there never costs the snapshot.
+  let proposals: RecordOutcome['proposals'];
+  let notice: string | undefined;
+  if (transcript)
+    try {
+      proposals = captureProposals(rt, {
+        sessionsDir: input.sessionsDir,
+        shortId: finalId,
+        sessionId,
+        worktree: where.worktree,
+        transcript,
+        harness: input.harness,
+        event: input.event,
+        deadline: input.deadline,
+      });
+      if (input.notice && input.event === 'stop') notice = reviewNotice(input.sessionsDir, where.worktree, rt);
+    } catch (err) {
+      proposals = { error: (err as Error)?.message ?? String(err) };
+    }
   // The start record of this worktree, for the next session start (start-cache.ts). The sessions
   // folder's mtime is read now, right after this hook's writes there; the memory list (ranked by
   // the snapshot as written, read back as session start will read it) takes longer, and anything
@@ -134,5 +163,12 @@ export function recordSession(rt: Runtime, input: RecordInput): RecordOutcome {
   const written = input.memories ? loadSnapshot(result.path!) : undefined;
   const memories = input.memories && written ? listForRecord(input.memories, written) : undefined;
   writeStartRecord(input.sessionsDir, where, name, folderMtime, memories ?? null, rt);
-  return { written: true, path: result.path!, shortId: result.snapshot?.shortId ?? shortId, ...(summary ? { summary } : {}) };
+  return {
+    written: true,
+    path: result.path!,
+    shortId: finalId,
+    ...(summary ? { summary } : {}),
+    ...(proposals ? { proposals } : {}),
+    ...(notice ? { notice } : {}),
+  };
 }

@@ -74,7 +74,7 @@ describe('vault hook stop / session-end / pre-compact (transcripts in the harnes
     expect(filesUnder(sessionsDirOf(env)).filter((f) => f.startsWith('.wip') || f.startsWith('.lock'))).toEqual([]);
   });
 
-  it('codex stop with an unfinished rollout prints {} and records plan items and apply_patch edits', async () => {
+  it('codex stop with an unfinished rollout answers JSON (the review notice of its proposed hand-off) and records plan items and apply_patch edits', async () => {
     const repo = gitRepo();
     const env = cliEnv();
     const r = await hook(
@@ -92,7 +92,7 @@ describe('vault hook stop / session-end / pre-compact (transcripts in the harnes
       { cwd: repo, env, harness: 'codex' },
     );
     expect(r.code).toBe(0);
-    expect(JSON.parse(r.stdout)).toEqual({});
+    expect(JSON.parse(r.stdout)).toEqual({ systemMessage: 'vault: 1 proposed memory, run `vault review`' });
     expect(snapshotNames(env)).toEqual(['2025-10-03-2b6d9f01-session.tmp']);
     const text = readFileSync(join(sessionsDirOf(env), snapshotNames(env)[0]!), 'utf8');
     expect(text).toContain('**Harness:** codex');
@@ -324,14 +324,18 @@ describe('vault hook stop / session-end / pre-compact (transcripts in the harnes
     const text = readFileSync(join(sessionsDirOf(env), snapshotNames(env)[0]!), 'utf8');
     for (let i = 0; i < n; i++) expect(text).toContain(`- Context compaction (t${i}) started at`);
     expect(text).toContain(`**Updates:** ${n + 1}`);
-    // no lock or work file left; the worktree's start record and digest record are the other files
-    // (in either order: they sort by their hashes, which depend on the temp folder's name)
-    const rest = filesUnder(sessionsDirOf(env)).filter(
+    // no lock or work file left; the session's proposals, the worktree's start record and digest record are the other files
+    // (in any order: the start record's name is a hash, sorted before or after digest-*)
+    const others = filesUnder(sessionsDirOf(env)).filter(
       (f) => !f.endsWith('-session.tmp') && f !== '.gitignore' && f !== 'hooks.log' && f !== '.snapshot-index.json',
     );
-    expect(rest).toHaveLength(2);
-    expect(rest).toEqual(
-      expect.arrayContaining([expect.stringMatching(/^\.start\/[0-9a-f]{8}\.json$/), expect.stringMatching(/^\.start\/digest-[0-9a-f]{8}\.json$/)]),
+    expect(others).toHaveLength(3);
+    expect(others).toEqual(
+      expect.arrayContaining([
+        '.proposals/8e1a4b37.json',
+        expect.stringMatching(/^\.start\/[0-9a-f]{8}\.json$/),
+        expect.stringMatching(/^\.start\/digest-[0-9a-f]{8}\.json$/),
+      ]),
     );
   });
 });

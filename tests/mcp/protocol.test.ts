@@ -174,7 +174,9 @@ describe('vault mcp: protocol hygiene', () => {
         message: 'Invalid arguments for memory_read: arguments must be an object',
         data: { tool: 'memory_read' },
       });
-    expect(byId.get(6).error.message).toBe('Unknown tool "__proto__"; this server has memory_save, memory_search, memory_read, memory_doctor');
+    expect(byId.get(6).error.message).toBe(
+      'Unknown tool "__proto__"; this server has memory_save, memory_search, memory_read, memory_doctor, memory_proposals',
+    );
     expect(byId.get(7).result.structuredContent.ok).toBe(true); // no arguments at all is an empty object
   });
 });

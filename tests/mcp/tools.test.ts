@@ -107,7 +107,7 @@ describe('vault mcp: tools through the SDK client', () => {
     const s = await startMcp(gitRepo(), cliEnv({ ECC_MEMORY_HARNESS: 'gemini' }));
     const { tools } = await s.client.listTools();
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
-    expect(Object.keys(byName).sort()).toEqual(['memory_doctor', 'memory_read', 'memory_save', 'memory_search']);
+    expect(Object.keys(byName).sort()).toEqual(['memory_doctor', 'memory_proposals', 'memory_read', 'memory_save', 'memory_search']);
     for (const t of tools) {
       expect(t.inputSchema.type).toBe('object');
       expect(t.outputSchema?.type).toBe('object');
@@ -238,7 +238,9 @@ describe('vault mcp: tools through the SDK client', () => {
     expect(badKind.message).toMatch(/^MCP error -32602: Invalid arguments for memory_save: kind: Invalid option: expected one of "context"\|"decision"/);
     expect(badKind.message).not.toContain('secret-plan');
     const noTool = await callRefused(s, 'memory_delete', { id: 'mem_x_y_z' });
-    expect(noTool.message).toBe('MCP error -32602: Unknown tool "memory_delete"; this server has memory_save, memory_search, memory_read, memory_doctor');
+    expect(noTool.message).toBe(
+      'MCP error -32602: Unknown tool "memory_delete"; this server has memory_save, memory_search, memory_read, memory_doctor, memory_proposals',
+    );
     for (const r of [bad.raw, badLink.raw, badId.raw, wrongType.message]) expect(r).not.toMatch(/\n\s+at |\/tmp\//);
   });
 

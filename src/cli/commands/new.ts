@@ -26,7 +26,7 @@ export interface NewArgs extends GlobalArgs {
  *
  * @returns the exit status (a signal counts as failure)
  */
-async function runEditor(
+export async function runEditor(
   editor: string,
   file: string,
   env: Readonly<Record<string, string | undefined>>,

@@ -22,6 +22,7 @@ import { indexCommand } from './index-cmd.js';
 import { watchCommand } from './watch.js';
 import { templatesCommand } from './templates.js';
 import { completionCommand } from './completion.js';
+import { reviewCommand } from './review.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: each command module types its own yargs builder and argv; the registry only lists them
 export type CommandFactory = (ctx: CliContext) => { command: string; describe: string; builder: (y: any) => any; handler: (argv: any) => Promise<void> };
@@ -38,6 +39,7 @@ export const commandModules: CommandFactory[] = [
   hookCommand,
   hooksCommand,
   sessionsCommand,
+  reviewCommand,
   handoffCommand,
   searchCommand,
   indexCommand,

@@ -19,7 +19,7 @@ export const searchCommand = (ctx: CliContext) => ({
       .option('tag', { type: 'string', array: true, describe: 'only memories with every one of these tags (repeatable)' })
       .option('status', { type: 'string', array: true, choices: [...SEARCH_STATUS_CHOICES], describe: 'only these statuses (default active)' })
       .option('target-harness', { type: 'string', describe: 'only memories meant for this harness (or for all)' })
-      .option('source-harness', { type: 'string', describe: 'only memories written by this harness (source_harness)' })
+      .option('source-harness', { type: 'string', describe: 'only memories written by this harness (source_harness; aliases such as claude resolve)' })
       .option('since', { type: 'string', describe: 'updated at or after (YYYY-MM-DD or ISO-8601)' })
       .option('until', { type: 'string', describe: 'updated at or before (YYYY-MM-DD or ISO-8601)' })
       .option('limit', { type: 'number', describe: 'results to show, 1..100 (default 20)' })

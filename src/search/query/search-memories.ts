@@ -11,7 +11,7 @@ import { readFileSafe } from '../../store/read-file-safe.js';
 import { scopeRoot, type VaultRoots } from '../../store/roots.js';
 import { makeExcerpt } from './excerpt.js';
 import { diagnostic, type Diagnostic } from '../../diagnostics.js';
-import { targetsHarness } from '../../document/harness-names.js';
+import { canonicalHarness, targetsHarness } from '../../document/harness-names.js';
 import { bucketOf } from '../index/index-format.js';
 import { openScopeIndex, type FreshnessReport, type ScopeIndex } from '../index/index-freshness.js';
 
@@ -32,7 +32,7 @@ export interface SearchOptions {
   statuses?: readonly Status[] | undefined;
   /** memories for this harness: its name, an alias of it (document/harness-names.ts) or "all" among target_harnesses */
   targetHarness?: string | undefined;
-  /** memories written by this harness (source_harness, compared case-insensitively) */
+  /** memories written by this harness (`source_harness`, aliases resolved: document/harness-names.ts), filtered on the index's column */
   sourceHarness?: string | undefined;
   /** updated_at at or after: ISO-8601 timestamp, or a date (YYYY-MM-DD, start of that day UTC) */
   since?: string | undefined;
@@ -146,7 +146,7 @@ export function resolveSearchOptions(options: SearchOptions): { scopes: Scope[];
     throw invalidInput('limit', `must be a whole number from 1 to ${MAX_LIMIT} (got ${String(limit)})`, `e.g. --limit ${DEFAULT_LIMIT}`);
   const tags = options.tags?.map((t) => String(t).trim().replace(/^#/, '').toLowerCase());
   const harness = options.targetHarness?.trim().toLowerCase();
-  const source = options.sourceHarness?.trim().toLowerCase();
+  const source = options.sourceHarness?.trim() ? canonicalHarness(options.sourceHarness) : undefined;
   const since = options.since !== undefined ? parseTimeBound('since', options.since) : undefined;
   const until = options.until !== undefined ? parseTimeBound('until', options.until) : undefined;
   const filter: DocFilter = (d: LiveDoc) =>
@@ -154,7 +154,7 @@ export function resolveSearchOptions(options: SearchOptions): { scopes: Scope[];
     (!kinds || kinds.includes(d.kind)) &&
     (!tags || tags.every((t) => d.tags.includes(t))) &&
     (!harness || harness === 'all' || targetsHarness(d.targets, harness)) &&
-    (!source || d.source.toLowerCase() === source) &&
+    (!source || canonicalHarness(d.source) === source) &&
     (since === undefined || d.updated >= since) &&
     (until === undefined || d.updated <= until);
   return { scopes, limit, filter };

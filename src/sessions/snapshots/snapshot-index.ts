@@ -20,7 +20,16 @@ import { closeSync, constants, lstatSync, openSync, readdirSync, readSync, unlin
 import { join } from 'node:path';
 import type { Runtime } from '../../io/runtime.js';
 import { parseSnapshot, parseSnapshotHeader, type SessionSnapshot } from './snapshot.js';
-import { readSnapshotText, sameRepoInstance, SNAPSHOT_FILE, START_DIR, writeSessionFile, type SnapshotFile, type WorktreeKey } from './snapshot-store.js';
+import {
+  readSnapshotText,
+  sameRepoInstance,
+  SNAPSHOT_FILE,
+  PROPOSALS_DIR,
+  START_DIR,
+  writeSessionFile,
+  type SnapshotFile,
+  type WorktreeKey,
+} from './snapshot-store.js';
 
 const INDEX_FILE = '.snapshot-index.json';
 const INDEX_MAGIC = 'vault-snapshot-index';
@@ -333,11 +342,16 @@ export function discoverSnapshot(
     }
     names = kept;
     index.prunedAt = nowMs;
-    // start records (start-cache.ts) of worktrees without a session since the retention
-    const sub = join(dir, START_DIR);
-    if (lstatSync(sub, { throwIfNoEntry: false })?.isDirectory()) {
+    // start records (start-cache.ts) of worktrees without a session since the retention, and the
+    // proposals of sessions last recorded before it (pruned with their snapshots)
+    for (const [folder, file] of [
+      [START_DIR, /^[0-9a-f]{8}\.json$/],
+      [PROPOSALS_DIR, /^[a-z0-9_][a-z0-9_-]{0,63}\.json$/],
+    ] as const) {
+      const sub = join(dir, folder);
+      if (!lstatSync(sub, { throwIfNoEntry: false })?.isDirectory()) continue;
       for (const n of readdirSync(sub)) {
-        if (!/^[0-9a-f]{8}\.json$/.test(n)) continue;
+        if (!file.test(n) || n === 'decided.json') continue;
         try {
           const st = lstatSync(join(sub, n));
           if (st.isFile() && st.mtimeMs < limit) unlinkSync(join(sub, n));

@@ -82,6 +82,13 @@ export function ensureStartDir(dir: string): string | undefined {
   }
   return join(dir, START_DIR);
 }
+/**
+ * The subfolder of the sessions folder that holds proposed memories (sessions/proposal-store.ts):
+ * one `<shortid>.json` per session, pruned with the snapshots, and `decided.json`, the
+ * fingerprints a person accepted or rejected.
+ */
+export const PROPOSALS_DIR = '.proposals';
+
 /** File name of a snapshot: `<YYYY-MM-DD>-<shortid>-session.tmp`. */
 export const SNAPSHOT_FILE = /^(\d{4}-\d{2}-\d{2})-([a-z0-9_][a-z0-9_-]{0,63})-session\.tmp$/;
 /** Largest snapshot file read back (a rendered snapshot is a few KB). */

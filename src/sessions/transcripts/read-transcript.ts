@@ -241,3 +241,32 @@ export function readTranscript(path: string, options: ReadTranscriptOptions): Tr
   }
   return summary;
 }
+
+/**
+ * Reads the bytes of a transcript from `from` on, at most `maxBytes` of them, through the same
+ * no-follow open as {@link readTranscript}: for readers that go on from where they stopped (the
+ * proposal extractor). A file now shorter than `from` was replaced: `restart` is true and the
+ * bytes are read from 0.
+ *
+ * @param path a path accepted by {@link checkTranscriptPath}
+ * @returns the bytes read, the file's size, where they start, and whether the read restarted
+ * @throws VaultError `invalid-input` (not a regular file), `io-error` (cannot be opened)
+ */
+export function readTranscriptBytes(path: string, from: number, maxBytes: number): { bytes: Buffer; size: number; start: number; restart: boolean } {
+  const { fd, size } = openRegular(path);
+  try {
+    const restart = from > size;
+    const start = restart ? 0 : from;
+    const want = Math.max(0, Math.min(maxBytes, size - start));
+    const bytes = Buffer.allocUnsafe(want);
+    let got = 0;
+    while (got < want) {
+      const n = readSync(fd, bytes, got, want - got, start + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return { bytes: got === want ? bytes : bytes.subarray(0, got), size, start, restart };
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,26 @@
+import { describe, expect, it } from 'vitest';
+import { cliEnv, gitRepo, runCli } from '../helpers/cli.js';
+
+describe('vault search --source-harness', () => {
+  it('keeps only memories written by that harness (aliases resolve), through the search layer', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    for (const [h, title] of [
+      ['claude-code', 'Redis sessions chosen by Claude'],
+      ['codex', 'Redis sessions chosen by Codex'],
+    ] as const)
+      expect((await runCli(['save', '--title', title, '--body', 'Sessions live in Redis.', '--source-harness', h], { cwd: repo, env })).code).toBe(0);
+    const titles = async (...extra: string[]) =>
+      (JSON.parse((await runCli(['search', 'redis', '--json', ...extra], { cwd: repo, env })).stdout) as { results: Array<{ title: string }> }).results
+        .map((r) => r.title)
+        .sort();
+    expect(await titles()).toEqual(['Redis sessions chosen by Claude', 'Redis sessions chosen by Codex']);
+    expect(await titles('--source-harness', 'codex')).toEqual(['Redis sessions chosen by Codex']);
+    expect(await titles('--source-harness', 'claude')).toEqual(['Redis sessions chosen by Claude']);
+    expect(await titles('--source-harness', 'gemini-cli')).toEqual([]);
+    const listed = JSON.parse((await runCli(['search', '--json', '--source-harness', 'codex'], { cwd: repo, env })).stdout) as {
+      results: Array<{ title: string }>;
+    };
+    expect(listed.results.map((r) => r.title)).toEqual(['Redis sessions chosen by Codex']);
+  });
+});

@@ -1,0 +1,151 @@
+import { readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cliEnv, FIXTURES, gitRepo, runCli } from '../../helpers/cli.js';
+import { filesUnder, hook, sessionsDirOf } from '../../helpers/hooks.js';
+
+const CAPTURE = join(FIXTURES, 'capture');
+const CLAUDE_DECISION = join(CAPTURE, 'claude/c01-decision-session-store.jsonl');
+const CODEX_DECISION = join(CAPTURE, 'codex/x01-decision-local-cache.jsonl');
+
+const stop = (repo: string, transcript: string, sessionId: string) => ({
+  session_id: sessionId,
+  transcript_path: transcript,
+  cwd: repo,
+  permission_mode: 'default',
+  hook_event_name: 'Stop',
+  stop_hook_active: false,
+});
+
+interface Listed {
+  proposals: Array<{ id: string; kind: string; title: string; body: string; fingerprint: string; evidence: { harness: string; line: number } }>;
+}
+async function list(repo: string, env: Record<string, string>): Promise<Listed['proposals']> {
+  const r = await runCli(['review', 'list', '--json'], { cwd: repo, env });
+  expect(r.stderr).toBe('');
+  return (JSON.parse(r.stdout) as Listed).proposals;
+}
+
+describe('capture and review, end to end', () => {
+  it('a Claude Code Stop hook stores proposals next to the snapshots; accept saves a valid memory, reject is remembered', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const r = await hook('stop', stop(repo, CLAUDE_DECISION, '3c091e7d-9540-4562-9383-c47b7fd51cc6'), { cwd: repo, env });
+    expect(r.code).toBe(0);
+    // the person is told, once: a top-level systemMessage (shown to the user, not to the model)
+    const told = JSON.parse(r.stdout) as Record<string, unknown>;
+    expect(Object.keys(told)).toEqual(['systemMessage']);
+    expect(told.systemMessage).toMatch(/^vault: \d+ proposed memor(y|ies), run `vault review`$/);
+    expect(filesUnder(join(repo, '.ecc'))).toEqual([]);
+    const dir = sessionsDirOf(env);
+    expect(readdirSync(join(dir, '.proposals')).filter((n) => n.endsWith('.json') && !n.startsWith('.'))).toHaveLength(1);
+    const proposals = await list(repo, env);
+    const decision = proposals.find((p) => p.kind === 'decision' && /Redis/.test(p.title + p.body));
+    expect(decision).toBeDefined();
+    expect(decision!.evidence.harness).toBe('claude-code');
+    expect(decision!.id).toMatch(/^p[0-9a-f]{10}$/);
+
+    const human = await runCli(['review'], { cwd: repo, env });
+    expect(human.stdout).toContain(decision!.id);
+    expect(human.stdout).toMatch(/evidence: claude-code session 3c091e7d-9540-4562-9383-c47b7fd51cc6, transcript line \d+/);
+    const shown = await runCli(['review', 'show', decision!.id], { cwd: repo, env });
+    expect(shown.stdout).toContain(decision!.body.split('\n')[0]!);
+
+    // the same Stop again proposes nothing new, and says nothing (the count did not grow)
+    const again = await hook('stop', stop(repo, CLAUDE_DECISION, '3c091e7d-9540-4562-9383-c47b7fd51cc6'), { cwd: repo, env });
+    expect(again.stdout).toBe('');
+    expect((await list(repo, env)).map((p) => p.id)).toEqual(proposals.map((p) => p.id));
+
+    const accepted = await runCli(['review', 'accept', decision!.id, '--json'], { cwd: repo, env });
+    expect(accepted.stderr).toBe('');
+    const saved = JSON.parse(accepted.stdout) as { id: string; path: string; kind: string; written: boolean };
+    expect(saved).toMatchObject({ kind: 'decision', written: true });
+    const file = readFileSync(join(repo, '.ecc', 'memory', saved.path), 'utf8');
+    expect(file).toMatch(/^source_harness: "?claude-code"?$/m);
+    expect(file).toMatch(/^trust: "?unreviewed"?$/m);
+    const doctor = await runCli(['doctor'], { cwd: repo, env });
+    expect(doctor.code).toBe(0);
+    expect((await list(repo, env)).some((p) => p.id === decision!.id)).toBe(false);
+
+    const others = (await list(repo, env)).filter((p) => p.id !== decision!.id);
+    for (const p of others) {
+      const rej = await runCli(['review', 'reject', p.id], { cwd: repo, env });
+      expect(rej.stdout).toContain('will not be proposed again');
+    }
+    expect(await list(repo, env)).toEqual([]);
+    // a new session saying the same things proposes neither the accepted nor the rejected again
+    await hook('session-end', { ...stop(repo, CLAUDE_DECISION, '3c091e7d-9540-4562-9383-c47b7fd51cc6'), hook_event_name: 'SessionEnd' }, { cwd: repo, env });
+    expect(await list(repo, env)).toEqual([]);
+    expect(filesUnder(join(repo, '.ecc', 'memory')).filter((f) => f.endsWith('.md'))).toHaveLength(1);
+  });
+
+  it('a Codex Stop hook proposes too; ids are refused clearly', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const r = await hook('stop', stop(repo, CODEX_DECISION, '1835537e-6028-4997-9046-050365e4da8a'), {
+      cwd: repo,
+      env: { ...env, ECC_REVIEW_NOTICE: 'off' },
+      harness: 'codex',
+    });
+    expect(r.stdout).toBe('{}\n'); // the kill switch: Codex gets its no-op answer, no systemMessage
+    const proposals = await list(repo, env);
+    expect(proposals.some((p) => p.kind === 'decision' && /SQLite/.test(p.title + p.body) && p.evidence.harness === 'codex')).toBe(true);
+    const missing = await runCli(['review', 'accept', 'pffffffffff'], { cwd: repo, env });
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toMatch(/no proposal "pffffffffff" for this worktree/);
+    expect(missing.stderr).toMatch(/vault review list/);
+    // another worktree sees none of them
+    const other = gitRepo();
+    expect(await list(other, env)).toEqual([]);
+    expect(filesUnder(join(repo, '.ecc'))).toEqual([]);
+  });
+
+  it('the notice speaks when the count grows, at most once every 10 minutes (Codex gets the same systemMessage)', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const first = await hook('stop', stop(repo, CODEX_DECISION, '1835537e-6028-4997-9046-050365e4da8a'), { cwd: repo, env, harness: 'codex' });
+    expect(JSON.parse(first.stdout)).toEqual({ systemMessage: expect.stringMatching(/^vault: \d+ proposed memor/) });
+    // a second session grows the count within 10 minutes: silent
+    const second = await hook('stop', stop(repo, CLAUDE_DECISION, '3c091e7d-9540-4562-9383-c47b7fd51cc6'), { cwd: repo, env });
+    expect(second.stdout).toBe('');
+  });
+});
+
+describe('MCP lists proposals read-only', () => {
+  it('memory_proposals lists what waits for review; no tool accepts or rejects one', async () => {
+    const { startMcp, callOk } = await import('../../helpers/mcp-client.js');
+    const repo = gitRepo();
+    const env = cliEnv({ ECC_MEMORY_HARNESS: 'claude' });
+    await hook('stop', stop(repo, CLAUDE_DECISION, '3c091e7d-9540-4562-9383-c47b7fd51cc6'), { cwd: repo, env });
+    const listed = await list(repo, env);
+    const s = await startMcp(repo, env);
+    const r = await callOk(s, 'memory_proposals', {});
+    expect(r.total).toBe(listed.length);
+    expect(r.proposals.map((p: { id: string }) => p.id)).toEqual(listed.map((p) => p.id));
+    const { tools } = await s.client.listTools();
+    const names = tools.map((t) => t.name);
+    expect(names.filter((n) => /accept|reject|review|retire/.test(n))).toEqual([]);
+    expect(tools.find((t) => t.name === 'memory_proposals')!.annotations?.readOnlyHint).toBe(true);
+    expect(await list(repo, env)).toHaveLength(listed.length);
+    expect(filesUnder(join(repo, '.ecc'))).toEqual([]);
+  });
+});
+
+describe('proposals are pruned with the snapshots', () => {
+  it('a session file past the retention goes when the snapshots are pruned; decided fingerprints stay', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    await hook('stop', stop(repo, CLAUDE_DECISION, '3c091e7d-9540-4562-9383-c47b7fd51cc6'), { cwd: repo, env });
+    const [first] = await list(repo, env);
+    await runCli(['review', 'reject', first!.id], { cwd: repo, env });
+    const dir = sessionsDirOf(env);
+    const old = new Date(Date.now() - 40 * 86_400_000);
+    for (const f of filesUnder(dir)) if (f.endsWith('-session.tmp') || /^\.proposals\/[^.].*\.json$/.test(f)) utimesSync(join(dir, f), old, old);
+    rmSync(join(dir, '.snapshot-index.json')); // the last prune time lives there: due again now
+    await hook('stop', stop(repo, CODEX_DECISION, '1835537e-6028-4997-9046-050365e4da8a'), { cwd: repo, env, harness: 'codex' });
+    const left = filesUnder(join(dir, '.proposals')).filter((f) => !f.startsWith('.'));
+    expect(left).toContain('decided.json');
+    expect(left.filter((f) => f !== 'decided.json')).toHaveLength(1); // only the new Codex session's
+    expect((await list(repo, env)).every((p) => p.evidence.harness === 'codex')).toBe(true);
+  });
+});
