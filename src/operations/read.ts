@@ -18,6 +18,7 @@ export { fullCheckIntervalFrom } from '../search/index/index-freshness.js';
 import type { InvalidRecord } from '../search/index/index-format.js';
 import { assertMemoryId } from '../store/ids.js';
 import { readFileSafe } from '../store/read-file-safe.js';
+import { readScopeFile } from '../store/read-scope-file.js';
 import { NO_VAULT_HINT, noVaultMessage, scopeRoot, type VaultRoots } from '../store/roots.js';
 
 /** A memory that links to the one being read. */
@@ -180,7 +181,7 @@ function readIndexed(roots: VaultRoots, d: IndexedDoc, full: boolean): ScanEntry
   const scope = d.index.scope;
   const segments = d.path.split('/');
   const absPath = scopeRoot(roots, scope) + sep + segments.join(sep);
-  const read = readFileSafe(absPath, LIMITS.documentMaxBytes);
+  const read = readScopeFile(roots, scope, d.path, LIMITS.documentMaxBytes);
   const same = read.ok && read.size === d.size && (d.mtime === -1 || read.mtimeMs === d.mtime);
   if (!same && !full) throw new StaleIndex(d.path);
   if (!read.ok) return undefined;

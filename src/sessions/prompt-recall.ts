@@ -14,14 +14,13 @@
  *   marker that says they are unreviewed; invisible characters stripped, credentials redacted.
  * - Memories already injected in the session (recall-record.ts) are skipped.
  */
-import { join } from 'node:path';
 import { LIMITS } from '../document/contract.js';
 import { parseMemory } from '../document/parse.js';
 import type { Runtime } from '../io/runtime.js';
 import { tokenize, tokenizeQuery } from '../search/analysis/tokenizer.js';
 import { searchMemories, type SearchHit } from '../search/query/search-memories.js';
-import { readFileSafe } from '../store/read-file-safe.js';
-import { scopeRoot, type VaultRoots } from '../store/roots.js';
+import { readScopeFile } from '../store/read-scope-file.js';
+import type { VaultRoots } from '../store/roots.js';
 import { addInjected, readInjected } from './recall-record.js';
 import { capText, oneLine, redact, stripControls } from './transcripts/text.js';
 
@@ -161,8 +160,7 @@ export function renderRecall(recalled: readonly RecalledMemory[], maxChars = REC
 
 /** The terms of a hit's memory, read again from its file; undefined when unreadable or changed. */
 export function readHitTerms(roots: VaultRoots, hit: SearchHit): Set<string> | undefined {
-  const file = join(scopeRoot(roots, hit.scope), ...hit.path.slice(hit.scope.length + 1).split('/'));
-  const r = readFileSafe(file, LIMITS.documentMaxBytes);
+  const r = readScopeFile(roots, hit.scope, hit.path.slice(hit.scope.length + 1), LIMITS.documentMaxBytes);
   if (!r.ok) return undefined;
   try {
     const m = parseMemory(r.bytes).memory;

@@ -3,12 +3,11 @@
  * and the hooks. Every call checks the index's freshness first (and repairs it), so results always
  * reflect the Markdown files; a broken index is rebuilt and never fails a search.
  */
-import { join } from 'node:path';
 import { KINDS, LIMITS, SCOPES, STATUSES, type Kind, type Memory, type Scope, type Status } from '../../document/contract.js';
 import { parseMemory } from '../../document/parse.js';
 import { VaultError } from '../../errors.js';
-import { readFileSafe } from '../../store/read-file-safe.js';
-import { scopeRoot, type VaultRoots } from '../../store/roots.js';
+import { readScopeFile } from '../../store/read-scope-file.js';
+import type { VaultRoots } from '../../store/roots.js';
 import { makeExcerpt } from './excerpt.js';
 import { diagnostic, type Diagnostic } from '../../diagnostics.js';
 import { canonicalHarness, targetsHarness } from '../../document/harness-names.js';
@@ -181,7 +180,7 @@ function memoReader(roots: VaultRoots, verify: boolean): CandidateReader {
 }
 
 function readCandidate(roots: VaultRoots, doc: LiveDoc, verify: boolean): Memory | undefined {
-  const r = readFileSafe(join(scopeRoot(roots, doc.scope), ...doc.path.split('/')), LIMITS.documentMaxBytes);
+  const r = readScopeFile(roots, doc.scope, doc.path, LIMITS.documentMaxBytes);
   // a file read in the racy window (mtime -1) was read by this very check: its size still tells
   if (verify && (!r.ok || r.size !== doc.size || (doc.mtime !== -1 && r.mtimeMs !== doc.mtime))) throw new StaleCandidate(doc.path);
   if (!r.ok) return undefined;

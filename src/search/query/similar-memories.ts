@@ -10,8 +10,7 @@ import { searchMemories } from './search-memories.js';
 import { foldText, tokenize } from '../analysis/tokenizer.js';
 import { LIMITS } from '../../document/contract.js';
 import { parseMemory } from '../../document/parse.js';
-import { readFileSafe } from '../../store/read-file-safe.js';
-import { join } from 'node:path';
+import { readScopeFile } from '../../store/read-scope-file.js';
 
 /** An existing memory that looks like the one being saved. */
 export interface SimilarMemory {
@@ -62,7 +61,7 @@ export async function findSimilarMemories(
   const out: SimilarMemory[] = [];
   for (const hit of found.results) {
     if (hit.id === memory.id) continue;
-    const read = readFileSafe(join(roots[scope], ...hit.path.split('/').slice(1)), LIMITS.documentMaxBytes);
+    const read = readScopeFile(roots, scope, hit.path.split('/').slice(1).join('/'), LIMITS.documentMaxBytes);
     if (!read.ok) continue;
     let other: Memory;
     try {

@@ -18,7 +18,7 @@
 import { join } from 'node:path';
 import { LIMITS, type Kind, type Scope } from '../../document/contract.js';
 import { parseMemory } from '../../document/parse.js';
-import { readFileSafe } from '../../store/read-file-safe.js';
+import { readScopeFile } from '../../store/read-scope-file.js';
 import { scopeRoot, type VaultRoots } from '../../store/roots.js';
 import { searchMemories, type SearchHit } from '../../search/query/search-memories.js';
 import { capText, oneLine, redact, stripControls } from '../transcripts/text.js';
@@ -83,7 +83,7 @@ export function leadOf(body: string, max = LEAD_CHARS): string {
 function entryOf(roots: VaultRoots, hit: SearchHit): DigestEntry | undefined {
   const rel = hit.path.slice(hit.scope.length + 1);
   const file = join(scopeRoot(roots, hit.scope), ...rel.split('/'));
-  const r = readFileSafe(file, LIMITS.documentMaxBytes);
+  const r = readScopeFile(roots, hit.scope, rel, LIMITS.documentMaxBytes);
   if (!r.ok) return undefined;
   try {
     const m = parseMemory(r.bytes).memory;
