@@ -4,7 +4,7 @@
  * refused with nothing written, a reason becomes a new linked memory and the vault stays
  * doctor-clean, and the MCP server offers no way to retire.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, gitRepo, runCli } from '../helpers/cli.js';
@@ -132,6 +132,20 @@ describe('vault retire', () => {
     expect(refused.code, refused.stderr).not.toBe(0);
     expect(refused.stderr).toMatch(/secret/);
     expect(readFileSync(third.abs).equals(withSecret)).toBe(true);
+  });
+
+  it('refuses through a symbolically linked kind folder: nothing behind the link is rewritten', async () => {
+    const { repo, env, old, next } = await setup();
+    const kindDir = join(repo, '.ecc', 'memory', 'team', 'decisions');
+    const elsewhere = join(repo, 'elsewhere');
+    cpSync(kindDir, elsewhere, { recursive: true });
+    renameSync(kindDir, `${kindDir}.moved`);
+    symlinkSync(elsewhere, kindDir);
+    const before = readFileSync(join(elsewhere, `${old.id}.md`));
+    const r = await runCli(['retire', old.id, '--superseded-by', next.id], { cwd: repo, env });
+    expect(r.code).not.toBe(0);
+    expect(r.stderr).toMatch(/symbolic link/);
+    expect(readFileSync(join(elsewhere, `${old.id}.md`)).equals(before)).toBe(true);
   });
 
   it('needs exactly one of --superseded-by and --rejected; --help says it is the one sanctioned edit', async () => {
