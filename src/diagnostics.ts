@@ -48,6 +48,8 @@ export const DIAGNOSTIC_CODES = [
   'team-links-local',
   /** a killed save's temporary file, or a memory with a second hard link */
   'save-leftover',
+  /** an active handoff older than ECC_HANDOFF_STALE_DAYS (default 30) */
+  'stale-handoff',
 ] as const;
 
 /** A stable diagnostic code (the rule id). */

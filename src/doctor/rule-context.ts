@@ -31,6 +31,10 @@ export interface DoctorContext {
   conflictCopies: ReadonlySet<string>;
   /** `--staged`: the staged content of changed files, which replaces the working-tree copy */
   contents: ReadonlyMap<string, Buffer>;
+  /** the adapter's clock (ms since the epoch) for age rules; undefined: they are skipped */
+  nowMs: number | undefined;
+  /** days after which an active handoff is stale (default 30) */
+  handoffStaleDays: number;
 }
 
 /** True when per-file checks apply to `path` (no selection, or the file is selected). */

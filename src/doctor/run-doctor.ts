@@ -32,6 +32,7 @@ import { checkSymlinks } from './rules/symlink.js';
 import { checkTeamLinksLocal } from './rules/team-links-local.js';
 import { checkSyncConflicts, findConflictCopies } from './rules/sync-conflict.js';
 import { checkTimestamps } from './rules/updated-before-created.js';
+import { checkStaleHandoffs, HANDOFF_STALE_DAYS } from './rules/stale-handoff.js';
 
 /** Options of {@link runDoctor}. */
 export interface DoctorOptions {
@@ -49,6 +50,10 @@ export interface DoctorOptions {
   limits?: Partial<ScanLimits>;
   /** how git runs for `changed` / `staged` (default: the `git` on PATH, src/io/git.ts) */
   git?: GitRunner;
+  /** the current time (the runtime port's clock) for the stale-handoff rule; without it that rule is skipped */
+  now?: Date;
+  /** days after which an active handoff is stale (default 30; adapters pass ECC_HANDOFF_STALE_DAYS) */
+  handoffStaleDays?: number;
 }
 
 type Rule = (ctx: DoctorContext) => Diagnostic[] | Promise<Diagnostic[]>;
@@ -73,6 +78,7 @@ export const DOCTOR_RULES: ReadonlyArray<Rule> = [
   checkSaveLeftovers,
   checkSuperseded,
   checkTimestamps,
+  checkStaleHandoffs,
   checkObsidianTags,
   checkInvisibleCharacters,
   checkIndexFreshness,
@@ -168,6 +174,8 @@ export async function runDoctor(roots: VaultRoots, options: DoctorOptions = {}):
     byId,
     conflictCopies: findConflictCopies([...scan.entries.map((e) => e.path), ...scan.invalid.map((f) => f.path)]),
     contents,
+    nowMs: options.now?.getTime(),
+    handoffStaleDays: options.handoffStaleDays ?? HANDOFF_STALE_DAYS,
   };
   const found: Diagnostic[] = [];
   for (const rule of DOCTOR_RULES) found.push(...(await rule(ctx)));

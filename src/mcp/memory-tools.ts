@@ -225,8 +225,12 @@ export function registerMemoryTools(server: McpServer, ctx: McpContext): void {
     async (args) => {
       try {
         const scopes = scopesFor(ctx, args.scopes);
-        const [{ runDoctor }, { summaryLine }] = await Promise.all([import('../doctor/run-doctor.js'), import('../doctor/report-format.js')]);
-        const report = await runDoctor(ctx.roots, { scopes });
+        const [{ runDoctor }, { summaryLine }, { handoffStaleDaysFrom }] = await Promise.all([
+          import('../doctor/run-doctor.js'),
+          import('../doctor/report-format.js'),
+          import('../doctor/rules/stale-handoff.js'),
+        ]);
+        const report = await runDoctor(ctx.roots, { scopes, now: ctx.rt.now(), handoffStaleDays: handoffStaleDaysFrom(ctx.rt.env.ECC_HANDOFF_STALE_DAYS) });
         const problems = report.problems.slice(0, MAX_DOCTOR_PROBLEMS).map((p) => ({
           severity: p.severity,
           code: p.code,

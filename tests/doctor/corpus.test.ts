@@ -43,7 +43,10 @@ const COMMITTED_EXPECTED: Record<string, Array<[string, number | undefined]>> = 
   'team/decisions/mem_kind_mismatch.md': [['location-mismatch', 5]],
   'project/notes/mem_scope_mismatch.md': [['location-mismatch', 6]],
   'team/mem_at_scope_root.md': [['location-mismatch', 5]],
-  'team/handoffs/mem_obsidian_rewritten.md': [['non-canonical', 2]],
+  'team/handoffs/mem_obsidian_rewritten.md': [
+    ['non-canonical', 2],
+    ['stale-handoff', 16],
+  ],
   'team/notes/mem_body_spacing.md': [['non-canonical', 16]],
   'team/decisions/mem_old_decision.md': [['probably-superseded', 8]],
   'team/decisions/mem_new_decision.md': [],
@@ -105,7 +108,7 @@ describe('doctor over the hostile corpus (tests/fixtures/broken)', () => {
     }
     // nothing reported about a file the table does not know
     expect([...got.keys()].filter((p) => !(p in EXPECTED))).toEqual([]);
-    // severities: warnings for formatting, naming, stray, superseded, timestamps, tags, hidden text, local links
+    // severities: warnings for formatting, naming, stray, superseded, stale handoffs, timestamps, tags, hidden text, local links
     const warningCodes = new Set(report.problems.filter((p) => p.severity === 'warning').map((p) => p.code));
     expect([...warningCodes].sort()).toEqual([
       'filename-mismatch',
@@ -113,6 +116,7 @@ describe('doctor over the hostile corpus (tests/fixtures/broken)', () => {
       'non-canonical',
       'obsidian-tag',
       'probably-superseded',
+      'stale-handoff',
       'stray-file',
       'team-links-local',
       'updated-before-created',

@@ -26,7 +26,8 @@ const OBSIDIAN_EDITED = ['team/handoffs/mem_20260726_01k123example.md', 'team/ha
 describe('an Obsidian-edited vault, end to end', () => {
   it('search → read → doctor → fmt → doctor → status edit → search', async () => {
     const { repo, vault } = obsidianRepo();
-    const env = cliEnv();
+    // its handoffs are from 2026: not what this test is about (tests/doctor/stale-handoff.test.ts is)
+    const env = cliEnv({ ECC_HANDOFF_STALE_DAYS: '36500' });
     const run = async (...args: string[]) => {
       const r = await runCli(args, { cwd: repo, env });
       return { ...r, json: () => JSON.parse(r.stdout) };

@@ -45,7 +45,8 @@ describe('vault fmt', () => {
 
   it('rewrites BOM, CRLF and Obsidian block-style YAML to the canonical form with the same values', async () => {
     const repo = gitRepo();
-    const env = cliEnv();
+    // its handoffs are dated 2026: their age is not what this test checks (tests/doctor/stale-handoff.test.ts does)
+    const env = cliEnv({ ECC_HANDOFF_STALE_DAYS: '36500' });
     const files = {
       obsidian: put(repo, 'team/handoffs/mem_20260904_5be28d1f0a7c93e4b6d1.md', OBSIDIAN),
       crlf: put(repo, 'team/notes/mem_fmt_crlf.md', memoryText({ id: 'mem_fmt_crlf', tags: ['a', 'b'] }, 'Line one.\nLine two.').replace(/\n/g, '\r\n')),

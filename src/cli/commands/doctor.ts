@@ -41,7 +41,10 @@ export const doctorCommand = (ctx: CliContext) => ({
         usageError('choose one of --changed <ref> and --staged', 'use --changed in CI, --staged in a pre-commit hook');
       if (argv.changed !== undefined && String(argv.changed).trim() === '') usageError('--changed needs a git ref, e.g. --changed origin/main');
       const format = argv.json ? 'json' : (argv.format ?? 'text');
-      const { runDoctor } = await import('../../doctor/run-doctor.js');
+      const [{ runDoctor }, { handoffStaleDaysFrom }] = await Promise.all([
+        import('../../doctor/run-doctor.js'),
+        import('../../doctor/rules/stale-handoff.js'),
+      ]);
       const roots = await rootsFor(ctx, argv);
       const report = await runDoctor(roots, {
         ...(argv.scope?.length ? { scopes: argv.scope } : {}),
@@ -49,6 +52,8 @@ export const doctorCommand = (ctx: CliContext) => ({
         ...(argv.changed !== undefined ? { changed: String(argv.changed) } : {}),
         staged: Boolean(argv.staged),
         checkIndex: argv['index-check'] !== false,
+        now: ctx.io.runtime.now(),
+        handoffStaleDays: handoffStaleDaysFrom(ctx.io.runtime.env.ECC_HANDOFF_STALE_DAYS),
       });
       if (format === 'json') {
         printJson(ctx, report);

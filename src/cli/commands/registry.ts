@@ -23,6 +23,7 @@ import { watchCommand } from './watch.js';
 import { templatesCommand } from './templates.js';
 import { completionCommand } from './completion.js';
 import { reviewCommand } from './review.js';
+import { retireCommand } from './retire.js';
 
 // biome-ignore lint/suspicious/noExplicitAny: each command module types its own yargs builder and argv; the registry only lists them
 export type CommandFactory = (ctx: CliContext) => { command: string; describe: string; builder: (y: any) => any; handler: (argv: any) => Promise<void> };
@@ -34,6 +35,7 @@ export const commandModules: CommandFactory[] = [
   readCommand,
   doctorCommand,
   fmtCommand,
+  retireCommand,
   shareCommand,
   mcpCommand,
   hookCommand,

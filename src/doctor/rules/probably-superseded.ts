@@ -1,6 +1,6 @@
 /**
- * Rule: supersession is a new memory that links to the old one; retiring the old one is a
- * reviewed human edit of its `status`. An active memory probably should be retired when a newer
+ * Rule: supersession is a new memory that links to the old one; retiring the old one is
+ * `vault retire OLD --superseded-by NEW`, the one sanctioned edit of its `status`. An active memory probably should be retired when a newer
  * active memory replaces it: it has the same title, or it says so — a supersession word
  * ("supersedes", "replaces", "instead of", "obsoletes", "deprecates", "retires", "overrides")
  * in its title or on a body line that names the old id. A plain "see [[id]]" or a bare
@@ -49,7 +49,7 @@ export function checkSuperseded(ctx: DoctorContext): Diagnostic[] {
             old.path,
             keyLine(old, 'status'),
             `still active, but the newer ${newer.memory.kind} ${newer.memory.id} (${newer.memory.createdAt.slice(0, 10)}, ${titleMatch ? 'same title' : 'says it replaces it'}) links to it`,
-            `if ${newer.memory.id} replaces it, set status: "superseded" in this file (a reviewed edit); if both stand, ignore this warning`,
+            `if ${newer.memory.id} replaces it: vault retire ${old.memory.id} --superseded-by ${newer.memory.id} (the one sanctioned edit; commit it for review); if both stand, ignore this warning`,
           ),
         );
       }
