@@ -85,7 +85,7 @@ describe('vault sessions import', () => {
   it('backfills this repository’s transcripts, idempotently; a grown transcript updates its snapshot; the vault stays byte for byte', async () => {
     const repo = gitRepo();
     const other = gitRepo();
-    const env = cliEnv();
+    const env = cliEnv({ CODEX_HOME: undefined });
     const home = env.HOME!;
     const t = layout(repo, other, home);
     expect(
@@ -142,7 +142,7 @@ describe('vault sessions import', () => {
   it('--all, --harness, --since, PATH and the size and count limits', async () => {
     const repo = gitRepo();
     const other = gitRepo();
-    const env = cliEnv();
+    const env = cliEnv({ CODEX_HOME: undefined });
     const t = layout(repo, other, env.HOME!);
 
     const codexOnly = await importJson(['--harness', 'codex', '--all'], repo, env);
@@ -159,13 +159,13 @@ describe('vault sessions import', () => {
     expect(all).toMatchObject({ imported: 2, unchanged: 3, skipped: 0 });
 
     // PATH: a given file or folder (harness from the name, or --harness)
-    const env2 = cliEnv();
+    const env2 = cliEnv({ CODEX_HOME: undefined });
     const given = await importJson([dirname(t.shop), t.elsewhere, '--all'], repo, env2);
     expect(given).toMatchObject({ found: 4, imported: 4 });
     expect(given.files.find((f) => f.path === t.elsewhere)?.harness).toBe('codex');
 
     // limits: over the size limit skipped and counted, never truncated; past the count limit too
-    const env3 = cliEnv();
+    const env3 = cliEnv({ CODEX_HOME: undefined });
     const homes = [join(env.HOME!, '.claude'), join(env.HOME!, '.codex')];
     const limited = await importJson([...homes, '--all', '--max-mib', String(20 / 1024), '--max-files', '2'], repo, env3);
     const big = limited.files.filter((f) => f.reason === 'too-large');
@@ -180,6 +180,9 @@ describe('vault sessions import', () => {
     const badSince = await runCli(['sessions', 'import', '--since', 'last week'], { cwd: repo, env });
     expect(badSince.code).toBe(2);
     expect(badSince.stderr).toMatch(/--since takes a date \(YYYY-MM-DD, UTC\)/);
+    const stray = await runCli(['sessions', 'list', '--since', '2026-01-01'], { cwd: repo, env });
+    expect(stray.code).toBe(2);
+    expect(stray.stderr).toMatch(/belong to `vault sessions import`/);
     const badLimit = await runCli(['sessions', 'import', '--max-mib', '65'], { cwd: repo, env });
     expect(badLimit.code).not.toBe(0);
     expect(badLimit.stderr).toMatch(/max-mib/);
@@ -187,7 +190,7 @@ describe('vault sessions import', () => {
 
   it('draws a progress bar on a terminal stderr only, never on stdout', async () => {
     const repo = gitRepo();
-    const env = cliEnv();
+    const env = cliEnv({ CODEX_HOME: undefined });
     layout(repo, gitRepo(), env.HOME!);
     const r = await runCli(['sessions', 'import', '--json'], { cwd: repo, env, stderrTty: true });
     expect(r.code, r.stderr).toBe(0);

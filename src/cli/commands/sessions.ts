@@ -54,6 +54,10 @@ export const sessionsCommand = (ctx: CliContext) => ({
       }
       if (argv.harness !== undefined || argv.since !== undefined || argv['max-mib'] !== undefined || argv['max-files'] !== undefined)
         throw new VaultError('usage', '--harness, --since, --max-mib and --max-files belong to `vault sessions import`');
+      if (argv.action === 'list' && targets.length)
+        throw new VaultError('usage', `vault sessions list takes no argument (got ${JSON.stringify(targets[0]!.slice(0, 80))})`, {
+          hint: 'use `vault sessions show <shortid>` for one snapshot',
+        });
       if (argv.action === 'list') {
         const rows = store.listSnapshots(dir).map((f) => {
           const s = store.loadSnapshot(f.path);
@@ -86,7 +90,7 @@ export const sessionsCommand = (ctx: CliContext) => ({
           );
         return;
       }
-      if (argv.action === 'list' || targets.length > 1) throw new VaultError('usage', `give one short id: vault sessions show <shortid>`);
+      if (targets.length > 1) throw new VaultError('usage', 'give one short id: vault sessions show <shortid>');
       const ref = String(targets[0] ?? '');
       if (!ref.trim())
         throw new VaultError('usage', 'give the short id of a snapshot: vault sessions show <shortid>', { hint: 'run `vault sessions list` to see them' });
