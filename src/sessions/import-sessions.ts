@@ -33,7 +33,7 @@ export const IMPORT_LIMITS = {
 } as const;
 
 /** Why a transcript was not imported. */
-export type ImportSkipReason = 'too-large' | 'over-file-limit' | 'other-repository' | 'before-since' | 'no-cwd' | 'empty' | 'unreadable';
+export type ImportSkipReason = 'symlink' | 'too-large' | 'over-file-limit' | 'other-repository' | 'before-since' | 'no-cwd' | 'empty' | 'unreadable';
 
 /** Options of {@link importSessions}. */
 export interface ImportOptions {
@@ -82,11 +82,16 @@ export interface ImportSummary {
   files: ImportedFile[];
 }
 
-interface Candidate {
+interface Found {
   path: string;
-  harness: Harness;
   size: number;
   mtimeMs: number;
+  /** a symbolic link: skipped, never followed */
+  link?: boolean;
+}
+
+interface Candidate extends Found {
+  harness: Harness;
 }
 
 /** The harnesses' transcript folders: `~/.claude/projects` and `$CODEX_HOME/sessions` (default `~/.codex/sessions`). */
@@ -108,9 +113,13 @@ function harnessOf(path: string): Harness {
  * Every `*.jsonl` regular file under `dir` (or `dir` itself), never through a symbolic link,
  * skipping Claude Code's `subagents` folders (the reader takes them with their session).
  */
-function walk(dir: string, depth: number, budget: { entries: number; cut: boolean }, out: Array<{ path: string; size: number; mtimeMs: number }>): void {
+function walk(dir: string, depth: number, budget: { entries: number; cut: boolean }, out: Found[]): void {
   const st = lstatSync(dir, { throwIfNoEntry: false });
-  if (!st || st.isSymbolicLink()) return;
+  if (!st) return;
+  if (st.isSymbolicLink()) {
+    if (dir.endsWith('.jsonl')) out.push({ path: dir, size: 0, mtimeMs: 0, link: true }); // counted, never opened
+    return;
+  }
   if (st.isFile()) {
     if (dir.endsWith('.jsonl')) out.push({ path: dir, size: st.size, mtimeMs: st.mtimeMs });
     return;
@@ -184,7 +193,7 @@ export function importSessions(rt: Runtime, options: ImportOptions): ImportSumma
   const budget = { entries: IMPORT_LIMITS.entries, cut: false };
   const found: Candidate[] = [];
   const seen = new Set<string>();
-  const add = (harness: Harness | undefined, files: Array<{ path: string; size: number; mtimeMs: number }>) => {
+  const add = (harness: Harness | undefined, files: Found[]) => {
     for (const f of files) {
       if (seen.has(f.path)) continue;
       seen.add(f.path);
@@ -194,14 +203,14 @@ export function importSessions(rt: Runtime, options: ImportOptions): ImportSumma
   };
   if (options.paths?.length)
     for (const p of options.paths) {
-      const files: Array<{ path: string; size: number; mtimeMs: number }> = [];
+      const files: Found[] = [];
       walk(resolve(rt.cwd, p), 0, budget, files);
       add(undefined, files);
     }
   else
     for (const root of transcriptRoots(rt)) {
       if (options.harness && root.harness !== options.harness) continue;
-      const files: Array<{ path: string; size: number; mtimeMs: number }> = [];
+      const files: Found[] = [];
       walk(root.dir, 0, budget, files);
       add(root.harness, files);
     }
@@ -226,6 +235,7 @@ export function importSessions(rt: Runtime, options: ImportOptions): ImportSumma
   };
   let taken = 0;
   const refuse = (c: Candidate): ImportSkipReason | { cwd: string } => {
+    if (c.link) return 'symlink';
     if (options.sinceMs !== undefined && c.mtimeMs < options.sinceMs) return 'before-since';
     if (c.size > maxBytes) return 'too-large';
     if (!checkTranscriptPath(c.path).ok) return 'unreadable';

@@ -1,7 +1,7 @@
-import { appendFileSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, FIXTURES, gitRepo, runCli } from '../helpers/cli.js';
+import { cliEnv, FIXTURES, git, gitRepo, runCli, tempDir } from '../helpers/cli.js';
 import { CLAUDE_SESSION, CLAUDE_SUBAGENTS, CODEX_CURRENT, CODEX_OLD, filesUnder } from '../helpers/hooks.js';
 
 const DECISION = join(FIXTURES, 'capture', 'claude', 'c01-decision-session-store.jsonl');
@@ -198,5 +198,28 @@ describe('vault sessions import', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ imported: 4 });
     const quiet = await runCli(['sessions', 'import'], { cwd: repo, env });
     expect(quiet.stderr).toBe('');
+  }, 60_000);
+
+  it('counts a linked worktree of the repository as this repository; $CODEX_HOME is honoured; a linked transcript is skipped, never followed', async () => {
+    const repo = gitRepo();
+    const linked = join(tempDir('vault-linked-'), 'wt');
+    git(repo, 'worktree', 'add', '-q', '-b', 'side', linked);
+    const codexHome = tempDir('vault-codex-home-');
+    const env = cliEnv({ CODEX_HOME: codexHome });
+    const rollout = place(
+      CODEX_CURRENT,
+      join(codexHome, 'sessions', '2026', '02', '11', 'rollout-2026-02-11T16-20-00-aaaabbbb-cccc-4ddd-8eee-ffff00001111.jsonl'),
+      '/work/notes-app',
+      linked,
+      '2026-02-11T17:00:00Z',
+    );
+    const claude = join(env.HOME!, '.claude', 'projects', munge(repo));
+    mkdirSync(claude, { recursive: true });
+    symlinkSync(rollout, join(claude, 'linked.jsonl'));
+    const r = await importJson([], repo, env);
+    expect(r).toMatchObject({ found: 2, imported: 1, skipped: 1, skippedBy: { symlink: 1 } });
+    const snap = snapshots(env.HOME!)['2026-02-11-00001111-session.tmp'];
+    expect(snap).toContain(`**Worktree:** ${linked}`);
+    expect(snap).toContain('**Branch:** side');
   }, 60_000);
 });

@@ -159,6 +159,7 @@ async function importProgress(ctx: CliContext): Promise<{ update: (done: number,
 }
 
 const REASONS: Record<string, string> = {
+  symlink: 'a symbolic link (never followed)',
   'too-large': 'over the size limit',
   'over-file-limit': 'over the file limit of this run',
   'other-repository': 'another repository (use --all)',
