@@ -85,6 +85,10 @@ function hasContent(s: TranscriptSummary): boolean {
  * Without a valid transcript, stop and session-end write nothing; pre-compact only adds a
  * compaction note to an existing snapshot of the same session and worktree.
  *
+ * `import` (import-sessions.ts): a snapshot that would render alike but for its update time,
+ * count and event is left as it is (`skipped: 'unchanged'`, its proposals still read on);
+ * `created` tells a new snapshot from an updated one; no start record is written.
+ *
  * @throws VaultError `io-error` (sessions folder, lock, write), `invalid-input` (transcript)
  */
 export function recordSession(rt: Runtime, input: RecordInput): RecordOutcome {

@@ -15,7 +15,8 @@ interface SessionsArgs extends GlobalArgs {
 /** `vault sessions list|show|import`: the session snapshots the hooks wrote (outside the vault), and their backfill. */
 export const sessionsCommand = (ctx: CliContext) => ({
   command: 'sessions <action> [target..]',
-  describe: 'list session snapshots, show one, or import them from existing transcripts (they live outside the vault: ~/.ecc/sessions)',
+  describe:
+    'list session snapshots, show one, or import them from existing transcripts (snapshots live outside the vault, in ~/.ecc/sessions; import never writes into a vault)',
   builder: (y: Argv) =>
     y
       .positional('action', { type: 'string', choices: ['list', 'show', 'import'], describe: 'list, show or import' })
