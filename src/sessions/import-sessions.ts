@@ -104,9 +104,27 @@ export function transcriptRoots(rt: Runtime): Array<{ harness: Harness; dir: str
   ];
 }
 
-/** The harness a transcript's name tells: Codex rollouts are `rollout-*.jsonl`. */
-function harnessOf(path: string): Harness {
-  return basename(path).startsWith('rollout-') ? 'codex' : 'claude-code';
+const CODEX_TYPES = new Set([
+  'session_meta',
+  'turn_context',
+  'response_item',
+  'event_msg',
+  'compacted',
+  'message',
+  'function_call',
+  'function_call_output',
+  'reasoning',
+]);
+
+/**
+ * The harness one record shows: Claude Code records carry `uuid` / `sessionId` / `parentUuid`;
+ * Codex rollouts have `{type, payload}` envelopes, or (older ones) bare response items and a
+ * first record of `id`, `timestamp`, `instructions`.
+ */
+function recordHarness(rec: Record<string, unknown>): Harness | undefined {
+  if ('uuid' in rec || 'sessionId' in rec || 'parentUuid' in rec) return 'claude-code';
+  if ((typeof rec.type === 'string' && CODEX_TYPES.has(rec.type)) || 'instructions' in rec || 'record_type' in rec) return 'codex';
+  return undefined;
 }
 
 /**
@@ -141,32 +159,40 @@ function walk(dir: string, depth: number, budget: { entries: number; cut: boolea
   }
 }
 
-/** The cwd a transcript records (Claude Code: a record's `cwd`; Codex: `session_meta` / `turn_context` payload), from its first bytes. */
-function transcriptCwd(path: string): string | undefined {
+/**
+ * What a transcript's first bytes tell: the cwd it records (Claude Code: a record's `cwd`;
+ * Codex: the `session_meta` / `turn_context` payload's) and its harness (a `rollout-*.jsonl`
+ * name is Codex; else its records).
+ */
+function sniff(path: string): { cwd: string | undefined; harness: Harness } {
+  let harness: Harness | undefined = basename(path).startsWith('rollout-') ? 'codex' : undefined;
+  let cwd: string | undefined;
   let fd: number | undefined;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    if (!fstatSync(fd).isFile()) return undefined;
+    if (!fstatSync(fd).isFile()) return { cwd, harness: harness ?? 'claude-code' };
     const buf = Buffer.alloc(IMPORT_LIMITS.headBytes);
     const n = readSync(fd, buf, 0, buf.length, 0);
     const lines = buf.toString('utf8', 0, n).split('\n');
     if (n === buf.length) lines.pop(); // a cut last line
     for (const line of lines) {
-      if (!line.includes('"cwd"')) continue;
+      if (cwd && harness) break;
       try {
-        const rec = JSON.parse(line) as { cwd?: unknown; payload?: { cwd?: unknown } };
-        const cwd = typeof rec.cwd === 'string' ? rec.cwd : typeof rec.payload?.cwd === 'string' ? rec.payload.cwd : undefined;
-        if (cwd && isAbsolute(cwd) && cwd.length <= 4096 && !cwd.includes('\u0000')) return cwd;
+        const rec = JSON.parse(line) as Record<string, unknown> & { payload?: { cwd?: unknown } };
+        if (typeof rec !== 'object' || rec === null || Array.isArray(rec)) continue;
+        harness ??= recordHarness(rec);
+        const c = typeof rec.cwd === 'string' ? rec.cwd : typeof rec.payload?.cwd === 'string' ? rec.payload.cwd : undefined;
+        if (!cwd && c && isAbsolute(c) && c.length <= 4096 && !c.includes('\u0000')) cwd = c;
       } catch {
         /* not a record */
       }
     }
-    return undefined;
   } catch {
-    return undefined;
+    /* unreadable: the reader says so later */
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
+  return { cwd, harness: harness ?? 'claude-code' };
 }
 
 /**
@@ -197,7 +223,7 @@ export function importSessions(rt: Runtime, options: ImportOptions): ImportSumma
     for (const f of files) {
       if (seen.has(f.path)) continue;
       seen.add(f.path);
-      const h = harness ?? options.harness ?? harnessOf(f.path);
+      const h = harness ?? options.harness ?? (f.link ? 'claude-code' : sniff(f.path).harness);
       if (!options.harness || h === options.harness) found.push({ ...f, harness: h });
     }
   };
@@ -239,7 +265,7 @@ export function importSessions(rt: Runtime, options: ImportOptions): ImportSumma
     if (options.sinceMs !== undefined && c.mtimeMs < options.sinceMs) return 'before-since';
     if (c.size > maxBytes) return 'too-large';
     if (!checkTranscriptPath(c.path).ok) return 'unreadable';
-    const cwd = transcriptCwd(c.path);
+    const { cwd } = sniff(c.path);
     if (!cwd) return 'no-cwd';
     if (here) {
       const there = identifyWorktree(cwd);

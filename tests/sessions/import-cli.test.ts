@@ -163,6 +163,10 @@ describe('vault sessions import', () => {
     const given = await importJson([dirname(t.shop), t.elsewhere, '--all'], repo, env2);
     expect(given).toMatchObject({ found: 4, imported: 4 });
     expect(given.files.find((f) => f.path === t.elsewhere)?.harness).toBe('codex');
+    // a rollout under another name is told by its records
+    const renamed = place(CODEX_CURRENT, join(tempDir('vault-loose-'), 'notes.jsonl'), '/work/notes-app', repo, '2026-02-11T17:00:00Z');
+    const sniffed = await importJson([renamed], repo, cliEnv({ CODEX_HOME: undefined }));
+    expect(sniffed.files).toMatchObject([{ harness: 'codex', outcome: 'imported' }]);
 
     // limits: over the size limit skipped and counted, never truncated; past the count limit too
     const env3 = cliEnv({ CODEX_HOME: undefined });
