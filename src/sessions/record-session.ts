@@ -9,7 +9,7 @@ import { isAbsolute } from 'node:path';
 import type { Runtime } from '../io/runtime.js';
 import { checkTranscriptPath, readTranscript, type TranscriptPathProblem } from './transcripts/read-transcript.js';
 import { deriveShortId } from './snapshots/session-ids.js';
-import { mergeSnapshots, snapshotFromSummary, withNote, type SessionSnapshot } from './snapshots/snapshot.js';
+import { mergeSnapshots, renderSnapshot, snapshotFromSummary, withNote, type SessionSnapshot } from './snapshots/snapshot.js';
 import { listForRecord, type MemoryLister } from './start/session-start.js';
 import { sessionsMtime, writeStartRecord } from './start/start-cache.js';
 import { discoverSnapshot, indexSnapshot } from './snapshots/snapshot-index.js';
@@ -19,8 +19,11 @@ import type { Harness, TranscriptSummary } from './transcripts/transcript-summar
 import { identifyWorktree } from './snapshots/worktree-identity.js';
 import { captureProposals, reviewNotice, type CaptureOutcome } from './proposal-store.js';
 
-/** Lifecycle events that record a snapshot. */
-export type RecordEvent = 'stop' | 'session-end' | 'pre-compact';
+/**
+ * Lifecycle events that record a snapshot; `import` is `vault sessions import` (import-sessions.ts):
+ * it leaves an unchanged snapshot byte for byte as it is, and writes no start record.
+ */
+export type RecordEvent = 'stop' | 'session-end' | 'pre-compact' | 'import';
 
 /** Input of {@link recordSession}, taken from a hook payload. */
 export interface RecordInput {
@@ -49,11 +52,13 @@ export interface RecordInput {
 /** What {@link recordSession} did. */
 export interface RecordOutcome {
   written: boolean;
+  /** a snapshot was created (not an existing one updated) */
+  created?: boolean;
   /** absolute path of the snapshot written */
   path?: string;
   shortId?: string;
   /** why nothing was written (for the log) */
-  skipped?: 'no-transcript' | 'no-session-id' | 'empty-transcript' | 'no-snapshot-to-annotate' | TranscriptPathProblem;
+  skipped?: 'no-transcript' | 'no-session-id' | 'empty-transcript' | 'no-snapshot-to-annotate' | 'unchanged' | TranscriptPathProblem;
   summary?: TranscriptSummary;
   /** what the proposal extractor did after the snapshot (proposal-store.ts), or why it failed */
   proposals?: CaptureOutcome | { error: string };
@@ -79,6 +84,10 @@ function hasContent(s: TranscriptSummary): boolean {
  *
  * Without a valid transcript, stop and session-end write nothing; pre-compact only adds a
  * compaction note to an existing snapshot of the same session and worktree.
+ *
+ * `import` (import-sessions.ts): a snapshot that would render alike but for its update time,
+ * count and event is left as it is (`skipped: 'unchanged'`, its proposals still read on);
+ * `created` tells a new snapshot from an updated one; no start record is written.
  *
  * @throws VaultError `io-error` (sessions folder, lock, write), `invalid-input` (transcript)
  */
@@ -112,6 +121,10 @@ export function recordSession(rt: Runtime, input: RecordInput): RecordOutcome {
   const cwd = usableDir(input.cwd) ?? usableDir(summary?.cwd) ?? (typeof summary?.cwd === 'string' && isAbsolute(summary.cwd) ? summary.cwd : undefined);
   if (!cwd) return { written: false, skipped: 'no-transcript' };
   const where = identifyWorktree(cwd);
+  const importing = input.event === 'import';
+  let created = false;
+  let unchanged = false;
+  let builtId = shortId;
 
   const result = updateSnapshot(
     input.sessionsDir,
@@ -119,20 +132,34 @@ export function recordSession(rt: Runtime, input: RecordInput): RecordOutcome {
     rt,
     (existing: SessionSnapshot | undefined, id: string) => {
       let next: SessionSnapshot | undefined;
+      created = !existing;
+      builtId = id;
       if (summary && hasContent(summary)) {
         const fresh = snapshotFromSummary(summary, where, { sessionId, shortId: id, transcript, event: input.event, now: nowIso });
         next = existing ? mergeSnapshots(existing, fresh) : fresh;
+        // an import of a transcript that has not changed since: the snapshot stays byte for byte
+        if (
+          importing &&
+          existing &&
+          renderSnapshot({ ...next, updatedAt: existing.updatedAt, updates: existing.updates, lastEvent: existing.lastEvent, shortId: id }) ===
+            renderSnapshot({ ...existing, shortId: id })
+        ) {
+          unchanged = true;
+          return undefined;
+        }
       } else next = existing ? { ...existing, updates: existing.updates + 1, updatedAt: nowIso, lastEvent: input.event } : undefined;
       if (!next) return undefined; // never a placeholder
       return compactNote ? withNote(next, compactNote) : next;
     },
   );
-  if (!result.written) return { written: false, skipped: 'no-snapshot-to-annotate', ...(summary ? { summary } : {}) };
-  const name = result.path!.slice(input.sessionsDir.length + 1);
-  indexSnapshot(input.sessionsDir, name, where, rt);
-  // Pruning is due at most once an hour; done here, session start's fast path never waits for it.
-  discoverSnapshot(input.sessionsDir, where, rt, { maxAgeMs: 0, retentionDays: input.retentionDays, find: false });
-  const finalId = result.snapshot?.shortId ?? shortId;
+  if (!result.written && !unchanged) return { written: false, skipped: 'no-snapshot-to-annotate', ...(summary ? { summary } : {}) };
+  const name = result.path?.slice(input.sessionsDir.length + 1);
+  if (name) {
+    indexSnapshot(input.sessionsDir, name, where, rt);
+    // Pruning is due at most once an hour; done here, session start's fast path never waits for it.
+    discoverSnapshot(input.sessionsDir, where, rt, { maxAgeMs: 0, retentionDays: input.retentionDays, find: false });
+  }
+  const finalId = result.snapshot?.shortId ?? builtId;
   // Proposed memories from the lines new since the last snapshot, next to the snapshots (before
   // the start record reads the sessions folder's mtime: the proposal writes change it); a failure
   // there never costs the snapshot.
@@ -154,6 +181,11 @@ export function recordSession(rt: Runtime, input: RecordInput): RecordOutcome {
     } catch (err) {
       proposals = { error: (err as Error)?.message ?? String(err) };
     }
+  // An import records old sessions: the start record (the latest session's) is left to the hooks.
+  if (importing || !name) {
+    const base = { shortId: finalId, ...(summary ? { summary } : {}), ...(proposals ? { proposals } : {}) };
+    return name ? { written: true, created, path: result.path!, ...base } : { written: false, skipped: 'unchanged', ...base };
+  }
   // The start record of this worktree, for the next session start (start-cache.ts). The sessions
   // folder's mtime is read now, right after this hook's writes there; the memory list (ranked by
   // the snapshot as written, read back as session start will read it) takes longer, and anything
@@ -165,6 +197,7 @@ export function recordSession(rt: Runtime, input: RecordInput): RecordOutcome {
   writeStartRecord(input.sessionsDir, where, name, folderMtime, memories ?? null, rt);
   return {
     written: true,
+    created,
     path: result.path!,
     shortId: finalId,
     ...(summary ? { summary } : {}),

@@ -4,23 +4,61 @@ import { printJson, printText, runCommand, type CliContext, type GlobalArgs } fr
 
 interface SessionsArgs extends GlobalArgs {
   action: string;
-  shortid?: string;
+  target?: string[];
   all?: boolean;
+  harness?: string;
+  since?: string;
+  'max-mib'?: number;
+  'max-files'?: number;
 }
 
-/** `vault sessions list|show`: the session snapshots the hooks wrote (outside the vault). */
+/** `vault sessions list|show|import`: the session snapshots the hooks wrote (outside the vault), and their backfill. */
 export const sessionsCommand = (ctx: CliContext) => ({
-  command: 'sessions <action> [shortid]',
-  describe: 'list session snapshots, or show one (they live outside the vault: ~/.ecc/sessions)',
+  command: 'sessions <action> [target..]',
+  describe:
+    'list session snapshots, show one, or import them from existing transcripts (snapshots live outside the vault, in ~/.ecc/sessions; import never writes into a vault)',
   builder: (y: Argv) =>
     y
-      .positional('action', { type: 'string', choices: ['list', 'show'], describe: 'list or show' })
-      .positional('shortid', { type: 'string', describe: 'short id of the snapshot to show (or the session id, or the file name)' })
-      .option('all', { type: 'boolean', describe: 'list: every worktree (default: all; kept for symmetry)' }),
+      .positional('action', { type: 'string', choices: ['list', 'show', 'import'], describe: 'list, show or import' })
+      .positional('target', {
+        type: 'string',
+        array: true,
+        describe:
+          'show: short id of the snapshot (or the session id, or the file name); import: transcript files or folders (default ~/.claude/projects and ~/.codex/sessions)',
+      })
+      .option('all', {
+        type: 'boolean',
+        describe: "list: every worktree (default: all; kept for symmetry); import: every repository's sessions (default: the current repository's)",
+      })
+      .option('harness', {
+        type: 'string',
+        choices: ['claude-code', 'codex'],
+        describe: "import: only this harness's transcripts (and the harness of every PATH)",
+      })
+      .option('since', { type: 'string', describe: 'import: only transcripts modified on or after DATE (YYYY-MM-DD, UTC, or an ISO time)' })
+      .option('max-mib', { type: 'number', describe: 'import: skip (and count) transcripts larger than this many MiB (default and most 64)' })
+      .option('max-files', {
+        type: 'number',
+        describe: 'import: import at most this many transcripts per run, newest first; the rest are skipped and counted (default and most 1000)',
+      })
+      .example('$0 sessions import', "backfill snapshots and proposals from this repository's Claude Code and Codex transcripts")
+      .example('$0 sessions import --all --since 2026-01-01 --json', "every repository's sessions since January, summary as JSON")
+      .example('$0 sessions import ~/old-transcripts --harness codex', 'given files or folders'),
   handler: (argv: SessionsArgs) =>
     runCommand(ctx, argv, async () => {
       const store = await import('../../sessions/snapshots/snapshot-store.js');
       const dir = store.resolveSessionsDir(ctx.io.runtime);
+      const targets = argv.target ?? [];
+      if (argv.action === 'import') {
+        await runImport(ctx, argv, dir, targets);
+        return;
+      }
+      if (argv.harness !== undefined || argv.since !== undefined || argv['max-mib'] !== undefined || argv['max-files'] !== undefined)
+        throw new VaultError('usage', '--harness, --since, --max-mib and --max-files belong to `vault sessions import`');
+      if (argv.action === 'list' && targets.length)
+        throw new VaultError('usage', `vault sessions list takes no argument (got ${JSON.stringify(targets[0]!.slice(0, 80))})`, {
+          hint: 'use `vault sessions show <shortid>` for one snapshot',
+        });
       if (argv.action === 'list') {
         const rows = store.listSnapshots(dir).map((f) => {
           const s = store.loadSnapshot(f.path);
@@ -53,7 +91,8 @@ export const sessionsCommand = (ctx: CliContext) => ({
           );
         return;
       }
-      const ref = String(argv.shortid ?? '');
+      if (targets.length > 1) throw new VaultError('usage', 'give one short id: vault sessions show <shortid>');
+      const ref = String(targets[0] ?? '');
       if (!ref.trim())
         throw new VaultError('usage', 'give the short id of a snapshot: vault sessions show <shortid>', { hint: 'run `vault sessions list` to see them' });
       const file = store.findSnapshotFile(dir, ref);
@@ -69,3 +108,97 @@ export const sessionsCommand = (ctx: CliContext) => ({
       printText(ctx, text.trimEnd());
     }),
 });
+
+/** Parses `--since`: a UTC day (YYYY-MM-DD) or an ISO time; ms since epoch. */
+function parseSince(raw: unknown): number | undefined {
+  if (raw === undefined) return undefined;
+  const text = String(raw).trim();
+  const ms = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00Z`) : /^\d{4}-\d{2}-\d{2}T/.test(text) ? Date.parse(text) : Number.NaN;
+  if (Number.isNaN(ms))
+    throw new VaultError('usage', `--since takes a date (YYYY-MM-DD, UTC) or an ISO time, not ${JSON.stringify(text.slice(0, 40))}`, {
+      hint: 'for example --since 2026-01-31',
+    });
+  return ms;
+}
+
+/**
+ * A progress bar on stderr (cli-progress), only when stderr is a terminal:
+ * `importing [...] done/total transcripts`, cleared at the end.
+ */
+async function importProgress(ctx: CliContext): Promise<{ update: (done: number, total: number) => void; stop: () => void } | undefined> {
+  if (!ctx.io.stderrIsTTY) return undefined;
+  const stream = {
+    isTTY: true,
+    columns: 80,
+    write: (text: string) => {
+      ctx.io.stderr(text);
+      return true;
+    },
+    cursorTo: () => true,
+    clearLine: () => true,
+    moveCursor: () => true,
+  };
+  const { default: cliProgress } = await import('cli-progress');
+  const bar = new cliProgress.SingleBar(
+    { format: 'importing [{bar}] {value}/{total} transcripts', stream: stream as unknown as NodeJS.WritableStream, hideCursor: false, clearOnComplete: true },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    update: (done, total) => {
+      if (!started) {
+        bar.start(total, done);
+        started = true;
+      }
+      bar.setTotal(total);
+      bar.update(done);
+    },
+    stop: () => {
+      if (started) bar.stop();
+    },
+  };
+}
+
+const REASONS: Record<string, string> = {
+  symlink: 'a symbolic link (never followed)',
+  'too-large': 'over the size limit',
+  'over-file-limit': 'over the file limit of this run',
+  'other-repository': 'another repository (use --all)',
+  'before-since': 'older than --since',
+  'no-cwd': 'no working directory or session id recorded',
+  empty: 'nothing to record',
+  unreadable: 'not a readable transcript',
+};
+
+/** `vault sessions import [PATH…]`: backfills snapshots and proposals (sessions/import-sessions.ts); never writes into the vault. */
+async function runImport(ctx: CliContext, argv: SessionsArgs, dir: string, paths: string[]): Promise<void> {
+  const { importSessions } = await import('../../sessions/import-sessions.js');
+  const maxMib = argv['max-mib'];
+  const progress = await importProgress(ctx);
+  let summary: import('../../sessions/import-sessions.js').ImportSummary;
+  try {
+    summary = importSessions(ctx.io.runtime, {
+      sessionsDir: dir,
+      paths,
+      ...(argv.harness ? { harness: argv.harness as 'claude-code' | 'codex' } : {}),
+      ...(argv.since !== undefined ? { sinceMs: parseSince(argv.since) } : {}),
+      ...(argv.all ? { all: true } : {}),
+      ...(maxMib !== undefined ? { maxBytes: Math.floor(maxMib * 1024 * 1024) } : {}),
+      ...(argv['max-files'] !== undefined ? { maxFiles: argv['max-files'] } : {}),
+      ...(progress ? { onProgress: progress.update } : {}),
+    });
+  } finally {
+    progress?.stop();
+  }
+  if (argv.json) {
+    printJson(ctx, { dir, ...summary });
+    return;
+  }
+  printText(
+    ctx,
+    `${summary.found} transcripts found: ${summary.imported} imported, ${summary.updated} updated, ${summary.unchanged} unchanged, ${summary.skipped} skipped; ${summary.proposals} new proposals (run \`vault review\`)`,
+  );
+  for (const [reason, n] of Object.entries(summary.skippedBy)) printText(ctx, `  skipped ${n}: ${REASONS[reason] ?? reason}`);
+  if (summary.entriesCut) printText(ctx, '  the folder walk stopped at its entry limit: give narrower paths');
+  printText(ctx, `Snapshots in ${dir} (nothing was written into the vault)`);
+}

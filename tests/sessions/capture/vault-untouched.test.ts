@@ -45,6 +45,15 @@ describe('nothing enters the vault without an explicit accept', () => {
       }
     }
     expect((await runCli(['review', 'list', '--json'], { cwd: repo, env })).stdout).toMatch(/"fingerprint"/);
+    // and the import over every fixture folder, twice (the second run changes nothing)
+    const folders = ['capture', 'capture-holdout', 'transcripts'].map((d) => join(FIXTURES, d));
+    for (let run = 0; run < 2; run++) {
+      const r = await runCli(['sessions', 'import', ...folders, '--all', '--json'], { cwd: repo, env });
+      expect(r.code, r.stderr).toBe(0);
+      const summary = JSON.parse(r.stdout) as { found: number; imported: number; updated: number; unchanged: number };
+      expect(summary.found).toBe(all.filter((t) => !t.path.includes('/subagents/')).length); // subagents are read with their session
+      if (run === 1) expect(summary).toMatchObject({ imported: 0, updated: 0 });
+    }
     expect({ team: bytesUnder(join(repo, '.ecc')), user: bytesUnder(join(env.HOME!, '.ecc', 'memory')) }).toEqual(before);
   }, 120_000);
 });
