@@ -18,6 +18,11 @@ export interface CliIo {
   stdoutIsTTY: boolean;
   /** true when stderr is a terminal (the progress of a long index build is drawn there) */
   stderrIsTTY?: boolean;
+  /**
+   * one key pressed on the terminal (stdin and stdout both terminals), as the characters it
+   * sends; absent when stdin is not a terminal (`vault review`'s one-key loop needs it)
+   */
+  readKey?: () => Promise<string>;
   runtime: Runtime;
 }
 

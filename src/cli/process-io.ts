@@ -18,6 +18,20 @@ async function readStdin(maxBytes: number): Promise<Buffer> {
   return Buffer.concat(chunks).subarray(0, maxBytes);
 }
 
+/** One key from a terminal: raw mode for one chunk, then back (Ctrl-C comes back as \u0003). */
+function readKey(): Promise<string> {
+  return new Promise((resolve) => {
+    const stdin = process.stdin;
+    stdin.setRawMode(true);
+    stdin.resume();
+    stdin.once('data', (d: Buffer) => {
+      stdin.setRawMode(false);
+      stdin.pause();
+      resolve(d.toString('utf8'));
+    });
+  });
+}
+
 /** The CLI's io for this process. */
 export function nodeCliIo(): CliIo {
   return {
@@ -26,6 +40,7 @@ export function nodeCliIo(): CliIo {
     readStdin,
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
+    ...(process.stdin.isTTY && process.stdout.isTTY ? { readKey } : {}),
     runtime: nodeRuntime(),
   };
 }

@@ -103,6 +103,8 @@ export interface RunOptions {
   tty?: boolean;
   /** in-process only: tell the CLI that stderr is a terminal (search's index-build progress) */
   stderrTty?: boolean;
+  /** in-process only: stdin and stdout are a terminal, and these are the keys pressed, in order (then Ctrl-C) */
+  keys?: string[];
 }
 
 /**
@@ -148,6 +150,7 @@ export async function runCli(args: string[], opts: RunOptions): Promise<RunResul
     readStdin: async (maxBytes) => input.subarray(0, maxBytes),
     stdoutIsTTY: opts.tty ?? false,
     stderrIsTTY: opts.stderrTty ?? false,
+    ...(opts.keys ? { readKey: async () => opts.keys!.shift() ?? '\u0003' } : {}),
     runtime,
   };
   const { main } = await import('../../src/cli/main.js');

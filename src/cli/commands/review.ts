@@ -34,12 +34,16 @@ export const reviewCommand = (ctx: CliContext) => ({
   describe: "review the memories proposed from this worktree's sessions: list, show, accept or reject (nothing enters the vault without accept)",
   builder: (y: Argv) =>
     y
-      .positional('action', { type: 'string', choices: ['list', 'show', 'accept', 'reject'], describe: 'list (default), show, accept or reject' })
+      .positional('action', {
+        type: 'string',
+        choices: ['list', 'show', 'accept', 'reject'],
+        describe: 'list, show, accept or reject (default: the one-key loop on a terminal, else list)',
+      })
       .positional('id', { type: 'string', describe: 'proposal id (p + 10 hex digits, or a unique prefix) for show, accept, reject' })
       .option('edit', { type: 'boolean', describe: 'accept: edit the title and body in $VISUAL/$EDITOR first' })
       .option('scope', { type: 'string', choices: SCOPES, describe: 'accept: project (default), team or user' })
       .option('link', { type: 'string', array: true, describe: 'accept: id of a related memory (repeatable; default: the most related memory of the scope)' })
-      .example('$0 review', 'list the proposals of this worktree, newest first')
+      .example('$0 review', 'on a terminal: one proposal at a time, one key each (accept, edit, reject, skip, quit); piped: the list')
       .example('$0 review accept p3f9a0c12de --scope team', 'save one as a team memory')
       .example('$0 review reject p3f9a0c12de', 'never propose it again'),
   handler: (argv: ReviewArgs) => runCommand(ctx, argv, () => runReview(ctx, argv)),
@@ -52,6 +56,10 @@ async function runReview(ctx: CliContext, argv: ReviewArgs): Promise<void> {
   const { resolveSessionsDir } = await import('../../sessions/snapshots/snapshot-store.js');
   const review = await import('../../operations/review.js');
   const dir = resolveSessionsDir(rt);
+  if (argv.action === undefined && !argv.json && ctx.io.readKey) {
+    await reviewLoop(ctx, argv, dir, ctx.io.readKey);
+    return;
+  }
   const action = argv.action ?? 'list';
   if (action === 'list') {
     const all = review.reviewList(dir, rt.cwd);
@@ -86,6 +94,55 @@ async function runReview(ctx: CliContext, argv: ReviewArgs): Promise<void> {
   const roots = await rootsFor(ctx, argv);
   const { saved } = await review.reviewAccept(roots, dir, proposal, { ...changes, scope: argv.scope, links: argv.link }, rt);
   reportSaved(ctx, argv, saved, roots, { proposal: proposal.id });
+}
+
+/**
+ * `vault review` on a terminal: each proposal of this worktree, newest first, with its evidence
+ * and body, then one key: `a` accept, `e` edit then accept, `r` reject, `s` (or Enter) skip, `q`
+ * (or Ctrl-C, Esc) quit. Accepting saves through the one save operation, as `vault review accept`.
+ * A refused save (a secret, an unknown link) is reported and the loop goes on.
+ */
+async function reviewLoop(ctx: CliContext, argv: ReviewArgs, dir: string, readKey: () => Promise<string>): Promise<void> {
+  const rt = ctx.io.runtime;
+  const review = await import('../../operations/review.js');
+  const all = review.reviewList(dir, rt.cwd);
+  if (!all.length) {
+    printText(ctx, 'No proposed memories for this worktree. They appear after a session ends (hooks) or `vault sessions import`.');
+    return;
+  }
+  const counts = { accepted: 0, rejected: 0, skipped: 0 };
+  for (const [i, p] of all.entries()) {
+    printText(ctx, `\n[${i + 1}/${all.length}] ${shown(p)}\n`);
+    let key = '';
+    while (!'aerqs'.includes(key) || key === '') {
+      ctx.io.stdout('[a]ccept  [e]dit, then accept  [r]eject  [s]kip  [q]uit > ');
+      const raw = await readKey();
+      key = raw === '\r' || raw === '\n' ? 's' : raw === '\u0003' || raw === '\u001b' ? 'q' : raw.toLowerCase().slice(0, 1);
+      ctx.io.stdout(`${/^[a-z]$/.test(key) ? key : ''}\n`);
+    }
+    if (key === 'q') break;
+    if (key === 's') {
+      counts.skipped++;
+      continue;
+    }
+    if (key === 'r') {
+      review.reviewReject(dir, p, rt);
+      counts.rejected++;
+      printText(ctx, `Rejected ${p.id}: it will not be proposed again.`);
+      continue;
+    }
+    try {
+      const changes = key === 'e' ? await editProposal(ctx, p) : {};
+      const roots = await rootsFor(ctx, argv);
+      const { saved } = await review.reviewAccept(roots, dir, p, { ...changes, scope: argv.scope, links: argv.link }, rt);
+      counts.accepted++;
+      reportSaved(ctx, argv, saved, roots, { proposal: p.id });
+    } catch (err) {
+      if (!(err instanceof VaultError)) throw err;
+      ctx.io.stderr(`error: ${err.message}${err.hint ? `\nhint: ${err.hint}` : ''}\n(${p.id} is kept; the review goes on)\n`);
+    }
+  }
+  printText(ctx, `\nAccepted ${counts.accepted}, rejected ${counts.rejected}, skipped ${counts.skipped}.`);
 }
 
 /**

@@ -149,3 +149,41 @@ describe('proposals are pruned with the snapshots', () => {
     expect((await list(repo, env)).every((p) => p.evidence.harness === 'codex')).toBe(true);
   });
 });
+
+describe('vault review on a terminal: the one-key loop', () => {
+  it('shows each proposal with its evidence and takes one key: reject, skip, accept, then a summary', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    await hook('stop', stop(repo, CLAUDE_DECISION, '3c091e7d-9540-4562-9383-c47b7fd51cc6'), { cwd: repo, env });
+    const proposals = await list(repo, env);
+    expect(proposals.length).toBeGreaterThanOrEqual(1);
+    // x is no choice (asked again), r rejects the first, Enter skips the second (if any), a accepts the next
+    const keys = ['x', 'r', ...(proposals.length > 2 ? ['\r', 'a'] : proposals.length > 1 ? ['a'] : [])];
+    const r = await runCli(['review'], { cwd: repo, env, keys: [...keys] });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`[1/${proposals.length}]`);
+    expect(r.stdout).toMatch(/evidence: claude-code session 3c091e7d/);
+    expect(r.stdout.match(/\[a\]ccept {2}\[e\]dit, then accept {2}\[r\]eject {2}\[s\]kip {2}\[q\]uit > /g)!.length).toBeGreaterThanOrEqual(2);
+    expect(r.stdout).toContain(`Rejected ${proposals[0]!.id}`);
+    const accepted = proposals.length > 1 ? 1 : 0;
+    expect(r.stdout).toMatch(new RegExp(`Accepted ${accepted}, rejected 1, skipped ${proposals.length > 2 ? 1 : 0}\\.`));
+    const left = (await list(repo, env)).map((p) => p.id);
+    expect(left).not.toContain(proposals[0]!.id);
+    const saved = filesUnder(join(repo, '.ecc', 'memory')).filter((f) => f.endsWith('.md'));
+    expect(saved).toHaveLength(accepted);
+    expect((await runCli(['doctor'], { cwd: repo, env })).code).toBe(0);
+  });
+
+  it('q quits at once and writes nothing; --json or a sub-verb never enters the loop', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    await hook('stop', stop(repo, CLAUDE_DECISION, '3c091e7d-9540-4562-9383-c47b7fd51cc6'), { cwd: repo, env });
+    const before = await list(repo, env);
+    const q = await runCli(['review'], { cwd: repo, env, keys: ['q'] });
+    expect(q.stdout).toMatch(/Accepted 0, rejected 0, skipped 0\./);
+    expect(await list(repo, env)).toEqual(before);
+    const json = await runCli(['review', '--json'], { cwd: repo, env, keys: ['r'] });
+    expect(JSON.parse(json.stdout).proposals).toHaveLength(before.length);
+    expect(filesUnder(join(repo, '.ecc', 'memory')).filter((f) => f.endsWith('.md'))).toEqual([]);
+  });
+});
