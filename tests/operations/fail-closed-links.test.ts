@@ -56,6 +56,21 @@ describe('fail-closed: what the vault cannot see', () => {
     expect(s.diagnostics.complete).toBe(false);
   });
 
+  it.skipIf(process.platform === 'win32')(
+    'a FIFO or socket named <id>.md after the index was built: read is still "incomplete" (the folder check falls back)',
+    async () => {
+      const repo = gitRepo();
+      const env = cliEnv();
+      put(repo, '.ecc/memory/team/notes/mem_fc_other.md', memoryText({ id: 'mem_fc_other' }, 'Other.'));
+      expect((await runCli(['search', 'other'], { cwd: repo, env })).code).toBe(0); // builds the index
+      expect(spawnSync('mkfifo', [join(repo, '.ecc/memory/team/notes/mem_fc_fifo.md')]).status).toBe(0);
+      expect(await readCode(repo, env, 'mem_fc_fifo')).toMatchObject({ exit: 6, code: 'read-incomplete' });
+      expect(await readCode(repo, env, 'mem_fc_nothing')).toMatchObject({ exit: 6, code: 'read-incomplete' });
+      const s = JSON.parse((await runCli(['search', 'other', '--json'], { cwd: repo, env })).stdout);
+      expect(s.diagnostics.complete).toBe(false);
+    },
+  );
+
   it('save --id through a symlinked .ecc gives one answer whether or not the file exists behind it', async () => {
     const repo = gitRepo();
     const env = cliEnv();

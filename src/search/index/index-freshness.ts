@@ -252,8 +252,10 @@ function checkFolders(roots: VaultRoots, scope: Scope, root: string, state: Inde
         continue;
       }
       if (!e.isFile()) {
-        if (e.isFIFO() || e.isSocket() || e.isBlockDevice() || e.isCharacterDevice()) continue;
-        return undefined; // the file system did not say what it is
+        // a FIFO, socket or device named like a memory makes the scope incomplete: the full check
+        // (the scanner) reports it; any other one is not a memory
+        if ((e.isFIFO() || e.isSocket() || e.isBlockDevice() || e.isCharacterDevice()) && !e.name.endsWith('.md')) continue;
+        return undefined; // a special *.md, or the file system did not say what it is
       }
       if (!e.name.endsWith('.md') || isEditorFile(e.name)) continue;
       listed.add(child);
