@@ -150,6 +150,18 @@ describe('vault watch: the resident index server', () => {
       foreign.close();
     }
     rmSync(socket, { force: true });
+    // a listener of our protocol version whose answers hold no pid: --stop stops nothing, no stack trace
+    const odd = createServer((s) => s.end('{"v":1,"ok":true,"pid":1}\n'));
+    await new Promise<void>((r) => odd.listen(socket, () => r()));
+    try {
+      const stop = await runBin(['watch', '--stop'], { cwd: repo, env });
+      expect(stop.code, stop.stderr).toBe(0);
+      expect(stop.stdout + stop.stderr).not.toMatch(/internal error|TypeError|at /);
+      expect(stop.stdout).toMatch(/no index server runs/);
+    } finally {
+      odd.close();
+    }
+    rmSync(socket, { force: true });
     // a plain file where the socket would be
     writeFileSync(socket, 'not a socket');
     expect(JSON.parse((await runBin(['search', 'crane', '--json'], { cwd: repo, env })).stdout).total).toBe(1);

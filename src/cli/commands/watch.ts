@@ -67,12 +67,14 @@ async function runWatch(ctx: CliContext, argv: WatchArgs): Promise<number | void
   }
   if (argv.stop) {
     const r = await askServer(roots, { op: 'stop' }, who, 5000);
-    if (!r?.ok) {
+    const stopped = r?.ok ? (r.result as { stopped?: unknown } | undefined)?.stopped : undefined;
+    // an answer without a pid is not our server's (a foreign or broken listener): nothing was stopped
+    if (!r?.ok || !Number.isSafeInteger(stopped) || (stopped as number) <= 0) {
       if (argv.json) printJson(ctx, { stopped: false, running: false });
       else printText(ctx, `no index server runs for ${roots.memoryRoot}`);
       return;
     }
-    const pid = (r.result as { stopped: number }).stopped;
+    const pid = stopped as number;
     const until = Date.now() + STOP_TIMEOUT_MS;
     while (ctx.io.runtime.isProcessAlive(pid) && Date.now() < until) await sleep(20);
     if (argv.json) printJson(ctx, { stopped: true, pid });
