@@ -23,4 +23,19 @@ describe('vault search --source-harness', () => {
     };
     expect(listed.results.map((r) => r.title)).toEqual(['Redis sessions chosen by Codex']);
   });
+
+  it('refuses a value no harness can have, as a bad --since is refused, without echoing it whole', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const badKind = await runCli(['search', 'redis', '--since', 'someday'], { cwd: repo, env });
+    expect(badKind.code).not.toBe(0);
+    for (const v of ['a\u001b[2Jb', '../x', 'x'.repeat(5000), '', ' ']) {
+      const r = await runCli(['search', 'redis', '--source-harness', v], { cwd: repo, env });
+      expect(r.code, JSON.stringify(v)).toBe(badKind.code);
+      expect(r.stderr).toMatch(/source-harness: must be a harness name/);
+      expect(r.stderr).not.toContain('\u001b');
+      expect(r.stderr.length).toBeLessThan(600);
+    }
+    expect((await runCli(['search', 'redis', '--source-harness', 'CLAUDE-CODE'], { cwd: repo, env })).code).toBe(0);
+  });
 });

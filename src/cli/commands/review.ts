@@ -3,6 +3,7 @@ import { SCOPES } from '../../document/contract.js';
 import { VaultError } from '../../errors.js';
 import type { StoredProposal } from '../../operations/review.js';
 import { printJson, printText, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs } from '../command-context.js';
+import { redact } from '../../sessions/transcripts/text.js';
 import { reportSaved } from './save.js';
 
 interface ReviewArgs extends GlobalArgs {
@@ -16,11 +17,19 @@ interface ReviewArgs extends GlobalArgs {
 /** One proposal as `list` shows it: id, kind, title, and where in which session it came from. */
 function headline(p: StoredProposal): string {
   const e = p.evidence;
-  return `${p.id}  ${p.kind.padEnd(10)} ${p.title}\n      evidence: ${e.harness} session ${e.sessionId ?? p.shortId}, transcript line ${e.line}${e.uuid ? ` (uuid ${e.uuid})` : ''}${e.timestamp ? `, ${e.timestamp}` : ''}`;
+  return `${p.id}  ${p.kind.padEnd(10)} ${redact(p.title)}\n      evidence: ${e.harness} session ${e.sessionId ?? p.shortId}, transcript line ${e.line}${e.uuid ? ` (uuid ${e.uuid})` : ''}${e.timestamp ? `, ${e.timestamp}` : ''}`;
+}
+
+/**
+ * A proposal as shown: title, tags and body through the one secret detector again (the file in
+ * the sessions folder is not trusted to be what the hook wrote), so a credential is never echoed.
+ */
+function redacted(p: StoredProposal): StoredProposal {
+  return { ...p, title: redact(p.title), tags: p.tags.map(redact), body: redact(p.body) };
 }
 
 function shown(p: StoredProposal): string {
-  return `${headline(p)}\n      tags: ${p.tags.join(', ') || '(none)'}\n\n${p.body}`;
+  return `${headline(p)}\n      tags: ${redact(p.tags.join(', ')) || '(none)'}\n\n${redact(p.body)}`;
 }
 
 /**
@@ -64,7 +73,7 @@ async function runReview(ctx: CliContext, argv: ReviewArgs): Promise<void> {
   if (action === 'list') {
     const all = review.reviewList(dir, rt.cwd);
     if (argv.json) {
-      printJson(ctx, { proposals: all });
+      printJson(ctx, { proposals: all.map(redacted) });
       return;
     }
     if (!all.length) {
@@ -79,7 +88,7 @@ async function runReview(ctx: CliContext, argv: ReviewArgs): Promise<void> {
   if (!argv.id?.trim()) usageError(`give the id of a proposal: vault review ${action} ID`, 'run `vault review list` to see them');
   const proposal = review.reviewFind(dir, rt.cwd, argv.id);
   if (action === 'show') {
-    if (argv.json) printJson(ctx, { proposal });
+    if (argv.json) printJson(ctx, { proposal: redacted(proposal) });
     else printText(ctx, shown(proposal));
     return;
   }

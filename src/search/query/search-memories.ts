@@ -3,7 +3,7 @@
  * and the hooks. Every call checks the index's freshness first (and repairs it), so results always
  * reflect the Markdown files; a broken index is rebuilt and never fails a search.
  */
-import { KINDS, LIMITS, SCOPES, STATUSES, type Kind, type Memory, type Scope, type Status } from '../../document/contract.js';
+import { KINDS, LIMITS, SCOPES, SLUG_PATTERN, STATUSES, type Kind, type Memory, type Scope, type Status } from '../../document/contract.js';
 import { parseMemory } from '../../document/parse.js';
 import { VaultError } from '../../errors.js';
 import { readScopeFile } from '../../store/read-scope-file.js';
@@ -145,7 +145,14 @@ export function resolveSearchOptions(options: SearchOptions): { scopes: Scope[];
     throw invalidInput('limit', `must be a whole number from 1 to ${MAX_LIMIT} (got ${String(limit)})`, `e.g. --limit ${DEFAULT_LIMIT}`);
   const tags = options.tags?.map((t) => String(t).trim().replace(/^#/, '').toLowerCase());
   const harness = options.targetHarness?.trim().toLowerCase();
-  const source = options.sourceHarness?.trim() ? canonicalHarness(options.sourceHarness) : undefined;
+  const source = options.sourceHarness === undefined ? undefined : canonicalHarness(options.sourceHarness);
+  // the harness rule of save (a slug, ecc.memory.v1): anything else can match no memory
+  if (source !== undefined && !SLUG_PATTERN.test(source))
+    throw invalidInput(
+      'source-harness',
+      `must be a harness name: lowercase letters, digits, '.', '_' or '-', at most 64 (got ${echoed(options.sourceHarness!)})`,
+      'e.g. --source-harness claude-code',
+    );
   const since = options.since !== undefined ? parseTimeBound('since', options.since) : undefined;
   const until = options.until !== undefined ? parseTimeBound('until', options.until) : undefined;
   const filter: DocFilter = (d: LiveDoc) =>

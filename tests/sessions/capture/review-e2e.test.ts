@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, rmSync, utimesSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, FIXTURES, gitRepo, runCli } from '../../helpers/cli.js';
@@ -185,5 +185,23 @@ describe('vault review on a terminal: the one-key loop', () => {
     const json = await runCli(['review', '--json'], { cwd: repo, env, keys: ['r'] });
     expect(JSON.parse(json.stdout).proposals).toHaveLength(before.length);
     expect(filesUnder(join(repo, '.ecc', 'memory')).filter((f) => f.endsWith('.md'))).toEqual([]);
+  });
+
+  it('never echoes a credential planted in a proposals file: list, --json and show redact it', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    await hook('stop', stop(repo, CLAUDE_DECISION, '3c091e7d-9540-4562-9383-c47b7fd51cc6'), { cwd: repo, env });
+    const dir = join(sessionsDirOf(env), '.proposals');
+    const name = readdirSync(dir).find((n) => n.endsWith('.json') && !n.startsWith('.') && n !== 'decided.json')!;
+    const token = `ghp_${'A1b2C3d4E5'.repeat(3)}abcdef`;
+    const file = join(dir, name);
+    const text = readFileSync(file, 'utf8');
+    const first = (await list(repo, env))[0]!;
+    writeFileSync(file, text.replace(JSON.stringify(first.title).slice(1, -1), `${JSON.stringify(first.title).slice(1, -1)} ${token}`));
+    const listed = await runCli(['review', 'list'], { cwd: repo, env });
+    const json = await runCli(['review', 'list', '--json'], { cwd: repo, env });
+    const shown = await runCli(['review', 'show', first.id], { cwd: repo, env });
+    expect(listed.stdout).toContain(first.id);
+    for (const r of [listed, json, shown]) expect(r.stdout + r.stderr).not.toContain(token);
   });
 });
