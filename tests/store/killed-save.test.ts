@@ -54,7 +54,12 @@ describe('a killed save', () => {
     for (const p of staged) expect(p).toMatch(/^\.ecc\/memory\/(team\/notes\/mem_[a-z0-9_]+\.md|project\/\.gitignore)$/);
     // every memory that appeared is whole
     const doctor = JSON.parse((await runCli(['doctor', '--json', '--no-index-check'], { cwd: repo, env })).stdout);
-    expect(doctor.problems.filter((p: { code: string }) => p.code !== 'save-leftover')).toEqual([]);
+    // a kill between creating the project folder and writing its fail-closed .gitignore leaves the
+    // folder without it (and without any memory: the .gitignore is written first): doctor reports
+    // that as an error, and the next save writes it (checked below)
+    const projectMemories = filesIn(join(mem, 'project')).filter((f) => f.endsWith('.md'));
+    const allowed = new Set(['save-leftover', ...(projectMemories.length === 0 ? ['gitignore-missing'] : [])]);
+    expect(doctor.problems.filter((p: { code: string }) => !allowed.has(p.code))).toEqual([]);
     // doctor names every leftover in the staging folders
     const left = ['team', 'project'].flatMap((s) =>
       filesIn(join(mem, s, '.staging'))
