@@ -117,3 +117,21 @@ export async function runCommand(ctx: CliContext, argv: GlobalArgs, fn: () => Pr
     ctx.exitCode = reportError(ctx, err, Boolean(argv.json));
   }
 }
+
+/**
+ * The stream a cli-progress bar draws on: this invocation's stderr (process.stderr for the
+ * binary), seen as an 80-column terminal. Callers draw only when `ctx.io.stderrIsTTY`.
+ */
+export function progressStream(ctx: CliContext): NodeJS.WritableStream {
+  return {
+    isTTY: true,
+    columns: 80,
+    write: (text: string) => {
+      ctx.io.stderr(text);
+      return true;
+    },
+    cursorTo: () => true,
+    clearLine: () => true,
+    moveCursor: () => true,
+  } as unknown as NodeJS.WritableStream;
+}

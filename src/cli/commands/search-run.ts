@@ -5,7 +5,7 @@
 import { doctorCommandFor, KINDS, SCOPES, STATUSES, type Kind, type Scope, type Status } from '../../document/contract.js';
 import type { SearchOptions, SearchResponse } from '../../search/query/search-memories.js';
 import type { VaultRoots } from '../../store/roots.js';
-import { printJson, rootsFor, usageError, type CliContext, type GlobalArgs } from '../command-context.js';
+import { printJson, progressStream, rootsFor, usageError, type CliContext, type GlobalArgs } from '../command-context.js';
 import { clientIdentity } from '../server-link.js';
 
 /** Allowed `--scope` values of `vault search`, in the order the help text lists them. */
@@ -165,24 +165,13 @@ async function indexProgress(ctx: CliContext): Promise<{ update: (scope: Scope, 
     | { start(total: number, value: number, payload?: object): void; update(value: number, payload?: object): void; setTotal(t: number): void; stop(): void }
     | undefined;
   let make: (() => typeof bar) | undefined;
-  // the stream cli-progress draws on: this invocation's stderr (process.stderr for the binary)
-  const stream = {
-    isTTY: true,
-    columns: 80,
-    write: (text: string) => {
-      ctx.io.stderr(text);
-      return true;
-    },
-    cursorTo: () => true,
-    clearLine: () => true,
-    moveCursor: () => true,
-  };
+  const stream = progressStream(ctx);
   const { default: cliProgress } = await import('cli-progress');
   make = () =>
     new cliProgress.SingleBar(
       {
         format: 'indexing {scope} [{bar}] {value}/{total} files',
-        stream: stream as unknown as NodeJS.WritableStream,
+        stream,
         hideCursor: false,
         clearOnComplete: true,
       },

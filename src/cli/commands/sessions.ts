@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { VaultError } from '../../errors.js';
-import { printJson, printText, runCommand, type CliContext, type GlobalArgs } from '../command-context.js';
+import { printJson, printText, progressStream, runCommand, type CliContext, type GlobalArgs } from '../command-context.js';
 
 interface SessionsArgs extends GlobalArgs {
   action: string;
@@ -127,20 +127,10 @@ function parseSince(raw: unknown): number | undefined {
  */
 async function importProgress(ctx: CliContext): Promise<{ update: (done: number, total: number) => void; stop: () => void } | undefined> {
   if (!ctx.io.stderrIsTTY) return undefined;
-  const stream = {
-    isTTY: true,
-    columns: 80,
-    write: (text: string) => {
-      ctx.io.stderr(text);
-      return true;
-    },
-    cursorTo: () => true,
-    clearLine: () => true,
-    moveCursor: () => true,
-  };
+  const stream = progressStream(ctx);
   const { default: cliProgress } = await import('cli-progress');
   const bar = new cliProgress.SingleBar(
-    { format: 'importing [{bar}] {value}/{total} transcripts', stream: stream as unknown as NodeJS.WritableStream, hideCursor: false, clearOnComplete: true },
+    { format: 'importing [{bar}] {value}/{total} transcripts', stream, hideCursor: false, clearOnComplete: true },
     cliProgress.Presets.shades_classic,
   );
   let started = false;
