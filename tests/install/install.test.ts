@@ -182,12 +182,14 @@ describe('install from a tarball and from git (real npm, temp folders)', () => {
       'dist/cli/run-cli.js',
       'dist/cli/lean-bundle.js',
       'dist/hooks/hook-bundle.cjs',
+      'types/index.d.ts',
+      'types/operations/save.d.ts',
       'schemas/memory.schema.json',
       ...KINDS.map((k) => `templates/${k}.md`),
     ])
       expect(has(p), p).toBe(true);
     const top = new Set(tarEntries.map((e) => e.split('/')[1]));
-    expect([...top].sort()).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'docs', 'package.json', 'schemas', 'templates']);
+    expect([...top].sort()).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'docs', 'package.json', 'schemas', 'templates', 'types']);
     expect(tarEntries.filter((e) => /\.test\.|\/tests?\/|\.ts$/.test(e) && !e.endsWith('.d.ts'))).toEqual([]);
   });
 
@@ -203,6 +205,42 @@ describe('install from a tarball and from git (real npm, temp folders)', () => {
     writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'some-app', version: '9.9.9', private: true }));
     await npm(['install', '--save-dev', tarball], project);
     await checkInstalled(join(project, 'node_modules', '.bin'));
+    // a TypeScript user of the library gets its declarations through package.json `types`: a
+    // misuse is a type error, a correct use checks clean (this repository's own tsc and @types/node)
+    writeFileSync(
+      join(project, 'use.mts'),
+      [
+        "import { KINDS, parseMemory, type Kind } from 'ecc-memory-vault';",
+        'const kind: Kind = KINDS[0];',
+        "const parsed = parseMemory('---\\n---\\n');",
+        'export const out: [Kind, unknown] = [kind, parsed];',
+        '',
+      ].join('\n'),
+    );
+    const tsc = join(REPO, 'node_modules', 'typescript', 'bin', 'tsc');
+    const tsArgs = [
+      tsc,
+      '--noEmit',
+      '--strict',
+      '--module',
+      'nodenext',
+      '--moduleResolution',
+      'nodenext',
+      '--typeRoots',
+      join(REPO, 'node_modules', '@types'),
+      '--types',
+      'node',
+      'use.mts',
+    ];
+    const clean = await exec(process.execPath, tsArgs, { cwd: project });
+    expect(clean.code, clean.stdout + clean.stderr).toBe(0);
+    writeFileSync(
+      join(project, 'use.mts'),
+      "import { KINDS, type Kind } from 'ecc-memory-vault';\nexport const k: Kind = 'not-a-kind';\nexport const n: number = KINDS.length;\n",
+    );
+    const misuse = await exec(process.execPath, tsArgs, { cwd: project });
+    expect(misuse.code).not.toBe(0);
+    expect(misuse.stdout).toContain('\'"not-a-kind"\' is not assignable to type');
   }, 240_000);
 
   it('a global install from a git+file:// URL (--install-links) builds dist/ in npm’s clone and works', async () => {
