@@ -96,7 +96,9 @@ describe('vault mcp: transport limits', () => {
     child.stdin.end();
     await new Promise((resolve) => child.on('close', resolve));
     expect(stdout).toContain('"message is too large"');
-    // garbage chunks wait for the collector, so memory grows some; holding the line would be 96 MiB and more
-    expect(growthMiB, `peak memory grew by ${growthMiB.toFixed(1)} MiB`).toBeLessThan(48);
+    // garbage chunks wait for the collector, so memory grows some (1 MiB chunks are large objects,
+    // freed only by a full collection, which lags on a loaded machine: 48 MiB was exceeded once);
+    // holding the line would be 96 MiB and more, so anything under 80 MiB proves it was skipped
+    expect(growthMiB, `peak memory grew by ${growthMiB.toFixed(1)} MiB`).toBeLessThan(80);
   });
 });
