@@ -98,7 +98,7 @@ function writeCache(dir: string, name: string, payload: Buffer): boolean {
       commit: 'replace',
       mode: 0o600,
       durable: false,
-    });    // caches of an older bundle or Node.js for this command are never read again
+    }); // caches of an older bundle or Node.js for this command are never read again
     const command = name.slice(0, name.indexOf('-', PREFIX.length) + 1);
     for (const other of fs.readdirSync(dir)) if (other !== name && other.startsWith(command)) fs.rmSync(join(dir, other), { force: true });
     return true;
