@@ -48,7 +48,7 @@ function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
 /** Candidates read from each ranking (title, body sketch). */
 export const TOP_K = 10;
 /** Distinct body words in the sketch that finds near-identical bodies. */
-export const SKETCH_TERMS = 24;
+export const SKETCH_TERMS = 12;
 
 /** At most {@link SKETCH_TERMS} distinct words, evenly spread over the body (an edited opening still matches). */
 function bodySketch(terms: readonly string[]): string[] {
