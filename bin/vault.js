@@ -20,10 +20,15 @@ async function main() {
     }
   }
   let code;
-  if ((argv[0] === 'search' || argv[0] === 'read') && process.env.ECC_VAULT_CLI !== 'full') {
+  if ((argv[0] === 'search' || argv[0] === 'read' || argv[0] === 'save') && process.env.ECC_VAULT_CLI !== 'full') {
     // a missing or unloadable bundle (a partial build) costs speed, never the command
-    const lean = await import('../dist/cli/lean-bundle.js').catch(() => undefined);
-    code = await lean?.runLeanCli(argv);
+    let loader;
+    try {
+      loader = require('../dist/cli/lean-loader.cjs');
+    } catch {
+      loader = undefined;
+    }
+    code = await loader?.runLean(argv, require('node:path').join(__dirname, '..', 'dist', 'cli', 'lean-bundle.cjs'));
   }
   if (code === undefined) {
     const { runCli } = await import('../dist/cli/run-cli.js');

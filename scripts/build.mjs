@@ -67,8 +67,9 @@ const cjsImportMeta = {
   define: { 'import.meta.url': '__bundleUrl' },
   banner: { js: "const __bundleUrl = require('node:url').pathToFileURL(__filename).href;" },
 };
-const bundle = (entry, outfile, format = 'esm') =>
+const bundle = (entry, outfile, format = 'esm', extra = {}) =>
   build({
+    ...extra,
     entryPoints: [entry],
     outfile: `${tmp}/${outfile}`,
     bundle: true,
@@ -88,7 +89,13 @@ await bundle('src/hooks/hook-main.ts', 'hooks/hook-bundle.cjs', 'cjs');
 // initialised parts of the same file: measured against code splitting (one chunk per lazy
 // import), one file starts `vault read` ~10 ms and `vault search` ~10 ms faster, because the
 // chunks were loaded one after another. Packages stay external and load only when used.
-await bundle('src/cli/lean-main.ts', 'cli/lean-bundle.js');
+// CommonJS too, run through vm.Script with a V8 code cache by the loader (src/cli/lean-loader.ts,
+// its own small bundle), which the bin shim requires. Its `import()`s of packages become
+// require(): on Node.js 20 a script compiled from cached data has no dynamic-import callback
+// (ERR_VM_DYNAMIC_IMPORT_CALLBACK_MISSING), and the loader runs it only where require() loads
+// ES modules.
+await bundle('src/cli/lean-main.ts', 'cli/lean-bundle.cjs', 'cjs', { supported: { 'dynamic-import': false } });
+await bundle('src/cli/lean-loader.ts', 'cli/lean-loader.cjs', 'cjs');
 const old = `dist.old-${process.pid}`;
 for (let attempt = 0; ; attempt++) {
   try {

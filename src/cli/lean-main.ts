@@ -1,12 +1,15 @@
 /**
- * The lean start-up path of the hot read commands `vault search` and `vault read`: bin/vault.js
- * loads this (bundled into dist/cli/lean-bundle.js) instead of the yargs CLI, which costs
+ * The lean start-up path of the hot commands `vault search`, `vault read` and `vault save`:
+ * bin/vault.js loads this (bundled into dist/cli/lean-bundle.cjs, run with a V8 code cache by
+ * lean-loader.ts) instead of the yargs CLI, which costs
  * ~100-250 ms to load. Arguments are parsed with Node's own `util.parseArgs`, and only forms
  * whose meaning is certain are handled here; for anything else (help, version, unknown or misspelt flags, a value
- * outside the choices, a missing value, a repeated single-value flag, `--`, a `--json true`)
+ * outside the choices, a missing value, a repeated single-value flag, `--`, a `--json true`, a
+ * save without `--title` or with a word no flag takes)
  * {@link runLeanCli} answers `undefined` before printing anything, and the caller runs the full
  * yargs CLI, so messages and exit codes stay exactly those of yargs. The command bodies are the
- * same functions the yargs commands call (commands/search-run.ts, commands/read-run.ts).
+ * same functions the yargs commands call (commands/search-run.ts, commands/read-run.ts,
+ * `runSave` of commands/save.ts).
  *
  * Set `ECC_VAULT_CLI=full` to skip this path (bin/vault.js; tests compare both paths that way).
  */
@@ -15,12 +18,14 @@
 import util from 'node:util';
 import { EXIT } from '../errors.js';
 import { reportError, runCommand, type CliContext } from './command-context.js';
+import { KINDS, SCOPES } from '../document/contract.js';
 import { READ_SCOPE_CHOICES, runRead, type ReadArgs } from './commands/read-run.js';
+import { runSave, type SaveArgs } from './commands/save.js';
 import { runSearch, SEARCH_KIND_CHOICES, SEARCH_SCOPE_CHOICES, SEARCH_STATUS_CHOICES, type SearchArgs } from './commands/search-run.js';
 import { ignoreClosedPipes, nodeCliIo } from './process-io.js';
 
 /** One command the lean path can run, with its arguments shaped as yargs would deliver them. */
-export type LeanCommand = { command: 'search'; args: SearchArgs } | { command: 'read'; args: ReadArgs };
+export type LeanCommand = { command: 'search'; args: SearchArgs } | { command: 'read'; args: ReadArgs } | { command: 'save'; args: SaveArgs };
 
 type OptionSpec = { type: 'string' | 'boolean'; multiple?: boolean };
 
@@ -39,17 +44,40 @@ const SEARCH_OPTIONS: Record<string, OptionSpec> = {
   fresh: { type: 'boolean' },
 };
 const READ_OPTIONS: Record<string, OptionSpec> = { ...GLOBAL_OPTIONS, scope: { type: 'string', multiple: true } };
+/** The flags of `vault save` (commands/save.ts), as util.parseArgs options. */
+const SAVE_OPTIONS: Record<string, OptionSpec> = {
+  ...GLOBAL_OPTIONS,
+  title: { type: 'string' },
+  body: { type: 'string' },
+  'body-file': { type: 'string' },
+  stdin: { type: 'boolean' },
+  kind: { type: 'string' },
+  scope: { type: 'string' },
+  tag: { type: 'string', multiple: true },
+  link: { type: 'string', multiple: true },
+  'source-harness': { type: 'string' },
+  'target-harness': { type: 'string', multiple: true },
+  id: { type: 'string' },
+  'dry-run': { type: 'boolean' },
+  template: { type: 'boolean' },
+  section: { type: 'string', multiple: true },
+  'allow-local-link': { type: 'boolean' },
+  unique: { type: 'boolean' },
+  wikilinks: { type: 'boolean' },
+};
+const COMMAND_OPTIONS: Record<LeanCommand['command'], Record<string, OptionSpec>> = { search: SEARCH_OPTIONS, read: READ_OPTIONS, save: SAVE_OPTIONS };
 
-const CHOICES: Record<string, Record<string, readonly string[]>> = {
+const CHOICES: Record<LeanCommand['command'], Record<string, readonly string[]>> = {
   search: { scope: SEARCH_SCOPE_CHOICES, kind: SEARCH_KIND_CHOICES, status: SEARCH_STATUS_CHOICES },
   read: { scope: READ_SCOPE_CHOICES },
+  save: { kind: KINDS, scope: SCOPES },
 };
 
 /** `--limit` values whose meaning is plain (yargs reads `007`, `1e1`, `0x5` as numbers too: those go to yargs). */
 const PLAIN_LIMIT = /^(?:0|[1-9]\d{0,5})$/;
 
 /**
- * Parses `search ...` or `read ...` the way the yargs definitions do, or answers `undefined`
+ * Parses `search ...`, `read ...` or `save ...` the way the yargs definitions do, or answers `undefined`
  * when the arguments are not certainly a plain, valid form (the caller then runs yargs).
  * Mirrors two yargs behaviours on purpose: an array flag (`--scope`, `--kind`, `--tag`,
  * `--status`) also takes the plain words after it (`--tag a b` = tags a and b), and flags may
@@ -59,10 +87,10 @@ const PLAIN_LIMIT = /^(?:0|[1-9]\d{0,5})$/;
  */
 export function parseLeanArgs(argv: readonly string[]): LeanCommand | undefined {
   const command = argv[0];
-  if (command !== 'search' && command !== 'read') return undefined;
+  if (command !== 'search' && command !== 'read' && command !== 'save') return undefined;
   const rest = argv.slice(1);
   if (rest.some((a) => a === '--' || a === '-')) return undefined;
-  const options = command === 'search' ? SEARCH_OPTIONS : READ_OPTIONS;
+  const options = COMMAND_OPTIONS[command];
   let tokens;
   try {
     ({ tokens } = util.parseArgs({ args: rest, options, strict: true, allowPositionals: true, tokens: true }));
@@ -92,14 +120,28 @@ export function parseLeanArgs(argv: readonly string[]): LeanCommand | undefined 
       return undefined; // yargs turns a repeated flag into an array: let it answer
     else single[t.name] = spec.type === 'boolean' ? true : (t.value ?? '');
   }
-  for (const [name, allowed] of Object.entries(CHOICES[command]!)) {
+  for (const [name, allowed] of Object.entries(CHOICES[command])) {
     if (arrays[name]?.some((v) => !allowed.includes(v))) return undefined;
+    if (typeof single[name] === 'string' && !allowed.includes(single[name])) return undefined;
   }
   const global = {
     ...(single.json !== undefined ? { json: true } : {}),
     ...(single.root !== undefined ? { root: String(single.root) } : {}),
     ...(single['user-root'] !== undefined ? { 'user-root': String(single['user-root']) } : {}),
   };
+  if (command === 'save') {
+    // yargs words a missing --title and a stray word (strict mode)
+    if (positionals.length || typeof single.title !== 'string') return undefined;
+    const args: SaveArgs = { ...global, title: single.title };
+    for (const name of ['body', 'body-file', 'kind', 'scope', 'source-harness', 'id'] as const) {
+      if (single[name] !== undefined) args[name] = String(single[name]);
+    }
+    for (const name of ['tag', 'link', 'target-harness', 'section'] as const) if (arrays[name]) args[name] = arrays[name];
+    for (const name of ['stdin', 'dry-run', 'template', 'allow-local-link', 'unique', 'wikilinks'] as const) {
+      if (single[name] !== undefined) args[name] = true;
+    }
+    return { command, args };
+  }
   if (command === 'read') {
     if (positionals.length !== 1) return undefined;
     return { command, args: { ...global, id: positionals[0]!, ...(arrays.scope ? { scope: arrays.scope as ReadArgs['scope'] } : {}) } };
@@ -121,7 +163,7 @@ export function parseLeanArgs(argv: readonly string[]): LeanCommand | undefined 
 }
 
 /**
- * Runs `vault search` or `vault read` for this process without loading yargs.
+ * Runs `vault search`, `vault read` or `vault save` for this process without loading yargs.
  *
  * @param argv arguments after the program name
  * @returns the exit code (see `EXIT`), or `undefined` when the arguments need the full CLI;
@@ -134,7 +176,8 @@ export async function runLeanCli(argv: readonly string[]): Promise<number | unde
   const ctx: CliContext = { io: nodeCliIo(), exitCode: EXIT.ok };
   try {
     if (parsed.command === 'search') await runCommand(ctx, parsed.args, () => runSearch(ctx, parsed.args));
-    else await runCommand(ctx, parsed.args, () => runRead(ctx, parsed.args));
+    else if (parsed.command === 'read') await runCommand(ctx, parsed.args, () => runRead(ctx, parsed.args));
+    else await runCommand(ctx, parsed.args, () => runSave(ctx, parsed.args));
     return ctx.exitCode;
   } catch (err) {
     return reportError(ctx, err, Boolean(parsed.args.json));

@@ -287,8 +287,8 @@ export function assertIdNotInsideAnyFile(roots: VaultRoots, id: string): void {
  * ignores; see operations/save-links.ts), checks the scope's folders (no symbolic link, the project
  * .gitignore exact); a dry run stops here. Then looks for similar memories in the scope (with
  * `unique`, a similar memory refuses the save), writes the file create-only and atomically, and
- * refreshes the scope's search index (a failed refresh never fails the save: the next search
- * repairs the index).
+ * puts it into the scope's search index overlay (search/index/index-overlay.ts), or refreshes
+ * the index when it has none usable (a failure never fails the save: the next search repairs it).
  *
  * @param roots the vault's roots
  * @param input the memory's values
@@ -352,7 +352,10 @@ export async function save(roots: VaultRoots, input: SaveInput, rt: Runtime, opt
   } finally {
     releaseClaims(claims);
   }
-  await refreshIndexAfterWrite(roots, [memory.scope]);
+  // the one new file straight into the index overlay: no second walk of the folder; without a
+  // usable index (the scope's first memory), the refresh builds it, so doctor finds it current
+  const { addWrittenFile } = await import('../search/index/index-overlay.js');
+  if (!addWrittenFile(roots, memory.scope, path.slice(memory.scope.length + 1))) await refreshIndexAfterWrite(roots, [memory.scope]);
   return { memory, path, absPath, written: true, similar, warnings };
 }
 

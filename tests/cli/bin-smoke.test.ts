@@ -59,14 +59,16 @@ describe('the vault binary', () => {
     expect(shell.stdout).toBe('exit=4\n');
   });
 
-  it('dispatches search and read to the lean bundle, hook to the hook bundle, the rest to the full CLI', async () => {
+  it('dispatches search, read and save to the lean bundle, hook to the hook bundle, the rest to the full CLI', async () => {
     const { repo, env, id } = await repoWithMemory();
     for (const args of [
       ['search', 'redis'],
       ['read', id, '--json'],
+      ['save', '--title', 'Lean save', '--body', 'saved without yargs'],
     ]) {
+      // the loader runs the bundle through vm.Script (with its code cache), not require
       const loaded = loadedModules(args, repo, env);
-      expect(loaded, args.join(' ')).toContain('dist/cli/lean-bundle.js');
+      expect(loaded, args.join(' ')).toContain('dist/cli/lean-loader.cjs');
       expect(
         loaded.filter((m) => m.includes('yargs') || m === 'dist/cli/run-cli.js' || m === 'dist/cli/main.js'),
         args.join(' '),
@@ -80,7 +82,7 @@ describe('the vault binary', () => {
     expect(full.some((m) => m.includes('yargs'))).toBe(true);
     // an argument form the lean parser does not take goes to the full CLI, and so does ECC_VAULT_CLI=full
     expect(loadedModules(['search', '--bogus', 'redis'], repo, env)).toContain('dist/cli/run-cli.js');
-    expect(loadedModules(['search', 'redis'], repo, { ...env, ECC_VAULT_CLI: 'full' })).not.toContain('dist/cli/lean-bundle.js');
+    expect(loadedModules(['search', 'redis'], repo, { ...env, ECC_VAULT_CLI: 'full' })).not.toContain('dist/cli/lean-loader.cjs');
     // `vault hook` always exits 0 and prints nothing for a payload it cannot use
     expect(await runBin(['hook', 'stop'], { cwd: repo, env, input: 'not json' })).toEqual({ code: 0, stdout: '', stderr: '' });
   });

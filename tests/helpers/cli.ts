@@ -73,7 +73,7 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Environment for a CLI run: HOME and roots in temp folders, no inherited vault variables. */
+/** Environment for a CLI run: HOME, the cache folder (the lean CLI's code cache) and roots in temp folders, no inherited vault variables. */
 export function cliEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
   const home = tempDir('vault-home-');
   const env: Record<string, string> = {};
@@ -81,6 +81,7 @@ export function cliEnv(extra: Record<string, string | undefined> = {}): Record<s
     if (v !== undefined && !k.startsWith('ECC_') && !k.startsWith('VAULT_') && !k.startsWith('CLAUDE')) env[k] = v;
   }
   env.HOME = home;
+  env.XDG_CACHE_HOME = join(home, '.cache');
   env.ECC_MEMORY_USER_ROOT = join(home, '.ecc', 'memory');
   env.NO_COLOR = '1';
   for (const [k, v] of Object.entries(extra)) {

@@ -2,12 +2,17 @@
  * Duplicate detection at save time: retries and concurrent agents save the same memory twice.
  * A memory is similar to an existing one in the same scope when their titles are equal after
  * folding (case, accents, punctuation, spacing) or their bodies are near-identical (term-set
- * Jaccard similarity at least 0.9). Candidates come from the index; the files decide.
+ * Jaccard similarity at least 0.9). Candidates come from the index, ranked only (no excerpts,
+ * no second reading): the top {@link TOP_K} for the title (titles of as many words first) and the
+ * top {@link TOP_K} for a sketch of the body (at most {@link SKETCH_TERMS} of its distinct words,
+ * spread over it); the files decide.
  */
 import type { Memory, Scope } from '../../document/contract.js';
 import type { VaultRoots } from '../../store/roots.js';
-import { searchMemories } from './search-memories.js';
-import { foldText, tokenize } from '../analysis/tokenizer.js';
+import { openIndexes, resolveSearchOptions, searchMemories } from './search-memories.js';
+import { rankDocuments, type LiveDoc } from './query-ranking.js';
+import { IndexUnusable } from '../index/index-store.js';
+import { foldText, tokenize, tokenizeQuery } from '../analysis/tokenizer.js';
 import { LIMITS } from '../../document/contract.js';
 import { parseMemory } from '../../document/parse.js';
 import { readScopeFile } from '../../store/read-scope-file.js';
@@ -40,6 +45,46 @@ function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   return inter / (a.size + b.size - inter);
 }
 
+/** Candidates read from each ranking (title, body sketch). */
+export const TOP_K = 10;
+/** Distinct body words in the sketch that finds near-identical bodies. */
+export const SKETCH_TERMS = 12;
+
+/** At most {@link SKETCH_TERMS} distinct words, evenly spread over the body (an edited opening still matches). */
+function bodySketch(terms: readonly string[]): string[] {
+  const distinct = [...new Set(terms)];
+  if (distinct.length <= SKETCH_TERMS) return distinct;
+  const step = distinct.length / SKETCH_TERMS;
+  return Array.from({ length: SKETCH_TERMS }, (_, i) => distinct[Math.floor(i * step)]!);
+}
+
+const ANY_STATUS = ['active', 'rejected', 'superseded'] as const;
+
+/**
+ * The candidates' vault-relative paths: the top {@link TOP_K} documents for the title's words and
+ * the top {@link TOP_K} for the body sketch, from the scope's index opened fresh; when the index
+ * is unusable, a search (which rebuilds it) over both.
+ */
+async function candidatePaths(roots: VaultRoots, scope: Scope, title: string, sketch: readonly string[]): Promise<string[]> {
+  const { filter } = resolveSearchOptions({ scopes: [scope], statuses: [...ANY_STATUS] });
+  const top = (docs: readonly { doc: LiveDoc }[]) => docs.slice(0, TOP_K).map((c) => `${c.doc.scope}/${c.doc.path}`);
+  try {
+    const { indexes } = openIndexes(roots, [scope]);
+    const byTitle = tokenizeQuery(title);
+    const bySketch = tokenizeQuery(sketch.join(' '));
+    // titles with as many words as this one first: a same title has them (many titles may share
+    // the words and outrank it on their bodies)
+    const words = tokenize(title).length;
+    const titled = byTitle.length ? rankDocuments(indexes, byTitle, filter) : [];
+    const sameLength = [...titled.filter((c) => c.doc.len[0] === words), ...titled.filter((c) => c.doc.len[0] !== words)];
+    return [...new Set([...top(sameLength), ...(bySketch.length ? top(rankDocuments(indexes, bySketch, filter)) : [])])];
+  } catch (err) {
+    if (!(err instanceof IndexUnusable)) throw err;
+    const found = await searchMemories(roots, [title, ...sketch].join(' '), { scopes: [scope], statuses: [...ANY_STATUS], limit: 2 * TOP_K, feedback: false });
+    return found.results.map((h) => h.path);
+  }
+}
+
 /**
  * Finds memories in the same scope (any status) with the same normalised title or a
  * near-identical body.
@@ -53,15 +98,11 @@ export async function findSimilarMemories(
 ): Promise<SimilarMemory[]> {
   const scope: Scope = memory.scope;
   const bodyTerms = tokenize(memory.body);
-  // the title plus the body's first distinct words find the candidates; the files decide
-  const query = [memory.title, ...[...new Set(bodyTerms)].slice(0, 24)].join(' ');
-  const found = await searchMemories(roots, query, { scopes: [scope], statuses: ['active', 'rejected', 'superseded'], limit: 30, feedback: false });
   const title = normalizeTitle(memory.title);
   const mine = new Set(bodyTerms);
   const out: SimilarMemory[] = [];
-  for (const hit of found.results) {
-    if (hit.id === memory.id) continue;
-    const read = readScopeFile(roots, scope, hit.path.split('/').slice(1).join('/'), LIMITS.documentMaxBytes);
+  for (const path of await candidatePaths(roots, scope, memory.title, bodySketch(bodyTerms))) {
+    const read = readScopeFile(roots, scope, path.split('/').slice(1).join('/'), LIMITS.documentMaxBytes);
     if (!read.ok) continue;
     let other: Memory;
     try {
@@ -69,9 +110,11 @@ export async function findSimilarMemories(
     } catch {
       continue;
     }
+    if (other.id === memory.id) continue;
+    const sameTitle = normalizeTitle(other.title) === title;
     const similarity = Math.round(jaccard(mine, new Set(tokenize(other.body))) * 1000) / 1000;
-    if (normalizeTitle(other.title) === title) out.push({ id: other.id, title: other.title, path: hit.path, reason: 'same-title', similarity });
-    else if (similarity >= BODY_SIMILARITY) out.push({ id: other.id, title: other.title, path: hit.path, reason: 'similar-body', similarity });
+    if (sameTitle) out.push({ id: other.id, title: other.title, path, reason: 'same-title', similarity });
+    else if (similarity >= BODY_SIMILARITY) out.push({ id: other.id, title: other.title, path, reason: 'similar-body', similarity });
   }
   return out.sort((a, b) => (a.reason === b.reason ? b.similarity - a.similarity : a.reason === 'same-title' ? -1 : 1));
 }

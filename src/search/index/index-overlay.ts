@@ -1,0 +1,45 @@
+/**
+ * After the vault wrote a memory file itself (a save): that one file goes into its scope's index
+ * overlay directly, read like any changed file (memory-terms.ts: the scanner's checks, then its
+ * terms), without the folder check's listing of the folder and the pass over every indexed path
+ * it makes (~150 ms at 10,000 memories). The folder records stay as they were: the next search
+ * still lists the changed folder, so a file another process wrote beside it at the same moment is
+ * found then, and the new entry is checked again (its mtime is recorded as racy, -1).
+ */
+import { sep } from 'node:path';
+import type { Scope } from '../../document/contract.js';
+import { processIds, type ProcessIds } from '../../io/runtime.js';
+import type { WalkedFile } from '../../scanner/scan-vault.js';
+import { indexDirFor } from '../../store/layout.js';
+import { scopeRoot, type VaultRoots } from '../../store/roots.js';
+import { readState, writeState } from './index-store.js';
+import { readIndexableFile } from './memory-terms.js';
+
+/** An overlay this large is left to the next search, which may compact it into a new generation. */
+const MAX_DIRECT_OVERLAY = 256;
+
+/**
+ * Puts one file the vault just wrote into its scope's index overlay (see the module comment).
+ * Never throws: a missing or unusable index, an overlay due for compaction, an index folder that
+ * cannot be written are all left to the next search, which repairs the index.
+ *
+ * @param relPath the file's path below the scope folder, `/`-separated (`notes/mem_x.md`)
+ * @returns true when state.json now holds the file
+ */
+export function addWrittenFile(roots: VaultRoots, scope: Scope, relPath: string, ids: ProcessIds = processIds): boolean {
+  try {
+    const dir = indexDirFor(roots, scope);
+    const root = scopeRoot(roots, scope);
+    const { state } = readState(dir, scope, root);
+    if (Object.keys(state.overlay).length >= MAX_DIRECT_OVERLAY) return false;
+    const segments = relPath.split('/');
+    const file: WalkedFile = { scope, path: `${scope}/${relPath}`, absPath: root + sep + segments.join(sep), segments };
+    const r = readIndexableFile(file, relPath);
+    // written a moment ago, so inside the racy window: the next check looks at it again
+    const entry = 'invalid' in r ? { invalid: { ...r.invalid, mtime: -1 } } : { doc: { ...r.doc, mtime: -1 } };
+    writeState(dir, { ...state, overlay: { ...state.overlay, [relPath]: entry } }, ids);
+    return true;
+  } catch {
+    return false;
+  }
+}
