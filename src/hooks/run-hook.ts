@@ -161,7 +161,7 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
       return 0;
     }
     if (event === 'user-prompt-submit') {
-      await userPromptSubmit(io, harness, payload, sessionsDir, settings, log);
+      await userPromptSubmit(io, harness, payload, sessionsDir, log);
       return 0;
     }
     if (!readsTranscripts(harness)) return 0; // unreachable: the events above are all it has
@@ -263,7 +263,7 @@ async function sessionStart(
           digestNote = `, digest of ${digest.ids.length} memories${fromRecord ? ' (digest record)' : ''}`;
           if (typeof payload.session_id === 'string' && payload.session_id.trim()) {
             const { addInjected } = await import('../sessions/recall-record.js');
-            addInjected(sessionsDir, payload.session_id, digest.ids, rt, settings.retentionDays);
+            addInjected(sessionsDir, payload.session_id, digest.ids, rt);
           }
         }
       }
@@ -356,7 +356,6 @@ async function userPromptSubmit(
   harness: HookHarness,
   payload: Record<string, unknown>,
   sessionsDir: string,
-  settings: ReturnType<typeof readHookSettings>,
   log: (level: 'info' | 'warn' | 'error', message: string) => void,
 ): Promise<void> {
   const rt = io.runtime;
@@ -368,7 +367,6 @@ async function userPromptSubmit(
     harness,
     prompt: payload.prompt,
     sessionId: payload.session_id,
-    retentionDays: settings.retentionDays,
   });
   if (!out.text) {
     if (harness === 'codex') io.stdout('{}\n');
