@@ -50,8 +50,13 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /** SessionStart sources that inject context: a fresh start, after /clear, after a compaction (not resume). */
 const INJECTING_SOURCES = ['startup', 'clear', 'compact'];
 
-/** True for a SessionStart payload whose source injects context (startup, clear, compact; not resume). */
-export function isStartupPayload(p: Record<string, unknown>): boolean {
+/**
+ * True for a SessionStart payload whose source injects context (startup, clear, compact; not
+ * resume). Cursor's sessionStart has no source: it runs when a new conversation is created
+ * (cursor.com/docs/agent/hooks), so it always injects.
+ */
+export function isStartupPayload(p: Record<string, unknown>, harness?: HookHarness): boolean {
+  if (harness === 'cursor') return true;
   if (typeof p.source === 'string') return INJECTING_SOURCES.includes(p.source);
   return typeof p.hookName === 'string' && INJECTING_SOURCES.some((s) => p.hookName === `SessionStart:${s}`);
 }
@@ -70,7 +75,8 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
   const event = normalizeEvent(eventArg);
   const emptyAnswer = () => {
     // Codex's Stop / PreCompact read stdout as JSON; "{}" is a valid no-op there. Claude takes nothing.
-    if (harness === 'codex' && event !== 'session-start') io.stdout('{}\n');
+    // Cursor reads every hook's stdout as JSON, so it gets "{}" whenever there is nothing to say.
+    if ((harness === 'codex' && event !== 'session-start') || harness === 'cursor') io.stdout('{}\n');
   };
   let sessionsDir: string | undefined;
   let sessionsModule: typeof import('../sessions/snapshots/snapshot-store.js') | undefined;
@@ -108,12 +114,13 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
         'warn',
         `ignored: unknown ${!harness ? `harness ${JSON.stringify(String(harnessArg).slice(0, 40))}` : `event ${JSON.stringify(eventArg.slice(0, 40))}`}`,
       );
-      if (harness === 'codex') io.stdout('{}\n');
+      if (harness === 'codex' || harness === 'cursor') io.stdout('{}\n');
       return 0;
     }
     if (!readsTranscripts(harness) && !EVENTS_BY_HARNESS[harness].includes(event)) {
-      // no transcript we read (Gemini CLI): nothing to snapshot; only session start and prompt recall
+      // no transcript we read (Gemini CLI, Cursor): nothing to snapshot; only the events it has
       log('warn', `ignored: ${harness} has no ${event} hook`);
+      emptyAnswer();
       return 0;
     }
     const off = disabledBy(rt.env, event);
@@ -150,11 +157,11 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
 
     const settings = readHookSettings(rt.env);
     if (event === 'session-start') {
-      await sessionStart(io, harness, payload, sessionsDir, settings, deadline, log);
+      if (!(await sessionStart(io, harness, payload, sessionsDir, settings, deadline, log))) emptyAnswer();
       return 0;
     }
     if (event === 'user-prompt-submit') {
-      await userPromptSubmit(io, harness, payload, sessionsDir, settings, log);
+      await userPromptSubmit(io, harness, payload, sessionsDir, log);
       return 0;
     }
     if (!readsTranscripts(harness)) return 0; // unreachable: the events above are all it has
@@ -211,16 +218,16 @@ async function sessionStart(
   settings: ReturnType<typeof readHookSettings>,
   deadline: number,
   log: (level: 'info' | 'warn' | 'error', message: string) => void,
-): Promise<void> {
+): Promise<boolean> {
   const rt = io.runtime;
-  const startup = isStartupPayload(payload);
+  const startup = isStartupPayload(payload, harness);
   const inject = settings.inject && settings.maxChars > 0 && startup;
   const withDigest = inject && digestOn(settings);
   const [{ prepareSessionStart }, memories] = await Promise.all([
     import('../sessions/start/session-start.js'),
     inject && !withDigest ? memoryLister(rt, payload, settings, sessionsDir, deadline) : undefined,
   ]);
-  const cwd = typeof payload.cwd === 'string' ? payload.cwd : rt.cwd;
+  const cwd = payloadCwd(payload, rt);
   const outcome = prepareSessionStart(rt, {
     cwd,
     sessionsDir,
@@ -256,7 +263,7 @@ async function sessionStart(
           digestNote = `, digest of ${digest.ids.length} memories${fromRecord ? ' (digest record)' : ''}`;
           if (typeof payload.session_id === 'string' && payload.session_id.trim()) {
             const { addInjected } = await import('../sessions/recall-record.js');
-            addInjected(sessionsDir, payload.session_id, digest.ids, rt, settings.retentionDays);
+            addInjected(sessionsDir, payload.session_id, digest.ids, rt);
           }
         }
       }
@@ -264,12 +271,36 @@ async function sessionStart(
       log('warn', `no memory digest: ${(err as Error)?.message ?? String(err)}`); // a broken vault never breaks session start
     }
   }
-  if (!context) return;
+  if (!context) return false;
   log(
     'info',
     `injected ${context.length} characters${outcome.snapshotPath ? ' from a snapshot' : ''}, ${outcome.memoryCount} memory titles${digestNote}${fromRecordNote(outcome.fromRecord)}`,
   );
-  io.stdout(`${JSON.stringify({ hookSpecificOutput: { hookEventName: harnessEventName(harness, 'session-start'), additionalContext: context } })}\n`);
+  io.stdout(`${JSON.stringify(contextAnswer(harness, 'session-start', context))}\n`);
+  return true;
+}
+
+/**
+ * The answer that adds `text` to the model's context, in the harness's shape: Claude Code, Codex
+ * and Gemini CLI take `hookSpecificOutput.additionalContext` with the event's name; Cursor's
+ * sessionStart takes a top-level `additional_context` (cursor.com/docs/agent/hooks).
+ */
+function contextAnswer(harness: HookHarness, event: 'session-start' | 'user-prompt-submit', text: string): Record<string, unknown> {
+  if (harness === 'cursor') return { additional_context: text };
+  return { hookSpecificOutput: { hookEventName: harnessEventName(harness, event), additionalContext: text } };
+}
+
+/**
+ * The folder the session works in: the payload's `cwd` (Claude Code, Codex, Gemini CLI), else
+ * the first of Cursor's `workspace_roots`, else the process's working folder (Cursor runs project
+ * hooks from the project root). Only an absolute path without NUL, up to 4096 characters, counts.
+ */
+function payloadCwd(payload: Record<string, unknown>, rt: Runtime): string {
+  const usable = (v: unknown): v is string => typeof v === 'string' && v.startsWith('/') && v.length <= 4096 && !v.includes('\u0000');
+  if (usable(payload.cwd)) return payload.cwd;
+  const roots = payload.workspace_roots;
+  if (Array.isArray(roots) && usable(roots[0])) return roots[0];
+  return rt.cwd;
 }
 
 /** True when session start shows the memory digest (ECC_SESSION_START_MEMORIES, ECC_SESSION_START_MEMORY_CHARS). */
@@ -325,28 +356,24 @@ async function userPromptSubmit(
   harness: HookHarness,
   payload: Record<string, unknown>,
   sessionsDir: string,
-  settings: ReturnType<typeof readHookSettings>,
   log: (level: 'info' | 'warn' | 'error', message: string) => void,
 ): Promise<void> {
   const rt = io.runtime;
   const [{ promptRecall }, { resolveRoots }] = await Promise.all([import('../sessions/prompt-recall.js'), import('../store/roots.js')]);
-  const cwd =
-    typeof payload.cwd === 'string' && payload.cwd.startsWith('/') && payload.cwd.length <= 4096 && !payload.cwd.includes('\u0000') ? payload.cwd : rt.cwd;
-  const roots = resolveRoots({ ...rt, cwd });
+  const roots = resolveRoots({ ...rt, cwd: payloadCwd(payload, rt) });
   const out = await promptRecall(rt, {
     sessionsDir,
     roots,
     harness,
     prompt: payload.prompt,
     sessionId: payload.session_id,
-    retentionDays: settings.retentionDays,
   });
   if (!out.text) {
     if (harness === 'codex') io.stdout('{}\n');
     return;
   }
   log('info', `recalled ${out.ids.length} memories (${out.text.length} characters)`);
-  io.stdout(`${JSON.stringify({ hookSpecificOutput: { hookEventName: harnessEventName(harness, 'user-prompt-submit'), additionalContext: out.text } })}\n`);
+  io.stdout(`${JSON.stringify(contextAnswer(harness, 'user-prompt-submit', out.text))}\n`);
 }
 
 /**
@@ -362,7 +389,7 @@ async function memoryLister(
 ): Promise<import('../sessions/start/session-start.js').MemoryLister | undefined> {
   if (!settings.inject || !settings.listMemories) return undefined;
   const [{ listMemoryPointers }, { resolveRoots }] = await Promise.all([import('../sessions/start/memory-titles.js'), import('../store/roots.js')]);
-  const cwd = typeof payload.cwd === 'string' && payload.cwd.startsWith('/') ? payload.cwd : rt.cwd;
+  const cwd = payloadCwd(payload, rt);
   return {
     roots: () => resolveRoots({ ...rt, cwd }),
     limit: 5,

@@ -23,8 +23,8 @@ import { VaultError } from '../errors.js';
 import type { GitRunner } from '../io/git.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import {
+  ALL_HARNESS_EVENT_NAMES,
   EVENTS_BY_HARNESS,
-  HARNESS_EVENT_NAMES,
   harnessEventName,
   type HookHarness,
   INSTALLED_TIMEOUT_S,
@@ -48,6 +48,7 @@ export function settingsFileFor(
   if (harness === 'claude-code')
     return scope === 'project' ? join(where.worktreeRoot, '.claude', 'settings.local.json') : join(where.home, '.claude', 'settings.json');
   if (harness === 'gemini-cli') return join(scope === 'project' ? where.worktreeRoot : where.home, '.gemini', 'settings.json');
+  if (harness === 'cursor') return join(scope === 'project' ? where.worktreeRoot : where.home, '.cursor', 'hooks.json');
   if (scope === 'project') return join(where.worktreeRoot, '.codex', 'hooks.json');
   return join(where.env.CODEX_HOME || join(where.home, '.codex'), 'hooks.json');
 }
@@ -74,7 +75,7 @@ function isObject(v: unknown): v is Json {
 }
 
 /** Event names of every harness: their entries must be lists; other keys under `hooks` (Gemini CLI's `enabled`, `disabled`) are left as they are. */
-const EVENT_NAMES = new Set([...Object.values(HARNESS_EVENT_NAMES), 'BeforeAgent']);
+const EVENT_NAMES = new Set(ALL_HARNESS_EVENT_NAMES);
 
 function parseSettings(text: string | undefined, file: string): Json {
   if (text === undefined || !text.trim()) return {};
@@ -138,7 +139,12 @@ export interface SettingsPlan {
  * never on resume): Claude Code's matcher values are startup, resume, clear, compact; Codex's are
  * startup, resume, clear.
  */
-const START_MATCHER: Record<HookHarness, string | undefined> = { 'claude-code': 'startup|clear|compact', codex: 'startup|clear', 'gemini-cli': undefined };
+const START_MATCHER: Record<HookHarness, string | undefined> = {
+  'claude-code': 'startup|clear|compact',
+  codex: 'startup|clear',
+  'gemini-cli': undefined,
+  cursor: undefined,
+};
 
 /** The timeout as the harness's configuration spells it: seconds, or milliseconds for Gemini CLI. */
 function installedTimeout(harness: HookHarness, event: HookEvent): number {
@@ -157,6 +163,26 @@ export function planInstall(file: string, before: string | undefined, harness: H
     const entryName = harness === 'gemini-cli' ? `vault-${event}` : undefined;
     const groups = Array.isArray(hooks[name]) ? (hooks[name] as unknown[]) : [];
     let found = false;
+    if (harness === 'cursor') {
+      // Cursor lists hook definitions directly under the event: `{ "command": …, "timeout": … }`, no groups
+      for (const entry of groups) {
+        if (!isObject(entry)) continue;
+        const ours = ourHook(entry.command);
+        if (!ours || ours.event !== event || ours.harness !== harness) continue;
+        found = true;
+        if (entry.command !== command || entry.timeout !== timeout) {
+          entry.command = command;
+          entry.timeout = timeout;
+          changes.push(`~ ${name}: ${command} (timeout ${timeout} ${unit})`);
+        }
+      }
+      if (!found) {
+        groups.push({ command, timeout });
+        changes.push(`+ ${name}: ${command} (timeout ${timeout} ${unit})`);
+      }
+      hooks[name] = groups;
+      continue;
+    }
     for (const group of groups) {
       if (!isObject(group) || !Array.isArray(group.hooks)) continue;
       for (const entry of group.hooks) {
@@ -183,7 +209,9 @@ export function planInstall(file: string, before: string | undefined, harness: H
     hooks[name] = groups;
   }
   if (!changes.length) return { file, before, after: before, changed: false, changes };
-  const after = render({ ...settings, hooks });
+  // a new Cursor hooks file starts with its schema version (documented default 1), as Cursor's examples do
+  const fresh = harness === 'cursor' && Object.keys(settings).length === 0;
+  const after = render(fresh ? { version: 1, hooks } : { ...settings, hooks });
   return { file, before, after, changed: after !== before, changes };
 }
 
@@ -199,6 +227,12 @@ export function planUninstall(file: string, before: string | undefined, harness:
     if (!Array.isArray(groups)) continue;
     const keptGroups: unknown[] = [];
     for (const group of groups) {
+      if (harness === 'cursor' && isObject(group) && !Array.isArray(group.hooks)) {
+        // a Cursor hook definition sits directly in the event's list
+        if (ourHook(group.command)?.harness === harness) changes.push(`- ${name}: ${String(group.command)}`);
+        else keptGroups.push(group);
+        continue;
+      }
       if (!isObject(group) || !Array.isArray(group.hooks)) {
         keptGroups.push(group);
         continue;
@@ -220,7 +254,9 @@ export function planUninstall(file: string, before: string | undefined, harness:
   if (!changes.length) return { file, before, after: before, changed: false, changes };
   const next: Json = { ...settings };
   if (Object.keys(hooks).length === 0) delete next.hooks;
-  const after = Object.keys(next).length === 0 ? undefined : render(next);
+  // a Cursor file left with nothing but the `version` install wrote held only our hooks
+  const onlyVersion = harness === 'cursor' && Object.keys(next).length === 1 && next.version === 1;
+  const after = Object.keys(next).length === 0 || onlyVersion ? undefined : render(next);
   return { file, before, after, changed: true, changes };
 }
 

@@ -4,8 +4,9 @@
  * decisions, lessons and hand-offs with `vault save`; memories are unreviewed and can be wrong.
  *
  * - Claude Code: a skill, `<worktree>/.claude/skills/vault-recall/SKILL.md` (whole file ours).
- * - Codex (and Gemini CLI, in `<worktree>/GEMINI.md`): a delimited block in `<worktree>/AGENTS.md` between {@link BLOCK_BEGIN} and
- *   {@link BLOCK_END}; the rest of the file is never touched.
+ * - Codex and Cursor (and Gemini CLI, in `<worktree>/GEMINI.md`): a delimited block in `<worktree>/AGENTS.md` between {@link BLOCK_BEGIN} and
+ *   {@link BLOCK_END}; the rest of the file is never touched. Cursor reads AGENTS.md as project
+ *   instructions (cursor.com/docs/rules).
  *
  * Unlike `.claude/settings.local.json`, these files hold no machine paths and are meant to be
  * committed. Installing twice equals once; uninstall removes exactly what install added (the

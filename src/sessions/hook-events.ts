@@ -8,15 +8,23 @@
  * (turn-scoped), PreCompact, UserPromptSubmit; Codex has no SessionEnd, so its Stop keeps the
  * snapshot current after every turn. Gemini CLI events (settings.json `hooks`): SessionStart and
  * BeforeAgent (its prompt-submit event); its transcript is a JSON file we do not read, so no
- * snapshot events are installed for it (geminicli.com/docs/hooks/reference).
+ * snapshot events are installed for it (geminicli.com/docs/hooks/reference). Cursor events
+ * (`.cursor/hooks.json`, camelCase names): only sessionStart, whose `additional_context` output
+ * is added to the conversation's initial context; its beforeSubmitPrompt can only let a prompt
+ * through or block it (`continue`, `user_message`), so prompt recall cannot reach the model there,
+ * and its transcript format is not documented, so no snapshot events either
+ * (cursor.com/docs/agent/hooks).
  */
 import { canonicalHarness } from '../document/harness-names.js';
 import { HARNESSES as HARNESS_NAMES, type Harness } from './transcripts/transcript-summary.js';
 
-/** Harnesses with hooks: those whose transcripts we read, and Gemini CLI (session start and prompt recall only). */
-export type HookHarness = Harness | 'gemini-cli';
+/**
+ * Harnesses with hooks: those whose transcripts we read, Gemini CLI (session start and prompt
+ * recall only) and Cursor (session start only).
+ */
+export type HookHarness = Harness | 'gemini-cli' | 'cursor';
 
-export const HOOK_HARNESSES: readonly HookHarness[] = [...HARNESS_NAMES, 'gemini-cli'];
+export const HOOK_HARNESSES: readonly HookHarness[] = [...HARNESS_NAMES, 'gemini-cli', 'cursor'];
 
 /** True when snapshots can be written for this harness (we read its transcripts). */
 export function readsTranscripts(harness: HookHarness): harness is Harness {
@@ -37,16 +45,30 @@ export const HARNESS_EVENT_NAMES: Record<HookEvent, string> = {
   'user-prompt-submit': 'UserPromptSubmit',
 };
 
-/** The event name a harness uses for one of ours (Gemini CLI calls prompt submission BeforeAgent). */
+/** Cursor's names for our events (camelCase; prompt submission is beforeSubmitPrompt). */
+const CURSOR_EVENT_NAMES: Record<HookEvent, string> = {
+  'session-start': 'sessionStart',
+  stop: 'stop',
+  'session-end': 'sessionEnd',
+  'pre-compact': 'preCompact',
+  'user-prompt-submit': 'beforeSubmitPrompt',
+};
+
+/** The event name a harness uses for one of ours (Gemini CLI calls prompt submission BeforeAgent; Cursor writes camelCase). */
 export function harnessEventName(harness: HookHarness, event: HookEvent): string {
+  if (harness === 'cursor') return CURSOR_EVENT_NAMES[event];
   return harness === 'gemini-cli' && event === 'user-prompt-submit' ? 'BeforeAgent' : HARNESS_EVENT_NAMES[event];
 }
+
+/** Every event name of every harness (for settings files: their entries must be lists). */
+export const ALL_HARNESS_EVENT_NAMES: readonly string[] = [...Object.values(HARNESS_EVENT_NAMES), 'BeforeAgent', ...Object.values(CURSOR_EVENT_NAMES)];
 
 /** Events installed per harness. */
 export const EVENTS_BY_HARNESS: Record<HookHarness, readonly HookEvent[]> = {
   'claude-code': ['session-start', 'stop', 'pre-compact', 'session-end', 'user-prompt-submit'],
   codex: ['session-start', 'stop', 'pre-compact', 'user-prompt-submit'],
   'gemini-cli': ['session-start', 'user-prompt-submit'],
+  cursor: ['session-start'],
 };
 
 /** Internal deadline of a hook run, ms (stdin read included). */
@@ -98,6 +120,7 @@ export function normalizeEvent(name: string): HookEvent | undefined {
       return 'pre-compact';
     case 'userpromptsubmit':
     case 'beforeagent':
+    case 'beforesubmitprompt':
       return 'user-prompt-submit';
     default:
       return undefined;

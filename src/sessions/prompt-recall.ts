@@ -180,7 +180,6 @@ export interface PromptRecallInput {
   prompt: unknown;
   /** `session_id` as received; without one nothing is recorded (and nothing excluded) */
   sessionId: unknown;
-  retentionDays: number | undefined;
 }
 
 /**
@@ -196,6 +195,6 @@ export async function promptRecall(rt: Runtime, input: PromptRecallInput): Promi
   const exclude = session ? readInjected(input.sessionsDir, session) : new Set<string>();
   const recalled = await recallMemories(input.roots, query, { harness: input.harness, exclude, readTerms: (hit) => readHitTerms(input.roots, hit) });
   const out = renderRecall(recalled);
-  if (session && out.ids.length) addInjected(input.sessionsDir, session, out.ids, rt, input.retentionDays);
+  if (session && out.ids.length) addInjected(input.sessionsDir, session, out.ids, rt);
   return out;
 }

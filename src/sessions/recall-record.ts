@@ -7,22 +7,20 @@
  * written atomically, 0600, never through a link (the sessions folder's write helper), in a
  * subfolder so that writing it does not change the sessions folder's mtime (start records
  * depend on it). At most {@link MAX_IDS} ids, the newest kept. Records are pruned with the
- * snapshots' retention (ECC_SESSION_RETENTION_DAYS) when a new one is made. Advisory: a damaged
- * record reads as empty.
+ * snapshots (snapshots/snapshot-index.ts: those not modified within ECC_SESSION_RETENTION_DAYS,
+ * when a snapshot is written or session start lists them). Advisory: a damaged record reads as
+ * empty.
  */
-import { lstatSync, mkdirSync, readdirSync, unlinkSync } from 'node:fs';
+import { lstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ID_PATTERN } from '../document/contract.js';
 import type { Runtime } from '../io/runtime.js';
-import { ensureSessionsDir, readSnapshotText, writeSessionFile } from './snapshots/snapshot-store.js';
+import { ensureSessionsDir, RECALL_DIR, readSnapshotText, writeSessionFile } from './snapshots/snapshot-store.js';
 import { fnv1a32 } from './start/start-cache.js';
 
-/** The subfolder of the sessions folder holding the records. */
-export const RECALL_DIR = '.recall';
 /** Ids kept per session. */
 export const MAX_IDS = 2000;
 const RECORD_MAX_BYTES = 256 * 1024;
-const RECORD_FILE = /^[0-9a-f]{8}\.json$/;
 
 function fileOf(sessionId: string): string {
   return `${fnv1a32(sessionId)}.json`;
@@ -41,35 +39,11 @@ export function readInjected(sessionsDir: string, sessionId: string): Set<string
   }
 }
 
-/** Removes records older than the retention (regular files of the record name only). */
-function pruneRecords(sub: string, nowMs: number, retentionDays: number): void {
-  let names: string[];
-  try {
-    names = readdirSync(sub);
-  } catch {
-    return;
-  }
-  for (const n of names) {
-    if (!RECORD_FILE.test(n)) continue;
-    const p = join(sub, n);
-    const st = lstatSync(p, { throwIfNoEntry: false });
-    if (st?.isFile() && nowMs - st.mtimeMs > retentionDays * 86_400_000) {
-      try {
-        unlinkSync(p);
-      } catch {
-        /* next time */
-      }
-    }
-  }
-}
-
 /**
  * Adds ids to a session's record. Never throws: a record that cannot be written costs at most a
  * memory shown again.
- *
- * @param retentionDays prune records older than this when a new record is made; undefined: never
  */
-export function addInjected(sessionsDir: string, sessionId: string, ids: readonly string[], rt: Runtime, retentionDays: number | undefined): void {
+export function addInjected(sessionsDir: string, sessionId: string, ids: readonly string[], rt: Runtime): void {
   if (!ids.length) return;
   try {
     ensureSessionsDir(sessionsDir);
@@ -81,11 +55,9 @@ export function addInjected(sessionsDir: string, sessionId: string, ids: readonl
     }
     if (!lstatSync(sub, { throwIfNoEntry: false })?.isDirectory()) return; // a link or a file: never written through
     const name = fileOf(sessionId);
-    const isNew = !lstatSync(join(sub, name), { throwIfNoEntry: false });
     const all = [...readInjected(sessionsDir, sessionId), ...ids.filter((id) => ID_PATTERN.test(id))];
     const kept = [...new Set(all)].slice(-MAX_IDS);
     writeSessionFile(sub, name, JSON.stringify({ v: 1, session: sessionId, ids: kept }), 'recall', rt, true);
-    if (isNew && retentionDays !== undefined) pruneRecords(sub, rt.now().getTime(), retentionDays);
   } catch {
     /* advisory */
   }

@@ -45,7 +45,7 @@ describe('vault completion', () => {
     expect(complete('vault save --kind ')).toEqual([...KINDS].sort());
     expect(complete('vault search --status ')).toEqual(['active', 'rejected', 'superseded']);
     expect(complete('vault hooks ')).toEqual(['install', 'uninstall']);
-    expect(complete('vault hooks install --harness ')).toEqual(['claude-code', 'codex', 'gemini-cli']);
+    expect(complete('vault hooks install --harness ')).toEqual(['claude-code', 'codex', 'cursor', 'gemini-cli']);
     expect(complete('vault completion ')).toEqual(['bash', 'fish', 'zsh']);
     expect(complete('vault templates d')).toEqual(['decision']);
     expect(complete('vault save --title ')).toEqual([]); // free text: the shell's default (files)

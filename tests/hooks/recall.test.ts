@@ -87,6 +87,44 @@ describe('vault hook user-prompt-submit', () => {
     expect(readdirSync(join(sessionsDirOf(env), '.recall')).every((n) => /^[0-9a-f]{8}\.json$/.test(n))).toBe(true);
   });
 
+  it('never twice across a compaction of the same session; the records are pruned with the snapshots', async () => {
+    const { repo, env, redis } = vault();
+    const ask = (session: string) =>
+      hook('user-prompt-submit', prompt(repo, 'why do the login sessions live in redis and not postgres?', session), { cwd: repo, env });
+    expect(recallOf((await ask('sess-c')).stdout)).toContain(redis.id);
+    // the session compacts (PreCompact, then SessionStart with source compact) and goes on under its id
+    expect((await hook('pre-compact', { session_id: 'sess-c', transcript_path: CLAUDE_SESSION, cwd: repo, trigger: 'auto' }, { cwd: repo, env })).code).toBe(0);
+    const after = await hook('session-start', { session_id: 'sess-c', cwd: repo, source: 'compact' }, { cwd: repo, env });
+    expect(after.code).toBe(0);
+    expect((await ask('sess-c')).stdout).not.toContain(redis.id);
+    // retention: a record untouched for longer than ECC_SESSION_RETENTION_DAYS goes when the snapshots are pruned
+    const dir = join(sessionsDirOf(env), '.recall');
+    expect(recallOf((await ask('sess-old')).stdout)).toContain(redis.id);
+    const records = readdirSync(dir).sort();
+    expect(records).toHaveLength(2);
+    const stale = readdirSync(dir).find((n) => readFileSync(join(dir, n), 'utf8').includes('"sess-old"'))!;
+    const past = new Date(Date.now() - 40 * 86_400_000);
+    utimesSync(join(dir, stale), past, past);
+    // not pruned when retention is off, nor by a prompt alone
+    await hook(
+      'stop',
+      { session_id: 'sess-c', transcript_path: CLAUDE_SESSION, cwd: repo },
+      { cwd: repo, env: { ...env, ECC_SESSION_RETENTION_DAYS: 'never' } },
+    );
+    expect(readdirSync(dir)).toContain(stale);
+    expect(recallOf((await ask('sess-new')).stdout)).toContain(redis.id);
+    expect(readdirSync(dir)).toContain(stale);
+    // the next prune (due: the last one more than an hour ago) takes it, and keeps the live ones
+    const index = join(sessionsDirOf(env), '.snapshot-index.json');
+    writeFileSync(index, readFileSync(index, 'utf8').replace(/^(vault-snapshot-index \d+ )\d+/, `$1${Date.now() - 7_200_000}`));
+    await hook('stop', { session_id: 'sess-c', transcript_path: CLAUDE_SESSION, cwd: repo }, { cwd: repo, env });
+    expect(readdirSync(dir)).not.toContain(stale);
+    expect(readdirSync(dir)).toHaveLength(2);
+    // the pruned session starts afresh; the live one still remembers
+    expect(recallOf((await ask('sess-old')).stdout)).toContain(redis.id);
+    expect((await ask('sess-c')).stdout).not.toContain(redis.id);
+  });
+
   it('Codex gets the same shape, and {} when there is nothing to add', async () => {
     const { repo, env, deploy } = vault();
     const r = await hook('user-prompt-submit', prompt(repo, 'how do we deploy the billing service?'), { cwd: repo, env, harness: 'codex' });

@@ -216,7 +216,9 @@ describe('vault hook stop / session-end / pre-compact (transcripts in the harnes
     const repo = gitRepo();
     const env = cliEnv();
     expect(await hook('subagent-stop', stopPayload(repo), { cwd: repo, env })).toMatchObject({ code: 0, stdout: '' });
-    expect(await hook('stop', stopPayload(repo), { cwd: repo, env, harness: 'cursor' })).toMatchObject({ code: 0, stdout: '' });
+    expect(await hook('stop', stopPayload(repo), { cwd: repo, env, harness: 'windsurf' })).toMatchObject({ code: 0, stdout: '' });
+    // Cursor has no stop hook (its transcript is not read): the JSON it expects, nothing written
+    expect(await hook('stop', stopPayload(repo), { cwd: repo, env, harness: 'cursor' })).toMatchObject({ code: 0, stdout: '{}\n' });
     expect(await hook('stop', stopPayload(repo, CLAUDE_SESSION, { stop_hook_active: true }), { cwd: repo, env })).toMatchObject({ code: 0, stdout: '' });
     expect(snapshotNames(env)).toEqual([]);
     const r = await hook('Stop', stopPayload(repo), { cwd: repo, env }); // the harness's own event name works too

@@ -211,6 +211,76 @@ describe('vault hooks install / uninstall', () => {
     expect(existsSync(userFile)).toBe(false);
   });
 
+  it('cursor: sessionStart into .cursor/hooks.json (flat entries, timeout in seconds), idempotent, dry-run diff, exact uninstall', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const file = join(repo, '.cursor', 'hooks.json');
+    // a new file: version 1 and our one entry; uninstall deletes it again
+    const fresh = await runCli(['hooks', 'install', '--harness', 'cursor', '--command', 'vault'], { cwd: repo, env });
+    expect(fresh.code, fresh.stderr).toBe(0);
+    expect(fresh.stdout).toContain('Cursor: session start only');
+    expect(fresh.stdout).toContain('/.cursor/hooks.json');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
+      version: 1,
+      hooks: { sessionStart: [{ command: 'vault hook session-start --harness cursor', timeout: INSTALLED_TIMEOUT_S['session-start'] }] },
+    });
+    expect(INSTALLED_TIMEOUT_S['session-start'] * 1000).toBeGreaterThan(DEADLINE_MS['session-start']);
+    expect((await runCli(['hooks', 'uninstall', '--harness', 'cursor'], { cwd: repo, env })).code).toBe(0);
+    expect(existsSync(file)).toBe(false);
+    // someone's file: their hooks (one on sessionStart too) and keys stay as they are
+    const theirs = {
+      version: 1,
+      hooks: {
+        sessionStart: [{ command: './hooks/session-init.sh' }],
+        beforeShellExecution: [{ command: './hooks/approve-network.sh', timeout: 30, matcher: 'curl|wget|nc' }],
+        stop: [{ command: './hooks/audit.sh', loop_limit: 10 }],
+      },
+    };
+    const original = `${JSON.stringify(theirs, null, 2)}\n`;
+    writeFileSync(file, original);
+    const dry = await runCli(['hooks', 'install', '--harness', 'cursor', '--command', 'vault', '--dry-run'], { cwd: repo, env });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(dry.stdout).toContain(`Dry run: would change ${file}`);
+    expect(dry.stdout).toMatch(/^\+ .*"command": "vault hook session-start --harness cursor"/m);
+    expect(dry.stdout).toMatch(/^ {2} .*"command": "\.\/hooks\/session-init\.sh"/m);
+    expect(readFileSync(file, 'utf8')).toBe(original);
+    expect((await runCli(['hooks', 'install', '--harness', 'cursor', '--command', 'vault'], { cwd: repo, env })).code).toBe(0);
+    const s = JSON.parse(readFileSync(file, 'utf8')) as { version: number; hooks: Record<string, unknown[]> };
+    expect(Object.keys(s.hooks)).toEqual(['sessionStart', 'beforeShellExecution', 'stop']);
+    expect(s.hooks.sessionStart).toEqual([{ command: './hooks/session-init.sh' }, { command: 'vault hook session-start --harness cursor', timeout: 10 }]);
+    expect(s.hooks.stop).toEqual(theirs.hooks.stop);
+    const installed = readFileSync(file, 'utf8');
+    const twice = await runCli(['hooks', 'install', '--harness', 'cursor', '--command', 'vault'], { cwd: repo, env });
+    expect(twice.stdout).toContain('already installed, nothing to change');
+    expect(readFileSync(file, 'utf8')).toBe(installed);
+    // another command prefix updates our entry in place
+    expect((await runCli(['hooks', 'install', '--harness', 'cursor', '--command', '/opt/bin/vault'], { cwd: repo, env })).code).toBe(0);
+    expect((JSON.parse(readFileSync(file, 'utf8')) as typeof s).hooks.sessionStart).toHaveLength(2);
+    // other harnesses' uninstall leaves it alone; cursor's gives back the exact bytes
+    expect((await runCli(['hooks', 'uninstall', '--harness', 'codex'], { cwd: repo, env })).code).toBe(0);
+    expect(readFileSync(file, 'utf8')).not.toBe(original);
+    const un = await runCli(['hooks', 'uninstall', '--harness', 'cursor'], { cwd: repo, env });
+    expect(un.code, un.stderr).toBe(0);
+    expect(readFileSync(file, 'utf8')).toBe(original);
+    // a list that is no list is refused untouched
+    writeFileSync(file, '{"hooks":{"sessionStart":{"command":"x"}}}');
+    const bad = await runCli(['hooks', 'install', '--harness', 'cursor'], { cwd: repo, env });
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('hooks.sessionStart');
+    expect(readFileSync(file, 'utf8')).toBe('{"hooks":{"sessionStart":{"command":"x"}}}');
+    // user scope: ~/.cursor/hooks.json; the installed command really runs: garbage in, `{}` out
+    expect((await runCli(['hooks', 'install', '--harness', 'cursor', '--scope', 'user'], { cwd: repo, env })).code).toBe(0);
+    const userFile = join(env.HOME!, '.cursor', 'hooks.json');
+    const cmd = (JSON.parse(readFileSync(userFile, 'utf8')) as typeof s).hooks.sessionStart![0] as { command: string };
+    expect(cmd.command).toMatch(/^"[^"]*node[^"]*" "[^"]*bin\/vault\.js" hook session-start --harness cursor$/);
+    const { spawnSync } = await import('node:child_process');
+    const run = spawnSync('sh', ['-c', cmd.command], { cwd: repo, env, input: 'not json', encoding: 'utf8' });
+    expect(run.status).toBe(0);
+    expect(run.stdout).toBe('{}\n');
+    expect((await runCli(['hooks', 'uninstall', '--harness', 'cursor', '--scope', 'user'], { cwd: repo, env })).code).toBe(0);
+    expect(existsSync(userFile)).toBe(false);
+  });
+
   it('user scope writes ~/.claude/settings.json and $CODEX_HOME/hooks.json', async () => {
     const repo = gitRepo();
     const codexHome = tempDir();

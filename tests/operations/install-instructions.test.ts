@@ -79,6 +79,69 @@ describe('vault hooks install --instructions', () => {
     expect(readFileSync(gemini, 'utf8')).toBe(original);
   });
 
+  it('cursor: the block in AGENTS.md (Cursor reads it as project instructions), removed by uninstall', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const r = await run(repo, env, 'install', '--harness', 'cursor', '--instructions');
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(repo, 'AGENTS.md'), 'utf8')).toBe(`${AGENTS_BLOCK}\n`);
+    expect((await run(repo, env, 'uninstall', '--harness', 'cursor')).code).toBe(0);
+    expect(existsSync(join(repo, 'AGENTS.md'))).toBe(false);
+    expect(existsSync(join(repo, '.cursor', 'hooks.json'))).toBe(false);
+  });
+
+  it('on a terminal, install asks one y/N question when neither --instructions nor --no-instructions is given', async () => {
+    const ask = (repo: string, env: Record<string, string>, keys: string[] | undefined, ...extra: string[]) =>
+      runCli(['hooks', 'install', '--harness', 'codex', '--command', 'vault', ...extra], { cwd: repo, env, ...(keys ? { keys, tty: true } : {}) });
+    const question = /Also install the recall protocol in .*AGENTS\.md \(a file meant to be committed\)\? \[y\/N\] /;
+    // y: asked once, answered, installed
+    const yes = gitRepo();
+    const env = cliEnv();
+    const keysYes = ['y'];
+    const r = await ask(yes, env, keysYes);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(question);
+    expect(r.stdout.match(/\[y\/N\]/g)).toHaveLength(1);
+    expect(keysYes).toEqual([]);
+    expect(readFileSync(join(yes, 'AGENTS.md'), 'utf8')).toBe(`${AGENTS_BLOCK}\n`);
+    expect(existsSync(join(yes, '.codex', 'hooks.json'))).toBe(true);
+    // n, Enter, anything else: no protocol, the hooks still installed
+    for (const key of ['n', '\r', 'x', '\u0003']) {
+      const no = gitRepo();
+      const n = await ask(no, env, [key]);
+      expect(n.code, n.stderr).toBe(0);
+      expect(n.stdout).toMatch(question);
+      expect(existsSync(join(no, 'AGENTS.md')), JSON.stringify(key)).toBe(false);
+      expect(existsSync(join(no, '.codex', 'hooks.json'))).toBe(true);
+    }
+    // not a terminal: no question, no protocol
+    const plain = gitRepo();
+    const p = await ask(plain, env, undefined);
+    expect(p.code, p.stderr).toBe(0);
+    expect(p.stdout).not.toMatch(/\[y\/N\]/);
+    expect(existsSync(join(plain, 'AGENTS.md'))).toBe(false);
+    // a flag answers the question beforehand; --json never asks; a dry run asks and shows the diff
+    for (const [flag, installed] of [
+      ['--instructions', true],
+      ['--no-instructions', false],
+    ] as const) {
+      const repo = gitRepo();
+      const keys = ['y'];
+      const f = await ask(repo, env, keys, flag);
+      expect(f.stdout).not.toMatch(/\[y\/N\]/);
+      expect(keys).toEqual(['y']);
+      expect(existsSync(join(repo, 'AGENTS.md'))).toBe(installed);
+    }
+    const json = gitRepo();
+    const j = await ask(json, env, ['y'], '--json');
+    expect(JSON.parse(j.stdout).instructions).toBeUndefined();
+    const dry = gitRepo();
+    const d = await ask(dry, env, ['y'], '--dry-run');
+    expect(d.stdout).toMatch(question);
+    expect(d.stdout).toContain(`+ ${BLOCK_BEGIN}`);
+    expect(existsSync(join(dry, 'AGENTS.md'))).toBe(false);
+  });
+
   it('never writes through a symbolic link, and leaves a changed skill alone on uninstall', async () => {
     const repo = gitRepo();
     const env = cliEnv();

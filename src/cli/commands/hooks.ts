@@ -11,7 +11,7 @@ interface HooksArgs extends GlobalArgs {
   instructions?: boolean;
 }
 
-const HARNESS_TITLES = { 'claude-code': 'Claude Code', codex: 'Codex', 'gemini-cli': 'Gemini CLI' } as const;
+const HARNESS_TITLES = { 'claude-code': 'Claude Code', codex: 'Codex', 'gemini-cli': 'Gemini CLI', cursor: 'Cursor' } as const;
 
 /** The command that runs this installation of vault: node plus the absolute bin path, quoted. */
 async function defaultPrefix(): Promise<string> {
@@ -20,33 +20,44 @@ async function defaultPrefix(): Promise<string> {
   return `${JSON.stringify(process.execPath)} ${JSON.stringify(bin)}`;
 }
 
+/**
+ * Asks on the terminal whether to install the recall protocol too: one y/N question, one key
+ * (`y` yes; anything else, Enter and Ctrl-C included, no).
+ */
+async function askInstructions(ctx: CliContext, file: string, readKey: () => Promise<string>): Promise<boolean> {
+  ctx.io.stdout(`Also install the recall protocol in ${file} (a file meant to be committed)? [y/N] `);
+  const yes = (await readKey()).toLowerCase() === 'y';
+  ctx.io.stdout(`${yes ? 'y' : 'n'}\n`);
+  return yes;
+}
+
 /** `vault hooks install|uninstall --harness H`: merge our hooks into a harness's settings. */
 export const hooksCommand = (ctx: CliContext) => ({
   command: 'hooks <action>',
-  describe: 'install or uninstall the session hooks for Claude Code, Codex or Gemini CLI',
+  describe: 'install or uninstall the session hooks for Claude Code, Codex, Gemini CLI or Cursor',
   builder: (y: Argv) =>
     y
       .positional('action', { type: 'string', choices: ['install', 'uninstall'], describe: 'install or uninstall' })
-      .option('harness', { type: 'string', choices: ['claude-code', 'codex', 'gemini-cli'], demandOption: true, describe: 'which agent' })
+      .option('harness', { type: 'string', choices: ['claude-code', 'codex', 'gemini-cli', 'cursor'], demandOption: true, describe: 'which agent' })
       .option('scope', {
         type: 'string',
         choices: ['project', 'user'],
         describe:
-          'project (default: .claude/settings.local.json, .codex/hooks.json or .gemini/settings.json) or user (~/.claude/settings.json, ~/.codex/hooks.json or ~/.gemini/settings.json)',
+          'project (default: .claude/settings.local.json, .codex/hooks.json, .gemini/settings.json or .cursor/hooks.json) or user (~/.claude/settings.json, ~/.codex/hooks.json, ~/.gemini/settings.json or ~/.cursor/hooks.json)',
       })
       .option('dry-run', { type: 'boolean', describe: 'print the diff, change nothing' })
       .option('command', { type: 'string', describe: 'how the harness should run vault (default: this node and bin/vault.js, absolute)' })
       .option('instructions', {
         type: 'boolean',
         describe:
-          'also install the recall protocol where the harness reads instructions: a skill (.claude/skills/vault-recall/SKILL.md) or a block in AGENTS.md (Codex) or GEMINI.md (Gemini CLI); files meant to be committed. uninstall removes them',
+          'also install the recall protocol where the harness reads instructions: a skill (.claude/skills/vault-recall/SKILL.md) or a block in AGENTS.md (Codex, Cursor) or GEMINI.md (Gemini CLI); files meant to be committed. On a terminal, install asks when neither --instructions nor --no-instructions is given; elsewhere the default is no. uninstall removes them',
       })
       .example('$0 hooks install --harness codex --instructions', 'hooks in .codex/hooks.json and the recall protocol in AGENTS.md')
       .example('$0 hooks install --harness claude-code --dry-run', 'show what would change in .claude/settings.local.json'),
   handler: (argv: HooksArgs) =>
     runCommand(ctx, argv, async () => {
       if (Array.isArray(argv.harness) || Array.isArray(argv.scope)) usageError('--harness and --scope may be given only once');
-      const harness = argv.harness as 'claude-code' | 'codex' | 'gemini-cli';
+      const harness = argv.harness as keyof typeof HARNESS_TITLES;
       const scope = (argv.scope ?? 'project') as 'project' | 'user';
       const {
         settingsFileFor,
@@ -79,8 +90,11 @@ export const hooksCommand = (ctx: CliContext) => ({
       // the recall protocol: installed with --instructions, removed by every uninstall that finds it unchanged
       const worktreeRoot = findWorktreeRoot(rt.cwd);
       const instr = await import('../../operations/install-instructions.js');
+      let wantInstructions = argv.instructions;
+      if (argv.action === 'install' && wantInstructions === undefined && !argv.json && ctx.io.readKey)
+        wantInstructions = await askInstructions(ctx, instr.instructionsFileFor(harness, worktreeRoot), ctx.io.readKey);
       let instructions: ReturnType<typeof instr.planInstructions> | undefined;
-      if (argv.action === 'install' && argv.instructions) instructions = instr.planInstructions(harness, worktreeRoot, 'install');
+      if (argv.action === 'install' && wantInstructions) instructions = instr.planInstructions(harness, worktreeRoot, 'install');
       else if (argv.action === 'uninstall') {
         try {
           instructions = instr.planInstructions(harness, worktreeRoot, 'uninstall');
@@ -185,6 +199,11 @@ export const hooksCommand = (ctx: CliContext) => ({
         printText(
           ctx,
           '  Gemini CLI: session start and prompt recall only (no snapshots: its transcript is not a format vault reads); if the hooks system is off, turn on "Enable Hooks System" in /settings; see docs/hooks.md',
+        );
+      if (harness === 'cursor' && argv.action === 'install')
+        printText(
+          ctx,
+          '  Cursor: session start only (its beforeSubmitPrompt hook cannot add context, so prompt recall goes through MCP: vault mcp); project hooks run in trusted workspaces; see docs/hooks.md',
         );
     }),
 });

@@ -293,35 +293,3 @@ export function errorLines(output: string): { headline: string; excerpt: string[
   const excerpt = lines.filter((l, i) => i === best || SPECIFIC.test(l) || (GENERAL.test(l) && Math.abs(i - best) <= 3)).slice(0, 6);
   return { headline: clean(lines[best]!), excerpt: excerpt.map(clean) };
 }
-
-/**
- * The exit code a Codex tool output reports: the 0.5x JSON `{output, metadata: {exit_code}}`,
- * the unified exec text (`Process exited with code N`), the shell_command text
- * (`Exit code: N`). `running` when the process is still going (`Process running with session ID N`).
- */
-export function codexExit(output: string): { exit: number | undefined; running?: string; text: string } {
-  const t = output.trimStart();
-  if (t.startsWith('{') && t.length <= 4 * 1024 * 1024) {
-    try {
-      const v = JSON.parse(t) as unknown;
-      if (v && typeof v === 'object' && !Array.isArray(v)) {
-        const o = v as Record<string, unknown>;
-        const meta = o.metadata && typeof o.metadata === 'object' ? (o.metadata as Record<string, unknown>) : undefined;
-        const code = meta?.exit_code;
-        const text = typeof o.output === 'string' ? o.output : '';
-        if (typeof code === 'number') return { exit: code, text };
-        if (text) return { exit: undefined, text };
-      }
-    } catch {
-      /* not JSON after all */
-    }
-  }
-  const head = output.slice(0, 400);
-  const exited = /^Process exited with code (-?\d+)$/m.exec(head) ?? /^Exit code: (-?\d+)$/m.exec(head);
-  const body = /^Output:\n/m.exec(output);
-  const text = body ? output.slice(body.index + body[0].length) : output;
-  if (exited) return { exit: Number(exited[1]), text };
-  const running = /^Process running with session ID (\d+)$/m.exec(head);
-  if (running) return { exit: undefined, running: running[1], text };
-  return { exit: undefined, text };
-}

@@ -9,7 +9,9 @@ import type { Harness } from '../transcripts/transcript-summary.js';
 import { capText, clipRaw, oneLine, redact, stripControls } from '../transcripts/text.js';
 import { commandFamily, errorLines, firstLine, isLookOnly, outputSaysFailed } from './commands.js';
 import { type CueSentence, cueSentences, isRejection, reasonIn, sentences, statementOf } from './cues.js';
-import { claudeEvents, codexEvents, detectHarness, type TranscriptEvent } from './records.js';
+import { claudeEvents } from '../transcripts/claude-transcript.js';
+import { codexEvents } from '../transcripts/codex-transcript.js';
+import { detectHarness, type TranscriptEvent } from '../transcripts/transcript-events.js';
 import { bodyOf, code, errorSignature, fingerprintOf, normalizeKey, quote, tagsOf, titleOf } from './render.js';
 import type { ExtractorState, OpenFailure, OpenItem, PendingCall, Proposal, ProposalEvidence, ProposalKind } from './types.js';
 
@@ -175,7 +177,7 @@ class Run {
     if (this.s.harness === undefined) return true;
     this.events.length = 0;
     if (this.s.harness === 'codex') codexEvents(r, line, this.events);
-    else claudeEvents(r, line, this.events);
+    else if (r.isSidechain !== true) claudeEvents(r, line, this.events); // a subagent's records: the person did not speak in them
     for (const ev of this.events) this.on(ev);
     return true;
   }
@@ -199,7 +201,7 @@ class Run {
         if (!s.cwd && ev.cwd) s.cwd = oneLine(ev.cwd, 4096);
         return;
       case 'user':
-        this.onUser(ev);
+        if (!ev.slash) this.onUser(ev); // a slash command is the harness's, not a statement
         return;
       case 'assistant':
         this.onAssistant(ev);
@@ -223,6 +225,8 @@ class Run {
         s.todosAt = where(ev);
         return;
       case 'turn-end':
+      case 'tool':
+      case 'compaction':
         return;
     }
   }

@@ -25,6 +25,7 @@ import {
   sameRepoInstance,
   SNAPSHOT_FILE,
   PROPOSALS_DIR,
+  RECALL_DIR,
   START_DIR,
   writeSessionFile,
   type SnapshotFile,
@@ -342,11 +343,13 @@ export function discoverSnapshot(
     }
     names = kept;
     index.prunedAt = nowMs;
-    // start records (start-cache.ts) of worktrees without a session since the retention, and the
-    // proposals of sessions last recorded before it (pruned with their snapshots)
+    // start records (start-cache.ts) of worktrees without a session since the retention, the
+    // proposals of sessions last recorded before it and the recall records (recall-record.ts) of
+    // sessions that injected nothing since (pruned with their snapshots)
     for (const [folder, file] of [
       [START_DIR, /^[0-9a-f]{8}\.json$/],
       [PROPOSALS_DIR, /^[a-z0-9_][a-z0-9_-]{0,63}\.json$/],
+      [RECALL_DIR, /^[0-9a-f]{8}\.json$/],
     ] as const) {
       const sub = join(dir, folder);
       if (!lstatSync(sub, { throwIfNoEntry: false })?.isDirectory()) continue;

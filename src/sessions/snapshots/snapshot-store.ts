@@ -89,6 +89,12 @@ export function ensureStartDir(dir: string): string | undefined {
  */
 export const PROPOSALS_DIR = '.proposals';
 
+/**
+ * The subfolder of the sessions folder that holds the per-session records of injected memories
+ * (sessions/recall-record.ts): one `<8 hex>.json` per session id, pruned with the snapshots.
+ */
+export const RECALL_DIR = '.recall';
+
 /** File name of a snapshot: `<YYYY-MM-DD>-<shortid>-session.tmp`. */
 export const SNAPSHOT_FILE = /^(\d{4}-\d{2}-\d{2})-([a-z0-9_][a-z0-9_-]{0,63})-session\.tmp$/;
 /** Largest snapshot file read back (a rendered snapshot is a few KB). */

@@ -8,15 +8,14 @@
  * blocks; `isSidechain` subagent lines (1.x inline layout); `isMeta` expanded slash commands;
  * `system` `compact_boundary` markers and the `isCompactSummary` user line after them;
  * `summary` title records. One API response may span several lines sharing `message.id`.
+ * {@link claudeEvents} is the one reading of a record's content, for the summary here and for
+ * the proposal extractor (sessions/proposals).
  */
 import {
   bounded,
   emptySummary,
   noteAssistant,
-  noteCommand,
   noteCompaction,
-  noteFile,
-  noteOpenItems,
   notePrompt,
   noteTime,
   noteToolError,
@@ -24,25 +23,13 @@ import {
   type TranscriptSummary,
 } from './transcript-summary.js';
 import { oneLine } from './text.js';
+import { at, isInjectedText, isObject, noteWork, str, todoItems, type TranscriptEvent } from './transcript-events.js';
 
 /** Tools whose `file_path` (or `notebook_path`) input is a file the session changed. */
 const EDIT_TOOLS = new Set(['Edit', 'MultiEdit', 'Write', 'NotebookEdit']);
-/** Tools whose `command` input is a shell command. */
-const SHELL_TOOLS = new Set(['Bash', 'BashOutput']);
 
-/** Text that Claude Code puts in user lines but that the person did not type. */
-function isSyntheticUserText(text: string): boolean {
-  const t = text.trimStart();
-  return (
-    t.startsWith('<local-command-stdout>') ||
-    t.startsWith('<local-command-stderr>') ||
-    t.startsWith('Caveat: The messages below were generated') ||
-    t.startsWith('[Request interrupted by user') ||
-    t.startsWith('<system-reminder>') ||
-    t.startsWith('<bash-stdout>') ||
-    t.startsWith('<bash-stderr>')
-  );
-}
+/** Tool results the person refused (a refused tool call is no failure of the command). */
+const REFUSED = /^The user doesn't want to proceed with this tool use|^\[Request interrupted by user|^User rejected|^The user rejected/;
 
 /** A slash command line (`<command-name>/x</command-name><command-args>y</command-args>`) as `/x y`. */
 function slashCommand(text: string): string | undefined {
@@ -53,8 +40,76 @@ function slashCommand(text: string): string | undefined {
   return args ? `${slash} ${args}` : slash;
 }
 
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+/**
+ * The events of one Claude Code record, appended to `out`. A sidechain (subagent) record gives
+ * only its tool calls and their results (the person did not speak in it): pass `sidechain` for
+ * the records of a `subagents/agent-*.jsonl` file. Expanded slash commands (`isMeta`) and
+ * transcript-only lines give no text; the summary after a compaction is a `compaction` event.
+ * `failuresOnly`: results only for failed tool calls (the snapshot summary: the output of every
+ * file read is most of a transcript's bytes).
+ */
+export function claudeEvents(
+  rec: Record<string, unknown>,
+  line: number,
+  out: TranscriptEvent[],
+  options: { sidechain?: boolean; failuresOnly?: boolean } = {},
+): void {
+  const sidechain = options.sidechain === true || rec.isSidechain === true;
+  const where = at(line, rec);
+  if (!sidechain) {
+    const sessionId = str(rec.sessionId);
+    const cwd = str(rec.cwd);
+    const branch = str(rec.gitBranch);
+    if (sessionId || cwd || branch)
+      out.push({ type: 'meta', ...(sessionId ? { sessionId } : {}), ...(cwd ? { cwd } : {}), ...(branch ? { branch } : {}), ...where });
+  }
+  const msg = rec.message;
+  if (!isObject(msg)) return;
+  const content = msg.content;
+  if (rec.type === 'user') {
+    let withResults = false;
+    if (Array.isArray(content)) {
+      for (const block of content) {
+        if (!isObject(block) || block.type !== 'tool_result' || typeof block.tool_use_id !== 'string') continue;
+        withResults = true;
+        const failed = block.is_error === true;
+        if (!failed && options.failuresOnly) continue;
+        const output = bounded(textOf(block.content) || (failed && typeof rec.toolUseResult === 'string' ? rec.toolUseResult : ''), 256 * 1024);
+        const refused = failed && REFUSED.test(output.trimStart());
+        out.push({ type: 'result', id: block.tool_use_id, ok: !failed, output, ...(refused ? { refused } : {}), ...where });
+      }
+    }
+    if (sidechain || rec.isMeta === true) return;
+    const text = bounded(textOf(content));
+    if (!text.trim()) return;
+    if (rec.isCompactSummary === true) {
+      out.push({ type: 'compaction', text: `Compaction summary: ${text}`, ...where });
+      return;
+    }
+    if (rec.isVisibleInTranscriptOnly === true) return;
+    const slash = withResults ? undefined : slashCommand(text);
+    if (slash) out.push({ type: 'user', text: slash, slash: true, ...where });
+    else if (!isInjectedText(text) && !text.includes('<command-message>')) out.push({ type: 'user', text, ...(withResults ? { withResults } : {}), ...where });
+    return;
+  }
+  if (rec.type !== 'assistant' || !Array.isArray(content)) return;
+  const messageId = str(msg.id);
+  for (const block of content) {
+    if (!isObject(block)) continue;
+    if (block.type === 'text' && typeof block.text === 'string' && block.text.trim() && !sidechain)
+      out.push({ type: 'assistant', text: bounded(block.text), ...(messageId ? { messageId } : {}), ...where });
+    if (block.type !== 'tool_use' || typeof block.name !== 'string' || typeof block.id !== 'string') continue;
+    out.push({ type: 'tool', id: block.id, name: bounded(block.name, 200), ...where });
+    const input = isObject(block.input) ? block.input : {};
+    if (block.name === 'Bash' && typeof input.command === 'string')
+      out.push({ type: 'command', id: block.id, command: bounded(input.command, 8192), ...where });
+    else if (EDIT_TOOLS.has(block.name)) {
+      const file = str(input.file_path) ?? str(input.notebook_path);
+      if (file) out.push({ type: 'edit', id: block.id, files: [bounded(file, 1024)], ...where });
+    } else if (block.name === 'TodoWrite' && !sidechain && Array.isArray(input.todos)) {
+      out.push({ type: 'todos', items: todoItems(input.todos, 'content'), ...where });
+    }
+  }
 }
 
 /** A stateful reader: feed records in file order, then take the summary. */
@@ -69,7 +124,9 @@ export interface TranscriptRecordReader {
 }
 
 /**
- * Creates a reader for Claude Code records.
+ * Creates a reader for Claude Code records: the events of each record ({@link claudeEvents}) and
+ * the record's own envelope (timestamp, uuid and parent for rewinds, compaction boundaries, the
+ * title record) make the summary.
  *
  * @param options `sidechainOnly`: the records come from a subagent file
  *   (`<session>/subagents/agent-*.jsonl`): only files, commands and errors are taken from them
@@ -84,66 +141,46 @@ export function createClaudeReader(options: { sidechainOnly?: boolean } = {}): T
   const parents = new Map<string, string>();
   const prompts: Array<{ uuid: string | undefined; text: string }> = [];
   let lastUuid: string | undefined;
-  const addPrompt = (rec: Record<string, unknown>, text: string) => {
-    prompts.push({ uuid: typeof rec.uuid === 'string' ? rec.uuid : undefined, text });
-    if (prompts.length > 200) prompts.splice(1, 1); // keep the first (the goal) and the recent ones
-  };
+  const events: TranscriptEvent[] = [];
 
-  const onUser = (rec: Record<string, unknown>, sidechain: boolean) => {
-    const msg = rec.message;
-    if (!isObject(msg)) return;
-    const content = msg.content;
-    if (Array.isArray(content)) {
-      for (const block of content) {
-        if (!isObject(block) || block.type !== 'tool_result') continue;
-        if (block.is_error === true) {
-          const tool = typeof block.tool_use_id === 'string' ? (toolNames.get(block.tool_use_id) ?? 'tool') : 'tool';
-          noteToolError(s, tool, bounded(textOf(block.content) || (typeof rec.toolUseResult === 'string' ? rec.toolUseResult : 'error')));
-        }
-      }
-    }
-    if (sidechain || rec.isMeta === true) return;
-    const text = bounded(textOf(content));
-    if (!text.trim()) return;
-    if (rec.isCompactSummary === true) {
-      noteCompaction(s, `Compaction summary: ${text}`);
-      return;
-    }
-    if (Array.isArray(content) && content.some((b) => isObject(b) && b.type === 'tool_result')) return;
-    const slash = slashCommand(text);
-    if (slash) {
-      addPrompt(rec, slash);
-      return;
-    }
-    if (text.includes('<command-message>') || isSyntheticUserText(text)) return;
-    addPrompt(rec, bounded(text, 4000));
-  };
-
-  const onAssistant = (rec: Record<string, unknown>, sidechain: boolean) => {
-    const msg = rec.message;
-    if (!isObject(msg) || !Array.isArray(msg.content)) return;
+  const fold = (sidechain: boolean) => {
     const texts: string[] = [];
-    for (const block of msg.content) {
-      if (!isObject(block)) continue;
-      if (block.type === 'text' && typeof block.text === 'string') texts.push(block.text);
-      if (block.type !== 'tool_use' || typeof block.name !== 'string') continue;
-      if (typeof block.id === 'string') toolNames.set(block.id, block.name);
-      const input = isObject(block.input) ? block.input : {};
-      if (EDIT_TOOLS.has(block.name)) noteFile(s, input.file_path ?? input.notebook_path);
-      else if (SHELL_TOOLS.has(block.name)) noteCommand(s, input.command);
-      else if (block.name === 'TodoWrite' && !sidechain && Array.isArray(input.todos)) {
-        noteOpenItems(
-          s,
-          input.todos.filter(isObject).map((t) => ({ text: t.content, status: t.status })),
-        );
+    let messageId: string | undefined;
+    for (const ev of events) {
+      if (noteWork(s, ev)) continue;
+      switch (ev.type) {
+        case 'meta':
+          if (s.sessionId === undefined && ev.sessionId) s.sessionId = oneLine(ev.sessionId, 200);
+          if (s.cwd === undefined && ev.cwd) s.cwd = oneLine(ev.cwd, 4096);
+          if (ev.branch) s.gitBranch = oneLine(ev.branch, 200);
+          break;
+        case 'tool':
+          toolNames.set(ev.id, ev.name);
+          break;
+        case 'result':
+          if (ev.ok === false) noteToolError(s, toolNames.get(ev.id) ?? 'tool', bounded(ev.output || 'error'));
+          break;
+        case 'compaction':
+          noteCompaction(s, ev.text);
+          break;
+        case 'user':
+          if (ev.withResults) break;
+          prompts.push({ uuid: ev.uuid, text: ev.slash ? ev.text : bounded(ev.text, 4000) });
+          if (prompts.length > 200) prompts.splice(1, 1); // keep the first (the goal) and the recent ones
+          break;
+        case 'assistant':
+          texts.push(ev.text);
+          messageId = ev.messageId;
+          break;
+        default:
+          break;
       }
     }
     if (sidechain || texts.length === 0) return;
-    const id = typeof msg.id === 'string' ? msg.id : undefined;
     const text = bounded(texts.join('\n'));
     // One API response may be split over several lines that share message.id.
-    lastAssistantText = id !== undefined && id === lastAssistantId ? `${lastAssistantText}\n${text}` : text;
-    lastAssistantId = id;
+    lastAssistantText = messageId !== undefined && messageId === lastAssistantId ? `${lastAssistantText}\n${text}` : text;
+    lastAssistantId = messageId;
   };
 
   return {
@@ -155,9 +192,6 @@ export function createClaudeReader(options: { sidechainOnly?: boolean } = {}): T
       }
       const sidechain = options.sidechainOnly === true || record.isSidechain === true;
       if (!sidechain) {
-        if (s.sessionId === undefined && typeof record.sessionId === 'string') s.sessionId = oneLine(record.sessionId, 200);
-        if (s.cwd === undefined && typeof record.cwd === 'string') s.cwd = oneLine(record.cwd, 4096);
-        if (typeof record.gitBranch === 'string' && record.gitBranch) s.gitBranch = oneLine(record.gitBranch, 200);
         noteTime(s, record.timestamp);
         if (typeof record.uuid === 'string' && parents.size < 500_000) {
           const parent =
@@ -166,12 +200,12 @@ export function createClaudeReader(options: { sidechainOnly?: boolean } = {}): T
           if (record.type === 'user' || record.type === 'assistant') lastUuid = record.uuid;
         }
       }
+      events.length = 0;
+      claudeEvents(record, s.records, events, { sidechain, failuresOnly: true });
+      fold(sidechain);
       switch (record.type) {
         case 'user':
-          onUser(record, sidechain);
-          break;
         case 'assistant':
-          onAssistant(record, sidechain);
           break;
         case 'system':
           if (record.subtype === 'compact_boundary' && !sidechain) {

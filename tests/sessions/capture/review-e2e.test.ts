@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, FIXTURES, gitRepo, runCli } from '../../helpers/cli.js';
+import { cliEnv, FIXTURES, gitRepo, runCli, tempDir } from '../../helpers/cli.js';
 import { filesUnder, hook, sessionsDirOf } from '../../helpers/hooks.js';
 
 const CAPTURE = join(FIXTURES, 'capture');
@@ -77,6 +77,69 @@ describe('capture and review, end to end', () => {
     await hook('session-end', { ...stop(repo, CLAUDE_DECISION, '3c091e7d-9540-4562-9383-c47b7fd51cc6'), hook_event_name: 'SessionEnd' }, { cwd: repo, env });
     expect(await list(repo, env)).toEqual([]);
     expect(filesUnder(join(repo, '.ecc', 'memory')).filter((f) => f.endsWith('.md'))).toHaveLength(1);
+  });
+
+  it('a compaction proposes nothing twice: the compaction summary is not read as the person, and a decision said again keeps its proposal', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const session = '3c091e7d-9540-4562-9383-c47b7fd51cc6';
+    const transcript = join(tempDir(), `${session}.jsonl`);
+    const lines = readFileSync(CLAUDE_DECISION, 'utf8');
+    writeFileSync(transcript, lines);
+    await hook('stop', stop(repo, transcript, session), { cwd: repo, env });
+    const before = await list(repo, env);
+    expect(before.some((p) => p.kind === 'decision')).toBe(true);
+    // the context is compacted: a boundary, the summary Claude Code writes as a user line, then the person restates the decision
+    const last = (JSON.parse(lines.trim().split('\n').pop()!) as { uuid: string }).uuid;
+    const base = {
+      isSidechain: false,
+      userType: 'external',
+      cwd: '/home/dev/src/shop-api',
+      sessionId: session,
+      version: '2.0.76',
+      gitBranch: 'feat/shared-sessions',
+    };
+    const more = [
+      {
+        ...base,
+        parentUuid: null,
+        logicalParentUuid: last,
+        type: 'system',
+        subtype: 'compact_boundary',
+        content: 'Conversation compacted',
+        compactMetadata: { trigger: 'auto', preTokens: 150000 },
+        uuid: 'c0000000-0000-4000-8000-000000000001',
+        timestamp: '2026-03-02T09:05:00.000Z',
+      },
+      {
+        ...base,
+        parentUuid: 'c0000000-0000-4000-8000-000000000001',
+        type: 'user',
+        isCompactSummary: true,
+        isVisibleInTranscriptOnly: true,
+        message: {
+          role: 'user',
+          content:
+            "Summary of the earlier conversation: the user said Let's go with Redis, we never use Postgres for sessions, and always run the tests first.",
+        },
+        uuid: 'c0000000-0000-4000-8000-000000000002',
+        timestamp: '2026-03-02T09:05:00.100Z',
+      },
+      {
+        ...base,
+        parentUuid: 'c0000000-0000-4000-8000-000000000002',
+        type: 'user',
+        message: { role: 'user', content: "Let's go with Redis, we already pay for it and the TTL handling is exactly what we need." },
+        uuid: 'c0000000-0000-4000-8000-000000000003',
+        timestamp: '2026-03-02T09:05:10.000Z',
+      },
+    ];
+    writeFileSync(transcript, `${lines}${more.map((r) => JSON.stringify(r)).join('\n')}\n`);
+    await hook('pre-compact', { ...stop(repo, transcript, session), hook_event_name: 'PreCompact', trigger: 'auto' }, { cwd: repo, env });
+    await hook('stop', stop(repo, transcript, session), { cwd: repo, env });
+    const after = await list(repo, env);
+    expect(after.map((p) => p.fingerprint).sort()).toEqual(before.map((p) => p.fingerprint).sort());
+    expect(after.some((p) => /never use Postgres|always run the tests/i.test(p.title + p.body))).toBe(false);
   });
 
   it('a Codex Stop hook proposes too; ids are refused clearly', async () => {
