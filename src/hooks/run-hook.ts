@@ -249,6 +249,7 @@ async function sessionStart(
         branch: outcome.worktree.branch,
         snapshot: outcome.snapshot,
         budget: Math.min(settings.memoryChars, settings.maxChars),
+        who: rt,
       });
       if (digest.text) {
         context = buildInjectionText(outcome.snapshot, [], settings.maxChars, digest.text);
@@ -308,6 +309,7 @@ async function precompute(
       branch: where.branch,
       snapshot,
       budget: Math.min(settings.memoryChars, settings.maxChars),
+      who: rt,
     },
     runGit,
     where.worktree,

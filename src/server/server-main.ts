@@ -2,7 +2,7 @@
  * The vault's resident index server (`vault watch`), like git's fsmonitor daemon: it keeps the
  * search index (documents table, decoded term buckets) and the read scan in memory
  * (search/resident/resident-engine.ts), watches the scope folders (folder-watcher.ts), and answers
- * search, read and status requests on a Unix socket (search/resident/resident-protocol.ts).
+ * search, read, similar-memory and status requests on a Unix socket (search/resident/resident-protocol.ts).
  *
  * Freshness: every request starts with a cookie-file round trip. The server writes a new file in
  * its own watched folder and waits until the watcher reports it; inotify reports events in order,
@@ -29,6 +29,7 @@ import {
   type ServerRequest,
 } from '../search/resident/resident-protocol.js';
 import type { SearchOptions } from '../search/query/search-memories.js';
+import type { SimilarProbe } from '../search/query/similar-memories.js';
 import { scopeRoot, type VaultRoots } from '../store/roots.js';
 import { FolderWatcher } from './folder-watcher.js';
 
@@ -223,6 +224,7 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
     await syncPoint();
     try {
       if (req.op === 'search') return { v: PROTOCOL_VERSION, ok: true, result: await engine.search(String(req.query), req.options as SearchOptions) };
+      if (req.op === 'similar') return { v: PROTOCOL_VERSION, ok: true, result: await engine.similar(similarProbe(req.memory)) };
       const scan = engine.scan(req.scopes as Scope[]);
       const r = readFromScan(scan, String(req.id));
       return { v: PROTOCOL_VERSION, ok: true, result: r };
@@ -292,6 +294,16 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
     `watching ${watchedScopes().join(', ') || 'nothing (no scope folder exists; run vault init)'}`,
   );
   return { socketPath: at.path, closed, stop };
+}
+
+/** The memory of a `similar` request, checked: strings, a known scope. @throws VaultError `invalid-input` */
+function similarProbe(m: unknown): SimilarProbe {
+  const o = (typeof m === 'object' && m !== null ? m : {}) as Record<string, unknown>;
+  if (typeof o.title !== 'string' || typeof o.body !== 'string' || !SCOPES.includes(o.scope as Scope) || (o.id !== undefined && typeof o.id !== 'string'))
+    throw new VaultError('invalid-input', 'a similar request needs a memory with a string title and body, a scope and an optional string id', {
+      field: 'memory',
+    });
+  return { title: o.title, body: o.body, scope: o.scope as Scope, id: o.id as string | undefined };
 }
 
 function isFile(path: string): boolean {

@@ -7,11 +7,12 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { serializeMemory } from '../../src/document/serialize.js';
 import { HISTORICAL_MARKER } from '../../src/sessions/start/injection-text.js';
 import { RECALL_MARKER } from '../../src/sessions/prompt-recall.js';
 import { cliEnv, git, gitRepo } from '../helpers/cli.js';
 import { CLAUDE_SESSION, contextOf, hook, sessionsDirOf } from '../helpers/hooks.js';
-import { memory, putMemories } from '../helpers/search.js';
+import { memory, memoryPath, putMemories } from '../helpers/search.js';
 
 type Answer = { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
 
@@ -209,5 +210,33 @@ describe('the memory digest at session start', () => {
     age(repo);
     const again = contextOf((await hook('session-start', start(repo, 'startup', 'sess-e'), { cwd: repo, env })).stdout);
     expect(again).toContain(fresh.id);
+  });
+});
+
+describe('hook searches honour ECC_INDEX_FULL_CHECK_S like the CLI', () => {
+  // An in-place write to a file the search does not return is seen by the full check only (the
+  // folder check sees no folder change): within the 60 s default it is not seen; with
+  // ECC_INDEX_FULL_CHECK_S=0 every hook search checks every file, as `vault search` does.
+  it('prompt recall sees an in-place write at once with ECC_INDEX_FULL_CHECK_S=0', async () => {
+    const { repo, env, tabs } = vault();
+    const ask = (e: Record<string, string>, session: string) =>
+      hook('user-prompt-submit', prompt(repo, 'how is the kafka consumer lag watched on call?', session), { cwd: repo, env: e });
+    expect(recallOf((await ask(env, 's1')).stdout)).toBe(''); // builds the index; nothing matches yet
+    writeFileSync(memoryPath(repo, tabs), serializeMemory({ ...tabs, title: 'Kafka consumer lag', body: 'The on-call team watches the kafka consumer lag.' }));
+    expect(recallOf((await ask(env, 's2')).stdout)).toBe(''); // the folder check within the interval
+    expect(recallOf((await ask({ ...env, ECC_INDEX_FULL_CHECK_S: '0' }, 's3')).stdout)).toContain(tabs.id);
+  });
+
+  it('the session-start digest sees an in-place write at once with ECC_INDEX_FULL_CHECK_S=0', async () => {
+    const { repo, env } = vault();
+    const held = memory({ kind: 'decision', status: 'rejected', title: 'Queue retention of seven days', body: 'Messages are kept seven days.' });
+    putMemories(repo, held);
+    age(repo);
+    const start = (session: string) => ({ session_id: session, cwd: repo, hook_event_name: 'SessionStart', source: 'startup' });
+    expect(contextOf((await hook('session-start', start('d1'), { cwd: repo, env })).stdout)).not.toContain(held.id);
+    writeFileSync(memoryPath(repo, held), serializeMemory({ ...held, status: 'active' }));
+    expect(contextOf((await hook('session-start', start('d2'), { cwd: repo, env })).stdout)).not.toContain(held.id);
+    const full = await hook('session-start', start('d3'), { cwd: repo, env: { ...env, ECC_INDEX_FULL_CHECK_S: '0' } });
+    expect(contextOf(full.stdout)).toContain(held.id);
   });
 });

@@ -6,7 +6,7 @@
  */
 import type { Memory, Scope } from '../../document/contract.js';
 import type { VaultRoots } from '../../store/roots.js';
-import { searchMemories } from './search-memories.js';
+import { searchMemories, type SearchOptions, type SearchResponse } from './search-memories.js';
 import { foldText, tokenize } from '../analysis/tokenizer.js';
 import { LIMITS } from '../../document/contract.js';
 import { parseMemory } from '../../document/parse.js';
@@ -40,22 +40,35 @@ function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   return inter / (a.size + b.size - inter);
 }
 
+/** The memory a similar check is made for: what is about to be saved (its id, when set, is never reported). */
+export type SimilarProbe = Pick<Memory, 'title' | 'body' | 'scope'> & { id?: string | undefined };
+
+/** How a similar check searches: {@link searchMemories}, or the resident server's engine over its kept indexes. */
+export type SimilarSearch = (roots: VaultRoots, query: string, options: SearchOptions) => Promise<SearchResponse>;
+
 /**
  * Finds memories in the same scope (any status) with the same normalised title or a
  * near-identical body.
  *
  * @param memory the memory about to be saved (its id, when set, is never reported)
+ * @param freshness `fullCheckIntervalS`: seconds between the index's full checks (adapters pass ECC_INDEX_FULL_CHECK_S; default 60)
  * @returns similar memories, same title first
  */
-export async function findSimilarMemories(
+export function findSimilarMemories(
   roots: VaultRoots,
-  memory: Pick<Memory, 'title' | 'body' | 'scope'> & { id?: string | undefined },
+  memory: SimilarProbe,
+  freshness: Pick<SearchOptions, 'fullCheckIntervalS'> = {},
 ): Promise<SimilarMemory[]> {
+  return findSimilarMemoriesWith((r, q, o) => searchMemories(r, q, { ...o, fullCheckIntervalS: freshness.fullCheckIntervalS }), roots, memory);
+}
+
+/** {@link findSimilarMemories} with the candidates found by `search` (the resident server passes its engine's search). */
+export async function findSimilarMemoriesWith(search: SimilarSearch, roots: VaultRoots, memory: SimilarProbe): Promise<SimilarMemory[]> {
   const scope: Scope = memory.scope;
   const bodyTerms = tokenize(memory.body);
   // the title plus the body's first distinct words find the candidates; the files decide
   const query = [memory.title, ...[...new Set(bodyTerms)].slice(0, 24)].join(' ');
-  const found = await searchMemories(roots, query, { scopes: [scope], statuses: ['active', 'rejected', 'superseded'], limit: 30, feedback: false });
+  const found = await search(roots, query, { scopes: [scope], statuses: ['active', 'rejected', 'superseded'], limit: 30, feedback: false });
   const title = normalizeTitle(memory.title);
   const mine = new Set(bodyTerms);
   const out: SimilarMemory[] = [];
