@@ -240,3 +240,31 @@ describe('hook searches honour ECC_INDEX_FULL_CHECK_S like the CLI', () => {
     expect(contextOf(full.stdout)).toContain(held.id);
   });
 });
+
+describe('leftovers of killed writers in .recall and .start', () => {
+  // a kill between a record's work file and its rename leaves `.wip-*`; the next write of the folder removes those older than a minute (or of a dead process)
+  it('are removed on the next write of their folder; a work file still being written is kept', async () => {
+    const { repo, env, redis } = vault();
+    const plant = (sub: string, tag: string) => {
+      const dir = join(sessionsDirOf(env), sub);
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const old = join(dir, `.wip-${tag}-${process.pid}-aaaaaaaaaaaa`);
+      const dead = join(dir, `.wip-${tag}-999999999-bbbbbbbbbbbb`);
+      const live = join(dir, `.wip-${tag}-${process.pid}-cccccccccccc`);
+      for (const f of [old, dead, live]) writeFileSync(f, '{"v":1,');
+      const past = new Date(Date.now() - 120_000);
+      utimesSync(old, past, past);
+      return { dir, left: () => readdirSync(dir).filter((n) => n.startsWith('.wip-')) };
+    };
+    const recall = plant('.recall', 'recall');
+    const r = await hook('user-prompt-submit', prompt(repo, 'why do the login sessions live in redis?', 'sess-w'), { cwd: repo, env });
+    expect(recallOf(r.stdout)).toContain(redis.id);
+    expect(recall.left()).toEqual([`.wip-recall-${process.pid}-cccccccccccc`]);
+
+    const start = plant('.start', 'start');
+    const stop = { session_id: 'prev-w', transcript_path: CLAUDE_SESSION, cwd: repo, hook_event_name: 'Stop', stop_hook_active: false };
+    expect((await hook('stop', stop, { cwd: repo, env })).code).toBe(0); // writes the snapshot, the start and the digest records
+    expect(readdirSync(start.dir).filter((n) => n.startsWith('digest-')).length).toBe(1);
+    expect(start.left()).toEqual([`.wip-start-${process.pid}-cccccccccccc`]);
+  });
+});
