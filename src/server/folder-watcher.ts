@@ -6,6 +6,9 @@
  * per request (and watched once it appears); a scope that cannot be watched is "blind": the
  * server then checks it in full on every request. A watcher error (ENOSPC: the
  * inotify watch limit) makes every scope blind.
+ *
+ * Events inotify drops (its queue overflowed) are never reported by Node.js: the server's
+ * periodic full check (server-main.ts) is what catches them.
  */
 import { type FSWatcher, lstatSync, readdirSync, watch } from 'node:fs';
 import { join } from 'node:path';
@@ -21,6 +24,13 @@ export interface WatchEvents {
   /** the watcher cannot be trusted any more for every scope */
   failed(reason: string): void;
 }
+
+/**
+ * A fault to simulate, for tests (`ECC_VAULT_WATCH_FAULT`): an errno code (`ENOSPC`, `EMFILE`)
+ * makes every watch fail with it as the inotify limit does; `drop-events` drops every event of
+ * the scope folders, as an overflowed inotify queue does (the server folder's cookies still arrive).
+ */
+export type WatchFault = string | undefined;
 
 /** What lstat sees at a path that is not a real folder: nothing, or a link or file and its identity. */
 function pathSignature(path: string): string {
@@ -53,6 +63,7 @@ export class FolderWatcher {
     private readonly scopeRoots: ReadonlyMap<Scope, string>,
     private readonly serverDir: string,
     private readonly events: WatchEvents,
+    private readonly fault: WatchFault = undefined,
   ) {}
 
   /** Starts watching; answers false (and reports `failed`) when the server folder itself cannot be watched. */
@@ -128,10 +139,12 @@ export class FolderWatcher {
   private add(dir: string, scope: Scope | undefined): boolean {
     let w: FSWatcher;
     try {
+      if (this.fault !== undefined && this.fault !== 'drop-events')
+        throw Object.assign(new Error(`${this.fault}: simulated by ECC_VAULT_WATCH_FAULT`), { code: this.fault });
       w = watch(dir, { persistent: true }, (_event, name) => {
         const n = name === null ? '' : String(name);
         if (scope === undefined) this.events.serverFile(n);
-        else this.events.change(scope, dir, n);
+        else if (this.fault !== 'drop-events') this.events.change(scope, dir, n);
       });
     } catch (err) {
       this.fail(`cannot watch ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);

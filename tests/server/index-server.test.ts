@@ -283,6 +283,50 @@ describe('vault watch: the resident index server', () => {
     expect(served).toEqual({ recall: (await recall(off, 'c')).stdout, start: contextOf((await start(off, 'd')).stdout) });
   });
 
+  it('falls back to full checks when watching fails (the inotify limit, ENOSPC) and says so in --status', async () => {
+    const repo = gitRepo();
+    const env = { ...serverEnv(), ECC_VAULT_WATCH_FAULT: 'ENOSPC' };
+    const a = memory({ title: 'Limit crane', body: 'crane words' });
+    putMemories(repo, a);
+    await detach(repo, env);
+    const s = await status(repo, env);
+    expect(s.watcher).toMatchObject({ mode: 'full-checks', reason: expect.stringContaining('ENOSPC') });
+    const text = await runBin(['watch', '--status'], { cwd: repo, env });
+    expect(text.stdout).toMatch(/watcher: failed \(cannot watch .*ENOSPC\); every request checks the files in full/);
+    // nothing is watched, yet every answer is the files': an in-place write to an unreturned file included
+    const b = memory({ title: 'Quiet note', body: 'nothing here' });
+    putMemories(repo, b);
+    expect((await answers(repo, env, 'crane', b.id)).served).toEqual((await answers(repo, env, 'crane', b.id)).files);
+    writeFileSync(memoryPath(repo, b), serializeMemory({ ...b, body: 'a crane after all' }));
+    // (the files' own folder check would see this write only at its next full check: compare with one now)
+    const { files, served } = await answers(repo, { ...env, ECC_INDEX_FULL_CHECK_S: '0' }, 'crane', b.id);
+    expect(served).toEqual(files);
+    expect(served.total).toBe(2);
+    expect((await status(repo, env)).fullChecks as number).toBeGreaterThanOrEqual(6);
+  });
+
+  it('catches events inotify dropped (queue overflow) with the periodic full check', async () => {
+    const repo = gitRepo();
+    const env = { ...serverEnv(), ECC_VAULT_WATCH_FAULT: 'drop-events', ECC_INDEX_FULL_CHECK_S: '1' };
+    putMemories(repo, memory({ title: 'Overflow crane', body: 'crane words' }));
+    await detach(repo, env);
+    const s = await status(repo, env);
+    expect(s.watcher).toMatchObject({ mode: 'fs.watch', fullCheckEveryS: 1 });
+    expect((await runBin(['watch', '--status'], { cwd: repo, env })).stdout).toContain('full check every 1 s');
+    const search = async () => JSON.parse((await runBin(['search', 'crane', '--json', '--scope', 'team'], { cwd: repo, env })).stdout).total as number;
+    expect(await search()).toBe(1);
+    const b = memory({ title: 'Unseen crane', body: 'crane again' });
+    putMemories(repo, b); // its event is dropped: the kept index does not know it yet
+    const until = Date.now() + 10_000;
+    let total = await search();
+    while (total !== 2 && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 200));
+      total = await search();
+    }
+    expect(total).toBe(2);
+    expect(((await status(repo, env)).watcher as { periodicChecks: number }).periodicChecks).toBeGreaterThan(0);
+  });
+
   it('refuses a second server for the same vault', async () => {
     const repo = gitRepo();
     const env = serverEnv();
