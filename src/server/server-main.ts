@@ -119,7 +119,7 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
     {
       change(scope, folder, name) {
         engine.markChanged([scope]);
-        if (name === '' || !name.endsWith('.md')) watcher.resync(scope);
+        if (name === '' || !name.endsWith('.md')) watcher.resync(scope, name === '' ? undefined : join(folder, name));
         if (name.endsWith('.md') && !name.startsWith('.')) {
           const root = scopeRoots.get(scope)!;
           const path = `${scope}/${relative(root, join(folder, name)).split(sep).join('/')}`;
