@@ -2,8 +2,8 @@
 // 1. start-up: spawn → `initialize` answered (node start-up, SDK load, identity, roots), median
 //    over fresh processes;
 // 2. tool calls in one warm session on a vault of N memories (team + project scopes): memory_save,
-//    memory_search (index already built, then refreshed for the new file), memory_read (one full
-//    fail-closed scan), memory_doctor, resources/list.
+//    memory_search (index already built, then refreshed for the new file), memory_read (through the
+//    index, fail-closed, as `vault read`), memory_doctor, resources/list.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -127,7 +127,7 @@ export async function run({ quick }) {
         row('`memory_search`, warm', search),
         row('`memory_save` (validate, secret scan, duplicate check, create-only write, index refresh)', save),
         row('`memory_search` right after saves (index refresh; 1 run)', searchAfterSave),
-        row('`memory_read` (fail-closed scan of the vault + backlinks)', read),
+        row('`memory_read` (through the index, fail-closed, + backlinks)', read),
         row('`memory_doctor` (every rule)', doctor),
         row('`resources/list` (scan, newest 1,000)', list),
       ].join('\n'),

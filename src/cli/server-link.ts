@@ -8,7 +8,7 @@ import type { CliContext } from './command-context.js';
 
 /** This process as the server's client sees it (the server only answers its own user). */
 export function clientIdentity(ctx: CliContext): { uid: number; env: Readonly<Record<string, string | undefined>> } {
-  return { uid: process.getuid?.() ?? -1, env: ctx.io.runtime.env };
+  return { uid: ctx.io.runtime.uid, env: ctx.io.runtime.env };
 }
 
 /**

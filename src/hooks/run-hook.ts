@@ -256,6 +256,7 @@ async function sessionStart(
         branch: outcome.worktree.branch,
         snapshot: outcome.snapshot,
         budget: Math.min(settings.memoryChars, settings.maxChars),
+        who: rt,
       });
       if (digest.text) {
         context = buildInjectionText(outcome.snapshot, [], settings.maxChars, digest.text);
@@ -339,6 +340,7 @@ async function precompute(
       branch: where.branch,
       snapshot,
       budget: Math.min(settings.memoryChars, settings.maxChars),
+      who: rt,
     },
     runGit,
     where.worktree,

@@ -26,6 +26,8 @@ export interface Runtime extends ProcessIds {
   home: string;
   /** current time */
   now(): Date;
+  /** user id of this process (-1 where there is none, Windows): the index server answers only its own user */
+  uid: number;
 }
 
 function isProcessAlive(pid: number): boolean {
@@ -66,5 +68,6 @@ export function nodeRuntime(overrides: Partial<Runtime> = {}): Runtime {
     randomHex: overrides.randomHex ?? processIds.randomHex,
     pid: overrides.pid ?? processIds.pid,
     isProcessAlive: overrides.isProcessAlive ?? processIds.isProcessAlive,
+    uid: overrides.uid ?? process.getuid?.() ?? -1,
   };
 }

@@ -49,25 +49,18 @@ export function scopesFor(ctx: McpContext, requested: readonly Scope[] | undefin
  * @throws VaultError `invalid-input`, `read-incomplete`, `ambiguous`, `not-found`
  */
 export async function readVisibleMemory(ctx: McpContext, id: string, scopes: readonly Scope[]): Promise<VisibleRead> {
-  const [{ assertMemoryId }, { scanVault }, { readFromScan }] = await Promise.all([
-    import('../store/ids.js'),
-    import('../scanner/scan-vault.js'),
-    import('../operations/read.js'),
-  ]);
-  assertMemoryId(id);
-  // One scan serves both the fail-closed lookup and the visibility of each backlink.
-  const scan = scanVault(ctx.roots, { scopes });
-  const found = readFromScan(scan, id);
+  const { readMemory, fullCheckIntervalFrom } = await import('../operations/read.js');
   const harness = ctx.identity.harness;
+  // through the index, as `vault read`: an unrelated broken file does not block the lookup
+  const found = readMemory(ctx.roots, id, {
+    scopes,
+    fullCheckIntervalS: fullCheckIntervalFrom(ctx.rt.env.ECC_INDEX_FULL_CHECK_S),
+    backlinkFilter: (m) => isVisibleTo(m, harness),
+  });
   if (!isVisibleTo(found.memory, harness)) {
     throw new VaultError('not-found', `memory ${id} is not visible to harness ${harness}`);
   }
-  const byId = new Map(scan.entries.map((e) => [e.memory.id, e.memory]));
-  const backlinks = found.backlinks.filter((b) => {
-    const m = byId.get(b.id);
-    return m !== undefined && isVisibleTo(m, harness);
-  });
-  return { memory: found.memory, path: found.path, backlinks };
+  return { memory: found.memory, path: found.path, backlinks: found.backlinks };
 }
 
 /** A memory listed as a resource. */

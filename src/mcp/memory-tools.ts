@@ -142,9 +142,7 @@ export function registerMemoryTools(server: McpServer, ctx: McpContext): void {
     async (args) => {
       try {
         const scopes = scopesFor(ctx, args.scopes);
-        const { fullCheckIntervalFrom } = await import('../search/index/index-freshness.js');
         const options = {
-          fullCheckIntervalS: fullCheckIntervalFrom(ctx.rt.env.ECC_INDEX_FULL_CHECK_S),
           scopes,
           kinds: args.kinds,
           tags: args.tags,
@@ -154,11 +152,9 @@ export function registerMemoryTools(server: McpServer, ctx: McpContext): void {
           limit: args.limit,
           targetHarness: harness,
         };
-        // the vault's index server (`vault watch`) answers when one runs, else the files do
-        const { searchThroughServer } = await import('../search/resident/resident-client.js');
-        const found =
-          (await searchThroughServer(ctx.roots, args.query, options, { uid: process.getuid?.() ?? -1, env: ctx.rt.env })) ??
-          (await (await import('../search/query/search-memories.js')).searchMemories(ctx.roots, args.query, options));
+        // the vault's index server (`vault watch`) answers when one runs, else the files do (ECC_INDEX_FULL_CHECK_S applies)
+        const { searchServedOrOnDisk } = await import('../search/resident/resident-client.js');
+        const found = await searchServedOrOnDisk(ctx.roots, args.query, options, ctx.rt);
         return toolSuccess({
           notice: RECALL_NOTICE,
           harness,

@@ -49,6 +49,8 @@ export interface ReadOptions extends ScanOptions {
   fresh?: boolean | undefined;
   /** seconds between full checks (default 60; 0 = always; the CLI passes ECC_INDEX_FULL_CHECK_S) */
   fullCheckIntervalS?: number | undefined;
+  /** keep only the backlinks from memories this accepts (MCP: those visible to its harness); default all */
+  backlinkFilter?: ((m: Memory) => boolean) | undefined;
 }
 
 const byId = (a: { id: string }, b: { id: string }) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
@@ -154,13 +156,13 @@ export function readMemory(roots: VaultRoots, id: string, options: ReadOptions =
 }
 
 function readAnswer(roots: VaultRoots, id: string, scopes: readonly Scope[], options: ReadOptions): ReadResult {
-  if (options.limits) return readFromScan(scanVault(roots, options), id);
+  if (options.limits) return readFromScan(scanVault(roots, options), id, options.backlinkFilter);
   const full = options.fresh === true;
   try {
-    return readThroughIndex(roots, id, scopes, { full, fullCheckIntervalS: options.fullCheckIntervalS });
+    return readThroughIndex(roots, id, scopes, { full, fullCheckIntervalS: options.fullCheckIntervalS }, options.backlinkFilter);
   } catch (err) {
     if (!(err instanceof StaleIndex)) throw err;
-    return readThroughIndex(roots, id, scopes, { full: true });
+    return readThroughIndex(roots, id, scopes, { full: true }, options.backlinkFilter);
   }
 }
 
@@ -195,6 +197,7 @@ function readThroughIndex(
   id: string,
   scopes: readonly Scope[],
   freshness: { full: boolean; fullCheckIntervalS?: number | undefined },
+  backlinkFilter: ((m: Memory) => boolean) | undefined,
 ): ReadResult {
   const opened = scopes.map((scope) => openScopeIndex(roots, scope, { full: freshness.full, fullCheckIntervalS: freshness.fullCheckIntervalS }));
   const full = opened.every((o) => o.report.check === 'full');
@@ -240,14 +243,18 @@ function readThroughIndex(
   const backlinks: Backlink[] = [];
   for (const d of linking) {
     const e = readIndexed(roots, d, full);
-    if (!e || e.memory.id === id || !linkedIds(e.memory).includes(id)) continue;
+    if (!e || e.memory.id === id || !linkedIds(e.memory).includes(id) || (backlinkFilter && !backlinkFilter(e.memory))) continue;
     backlinks.push({ id: e.memory.id, title: e.memory.title, kind: e.memory.kind, scope: e.scope, status: e.memory.status, path: e.path });
   }
   return { memory: entry.memory, scope: entry.scope, path: entry.path, absPath: entry.absPath, canonical: entry.canonical, backlinks: backlinks.sort(byId) };
 }
 
-/** {@link readMemory} over an existing scan result (the same rule: only files that could be the memory block it). */
-export function readFromScan(scan: ScanResult, id: string): ReadResult {
+/**
+ * {@link readMemory} over an existing scan result (the same rule: only files that could be the memory block it).
+ *
+ * @param backlinkFilter keep only the backlinks from memories it accepts (default all)
+ */
+export function readFromScan(scan: ScanResult, id: string, backlinkFilter?: (m: Memory) => boolean): ReadResult {
   if (!scan.complete) throw incomplete(scan.incompleteReasons[0] ?? 'the vault could not be read completely', scan.scopes);
   const blocking = scan.invalid.filter((f) => couldBeMemory(id, f.absPath, f));
   if (blocking.length > 0) {
@@ -270,6 +277,6 @@ export function readFromScan(scan: ScanResult, id: string): ReadResult {
     path: entry.path,
     absPath: entry.absPath,
     canonical: entry.canonical,
-    backlinks: backlinksOf(id, scan.entries),
+    backlinks: backlinksOf(id, backlinkFilter ? scan.entries.filter((e) => backlinkFilter(e.memory)) : scan.entries),
   };
 }

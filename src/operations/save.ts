@@ -317,8 +317,9 @@ export async function save(roots: VaultRoots, input: SaveInput, rt: Runtime, opt
   if (options.dryRun) return { memory, path, absPath, written: false, similar: [], warnings };
   // Every check has passed: only now look for similar memories (the lookup refreshes the index,
   // which a refused save or a dry run must never write).
-  const { findSimilarMemories } = await import('../search/query/similar-memories.js');
-  const similar = await findSimilarMemories(roots, memory);
+  // the vault's index server (`vault watch`) answers when one runs, else the files do
+  const { similarServedOrOnDisk } = await import('../search/resident/resident-client.js');
+  const similar = await similarServedOrOnDisk(roots, memory, rt);
   if (options.unique && similar.length) {
     throw new VaultError('duplicate-memory', `a similar memory already exists: ${similar.map((x) => `${x.id} (${x.reason})`).join(', ')}`, {
       rule: 'unique',

@@ -6,9 +6,12 @@
  * per request (and watched once it appears); a scope that cannot be watched is "blind": the
  * server then checks it in full on every request. A watcher error (ENOSPC: the
  * inotify watch limit) makes every scope blind.
+ *
+ * Events inotify drops (its queue overflowed) are never reported by Node.js: the server's
+ * periodic full check (server-main.ts) is what catches them.
  */
 import { type FSWatcher, lstatSync, readdirSync, watch } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join, sep } from 'node:path';
 import type { Scope } from '../document/contract.js';
 import { DEFAULT_SCAN_LIMITS } from '../scanner/scan-vault.js';
 
@@ -22,6 +25,13 @@ export interface WatchEvents {
   failed(reason: string): void;
 }
 
+/**
+ * A fault to simulate, for tests (`ECC_VAULT_WATCH_FAULT`): an errno code (`ENOSPC`, `EMFILE`)
+ * makes every watch fail with it as the inotify limit does; `drop-events` drops every event of
+ * the scope folders, as an overflowed inotify queue does (the server folder's cookies still arrive).
+ */
+export type WatchFault = string | undefined;
+
 /** What lstat sees at a path that is not a real folder: nothing, or a link or file and its identity. */
 function pathSignature(path: string): string {
   try {
@@ -33,16 +43,23 @@ function pathSignature(path: string): string {
 }
 
 function realDir(path: string): boolean {
+  return dirIno(path) !== undefined;
+}
+
+/** The inode of a real folder, undefined for anything else. */
+function dirIno(path: string): number | undefined {
   try {
-    return lstatSync(path).isDirectory();
+    const st = lstatSync(path);
+    return st.isDirectory() ? st.ino : undefined;
   } catch {
-    return false;
+    return undefined;
   }
 }
 
 /** fs.watch on a vault's scope folders and on the server folder. */
 export class FolderWatcher {
-  private readonly watchers = new Map<string, { scope: Scope | undefined; w: FSWatcher }>();
+  /** per watched folder: its scope, the watch, and the inode watched (a folder removed and made again is another one) */
+  private readonly watchers = new Map<string, { scope: Scope | undefined; w: FSWatcher; ino: number | undefined }>();
   /** scopes that cannot be watched (a watch that failed) */
   readonly blind = new Set<Scope>();
   /** scopes whose folder is not a real folder (missing, a link), with what lstat saw of it */
@@ -53,6 +70,7 @@ export class FolderWatcher {
     private readonly scopeRoots: ReadonlyMap<Scope, string>,
     private readonly serverDir: string,
     private readonly events: WatchEvents,
+    private readonly fault: WatchFault = undefined,
   ) {}
 
   /** Starts watching; answers false (and reports `failed`) when the server folder itself cannot be watched. */
@@ -67,11 +85,26 @@ export class FolderWatcher {
     return this.watchers.size;
   }
 
-  /** Watches every real, non-hidden folder of the scope not yet watched (after a folder appeared or vanished). */
-  resync(scope: Scope): void {
+  /**
+   * Watches every real, non-hidden folder of the scope not yet watched (after a folder appeared or
+   * vanished). `renewed`: a folder an event named; it and the folders under it are watched anew,
+   * as it may be a new folder under an old name (git checkout removes a folder it emptied and
+   * makes it again, and the file system may give it the same inode number: the old watch, which
+   * sees nothing more, cannot be told from a live one).
+   */
+  resync(scope: Scope, renewed?: string): void {
     const root = this.scopeRoots.get(scope)!;
+    if (renewed !== undefined && !basename(renewed).startsWith('.')) {
+      for (const [dir, entry] of this.watchers) {
+        if (entry.scope === scope && (dir === renewed || dir.startsWith(`${renewed}${sep}`))) {
+          entry.w.close();
+          this.watchers.delete(dir);
+        }
+      }
+    }
     for (const [dir, entry] of this.watchers) {
-      if (entry.scope === scope && !realDir(dir)) {
+      // gone, or replaced by a new folder of the same name (git checkout removes emptied folders): the old watch sees nothing more
+      if (entry.scope === scope && dirIno(dir) !== entry.ino) {
         entry.w.close();
         this.watchers.delete(dir);
       }
@@ -126,28 +159,31 @@ export class FolderWatcher {
   }
 
   private add(dir: string, scope: Scope | undefined): boolean {
+    const ino = dirIno(dir);
     let w: FSWatcher;
     try {
+      if (this.fault !== undefined && this.fault !== 'drop-events')
+        throw Object.assign(new Error(`${this.fault}: simulated by ECC_VAULT_WATCH_FAULT`), { code: this.fault });
       w = watch(dir, { persistent: true }, (_event, name) => {
         const n = name === null ? '' : String(name);
         if (scope === undefined) this.events.serverFile(n);
-        else this.events.change(scope, dir, n);
+        else if (this.fault !== 'drop-events') this.events.change(scope, dir, n);
       });
     } catch (err) {
       this.fail(`cannot watch ${dir}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
       return false;
     }
     w.on('error', (err: NodeJS.ErrnoException) => {
-      // a watched folder that was removed ends its watch; anything else is a broken watcher
-      if (scope !== undefined && !realDir(dir)) {
+      // a watched folder that was removed (or replaced) ends its watch; anything else is a broken watcher
+      if (scope !== undefined && dirIno(dir) !== ino) {
         w.close();
-        this.watchers.delete(dir);
+        if (this.watchers.get(dir)?.w === w) this.watchers.delete(dir);
         this.events.change(scope, dir, '');
         return;
       }
       this.fail(`watch error on ${dir}: ${err.code ?? err.message}`);
     });
-    this.watchers.set(dir, { scope, w });
+    this.watchers.set(dir, { scope, w, ino });
     return true;
   }
 

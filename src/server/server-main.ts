@@ -2,14 +2,17 @@
  * The vault's resident index server (`vault watch`), like git's fsmonitor daemon: it keeps the
  * search index (documents table, decoded term buckets) and the read scan in memory
  * (search/resident/resident-engine.ts), watches the scope folders (folder-watcher.ts), and answers
- * search, read and status requests on a Unix socket (search/resident/resident-protocol.ts).
+ * search, read, similar-memory and status requests on a Unix socket (search/resident/resident-protocol.ts).
  *
  * Freshness: every request starts with a cookie-file round trip. The server writes a new file in
  * its own watched folder and waits until the watcher reports it; inotify reports events in order,
  * so every change made before the request has been seen by then, and the scopes it touched are
  * checked again before the answer. When the watcher cannot be trusted (an error, the inotify
  * watch limit, a cookie not reported within a second) every request runs the full per-file
- * check, exactly as without the server, and `--status` says so.
+ * check, exactly as without the server, and `--status` says so. While the watcher works, every
+ * scope still gets the full per-file check once per full-check interval (ECC_INDEX_FULL_CHECK_S,
+ * default 60 s; 0: on every request), as a search without the server does: inotify drops events
+ * when its queue overflows, and Node.js does not report it.
  */
 import { chmodSync, closeSync, lstatSync, mkdirSync, openSync, readdirSync, unlinkSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
@@ -18,6 +21,7 @@ import { SCOPES, type Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
 import { readFromScan } from '../operations/read.js';
 import { askServer, type ClientIdentity } from '../search/resident/resident-client.js';
+import { fullCheckIntervalFrom } from '../search/index/index-freshness.js';
 import { ResidentEngine } from '../search/resident/resident-engine.js';
 import {
   MAX_LINE_BYTES,
@@ -29,6 +33,7 @@ import {
   type ServerRequest,
 } from '../search/resident/resident-protocol.js';
 import type { SearchOptions } from '../search/query/search-memories.js';
+import type { SimilarProbe } from '../search/query/similar-memories.js';
 import { scopeRoot, type VaultRoots } from '../store/roots.js';
 import { FolderWatcher } from './folder-watcher.js';
 
@@ -108,30 +113,50 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
     }
   };
 
-  const watcher = new FolderWatcher(scopeRoots, serverDir, {
-    change(scope, folder, name) {
-      engine.markChanged([scope]);
-      if (name === '' || !name.endsWith('.md')) watcher.resync(scope);
-      if (name.endsWith('.md') && !name.startsWith('.')) {
-        const root = scopeRoots.get(scope)!;
-        const path = `${scope}/${relative(root, join(folder, name)).split(sep).join('/')}`;
-        const exists = isFile(join(folder, name));
-        const prev = pending.get(path)?.event;
-        pending.set(path, { scope, event: !exists ? 'removed' : prev === 'added' || !known.has(path) ? 'added' : 'changed' });
-        if (exists) known.add(path);
-        else known.delete(path);
-      }
-      if (timer) clearTimeout(timer);
-      timer = setTimeout(flush, Math.max(0, opts.debounceMs));
+  const watcher = new FolderWatcher(
+    scopeRoots,
+    serverDir,
+    {
+      change(scope, folder, name) {
+        engine.markChanged([scope]);
+        if (name === '' || !name.endsWith('.md')) watcher.resync(scope, name === '' ? undefined : join(folder, name));
+        if (name.endsWith('.md') && !name.startsWith('.')) {
+          const root = scopeRoots.get(scope)!;
+          const path = `${scope}/${relative(root, join(folder, name)).split(sep).join('/')}`;
+          const exists = isFile(join(folder, name));
+          const prev = pending.get(path)?.event;
+          pending.set(path, { scope, event: !exists ? 'removed' : prev === 'added' || !known.has(path) ? 'added' : 'changed' });
+          if (exists) known.add(path);
+          else known.delete(path);
+        }
+        if (timer) clearTimeout(timer);
+        timer = setTimeout(flush, Math.max(0, opts.debounceMs));
+      },
+      serverFile(name) {
+        cookies.get(name)?.();
+      },
+      failed(reason) {
+        opts.say({ event: 'watch-failed', reason }, `warning: watching stopped (${reason}); every request now checks the files in full`);
+      },
     },
-    serverFile(name) {
-      cookies.get(name)?.();
-    },
-    failed(reason) {
-      opts.say({ event: 'watch-failed', reason }, `warning: watching stopped (${reason}); every request now checks the files in full`);
-    },
-  });
+    opts.who.env.ECC_VAULT_WATCH_FAULT || undefined,
+  );
   watcher.start();
+
+  // the safety net for events inotify dropped: every scope checked in full once per interval
+  const fullCheckEveryS = fullCheckIntervalFrom(opts.who.env.ECC_INDEX_FULL_CHECK_S);
+  let periodicChecks = 0;
+  const periodic =
+    fullCheckEveryS > 0
+      ? setInterval(() => {
+          if (watcher.failure !== undefined) return; // every request checks in full already
+          periodicChecks++;
+          engine.markChanged();
+          if (timer) clearTimeout(timer);
+          flush();
+        }, fullCheckEveryS * 1000)
+      : undefined;
+  periodic?.unref();
 
   const first = engine.refresh(scopes);
   for (const r of first.index) {
@@ -142,7 +167,8 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
   const syncPoint = async (): Promise<void> => {
     const blind = scopes.filter((s) => watcher.blind.has(s));
     engine.markChanged([...blind, ...watcher.missingChanged(), ...SCOPES.filter((s) => !scopes.includes(s))]);
-    if (watcher.failure !== undefined) {
+    if (watcher.failure !== undefined || fullCheckEveryS === 0) {
+      engine.markChanged();
       fullChecks++;
       return;
     }
@@ -207,6 +233,8 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
                   folders: watcher.folders,
                   blind: scopes.filter((s) => watcher.blind.has(s)),
                   absent: scopes.filter((s) => watcher.absent.includes(s)),
+                  fullCheckEveryS,
+                  periodicChecks,
                 }
               : { mode: 'full-checks', reason: watcher.failure },
           requests,
@@ -223,6 +251,7 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
     await syncPoint();
     try {
       if (req.op === 'search') return { v: PROTOCOL_VERSION, ok: true, result: await engine.search(String(req.query), req.options as SearchOptions) };
+      if (req.op === 'similar') return { v: PROTOCOL_VERSION, ok: true, result: await engine.similar(similarProbe(req.memory)) };
       const scan = engine.scan(req.scopes as Scope[]);
       const r = readFromScan(scan, String(req.id));
       return { v: PROTOCOL_VERSION, ok: true, result: r };
@@ -276,6 +305,7 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
         clearTimeout(timer);
         flush();
       }
+      if (periodic) clearInterval(periodic);
       watcher.close();
       await new Promise<void>((r) => server.close(() => r()));
       try {
@@ -292,6 +322,16 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
     `watching ${watchedScopes().join(', ') || 'nothing (no scope folder exists; run vault init)'}`,
   );
   return { socketPath: at.path, closed, stop };
+}
+
+/** The memory of a `similar` request, checked: strings, a known scope. @throws VaultError `invalid-input` */
+function similarProbe(m: unknown): SimilarProbe {
+  const o = (typeof m === 'object' && m !== null ? m : {}) as Record<string, unknown>;
+  if (typeof o.title !== 'string' || typeof o.body !== 'string' || !SCOPES.includes(o.scope as Scope) || (o.id !== undefined && typeof o.id !== 'string'))
+    throw new VaultError('invalid-input', 'a similar request needs a memory with a string title and body, a scope and an optional string id', {
+      field: 'memory',
+    });
+  return { title: o.title, body: o.body, scope: o.scope as Scope, id: o.id as string | undefined };
 }
 
 function isFile(path: string): boolean {

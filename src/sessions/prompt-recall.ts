@@ -1,7 +1,8 @@
 /**
  * Prompt recall (`vault hook user-prompt-submit`): the memories relevant to the prompt the user
- * just sent, found through the search layer (searchMemories) and injected only when one passes
- * the relevance threshold.
+ * just sent, found through the search layer (the vault's index server when one runs, else
+ * searchMemories on the files, with ECC_INDEX_FULL_CHECK_S as in the CLI) and injected only when
+ * one passes the relevance threshold.
  *
  * - Which prompts are searched ({@link promptQuery}): not slash commands, not prompts under 3
  *   words (or under 4 CJK characters), not a prompt that is only a path; a prompt over 8 KiB is
@@ -19,6 +20,7 @@ import { parseMemory } from '../document/parse.js';
 import type { Runtime } from '../io/runtime.js';
 import { tokenize, tokenizeQuery } from '../search/analysis/tokenizer.js';
 import { searchMemories, type SearchHit } from '../search/query/search-memories.js';
+import { type ClientIdentity, HOOK_REPLY_TIMEOUT_MS, searchServedOrOnDisk } from '../search/resident/resident-client.js';
 import { readScopeFile } from '../store/read-scope-file.js';
 import type { VaultRoots } from '../store/roots.js';
 import { addInjected, readInjected } from './recall-record.js';
@@ -104,21 +106,26 @@ export interface RecalledMemory {
  *
  * @param readTerms the terms of a hit's whole memory (title, tags, body), undefined when unreadable
  * @param options.threshold default {@link RECALL_THRESHOLD}; 0 returns the top hits scored (for calibration)
+ * @param options.who the hook's process (user id, environment): the vault's index server is asked
+ *   first (at most {@link HOOK_REPLY_TIMEOUT_MS}) and ECC_INDEX_FULL_CHECK_S applies; without it the
+ *   files are searched with the default full-check interval (calibration scripts)
  */
 export async function recallMemories(
   roots: VaultRoots,
   query: string,
-  options: { harness: string; exclude: ReadonlySet<string>; threshold?: number; readTerms: (hit: SearchHit) => ReadonlySet<string> | undefined },
+  options: {
+    harness: string;
+    exclude: ReadonlySet<string>;
+    threshold?: number;
+    readTerms: (hit: SearchHit) => ReadonlySet<string> | undefined;
+    who?: ClientIdentity | undefined;
+  },
 ): Promise<RecalledMemory[]> {
   const threshold = options.threshold ?? RECALL_THRESHOLD;
   const terms = tokenizeQuery(query);
   if (terms.length === 0) return [];
-  const r = await searchMemories(roots, query, {
-    targetHarness: options.harness,
-    limit: RECALL_MAX_MEMORIES + Math.min(options.exclude.size, 20),
-    feedback: false,
-    termStats: true,
-  });
+  const search = { targetHarness: options.harness, limit: RECALL_MAX_MEMORIES + Math.min(options.exclude.size, 20), feedback: false, termStats: true };
+  const r = options.who ? await searchServedOrOnDisk(roots, query, search, options.who, HOOK_REPLY_TIMEOUT_MS) : await searchMemories(roots, query, search);
   const stats = r.termStats ?? { docs: 0, df: {} };
   const scored: RecalledMemory[] = [];
   for (const hit of r.results) {
@@ -193,7 +200,7 @@ export async function promptRecall(rt: Runtime, input: PromptRecallInput): Promi
   if (query === undefined) return { text: '', ids: [] };
   const session = typeof input.sessionId === 'string' && input.sessionId.trim() && input.sessionId.length <= 512 ? input.sessionId : undefined;
   const exclude = session ? readInjected(input.sessionsDir, session) : new Set<string>();
-  const recalled = await recallMemories(input.roots, query, { harness: input.harness, exclude, readTerms: (hit) => readHitTerms(input.roots, hit) });
+  const recalled = await recallMemories(input.roots, query, { harness: input.harness, exclude, readTerms: (hit) => readHitTerms(input.roots, hit), who: rt });
   const out = renderRecall(recalled);
   if (session && out.ids.length) addInjected(input.sessionsDir, session, out.ids, rt);
   return out;

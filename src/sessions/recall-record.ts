@@ -15,7 +15,7 @@ import { lstatSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { ID_PATTERN } from '../document/contract.js';
 import type { Runtime } from '../io/runtime.js';
-import { ensureSessionsDir, RECALL_DIR, readSnapshotText, writeSessionFile } from './snapshots/snapshot-store.js';
+import { ensureSessionsDir, RECALL_DIR, readSnapshotText, removeStaleWorkFiles, writeSessionFile } from './snapshots/snapshot-store.js';
 import { fnv1a32 } from './start/start-cache.js';
 
 /** Ids kept per session. */
@@ -58,6 +58,7 @@ export function addInjected(sessionsDir: string, sessionId: string, ids: readonl
     const all = [...readInjected(sessionsDir, sessionId), ...ids.filter((id) => ID_PATTERN.test(id))];
     const kept = [...new Set(all)].slice(-MAX_IDS);
     writeSessionFile(sub, name, JSON.stringify({ v: 1, session: sessionId, ids: kept }), 'recall', rt, true);
+    removeStaleWorkFiles(sub, rt);
   } catch {
     /* advisory */
   }

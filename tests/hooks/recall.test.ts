@@ -7,11 +7,12 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { serializeMemory } from '../../src/document/serialize.js';
 import { HISTORICAL_MARKER } from '../../src/sessions/start/injection-text.js';
 import { RECALL_MARKER } from '../../src/sessions/prompt-recall.js';
 import { cliEnv, git, gitRepo } from '../helpers/cli.js';
 import { CLAUDE_SESSION, contextOf, hook, sessionsDirOf } from '../helpers/hooks.js';
-import { memory, putMemories } from '../helpers/search.js';
+import { memory, memoryPath, putMemories } from '../helpers/search.js';
 
 type Answer = { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
 
@@ -247,5 +248,61 @@ describe('the memory digest at session start', () => {
     age(repo);
     const again = contextOf((await hook('session-start', start(repo, 'startup', 'sess-e'), { cwd: repo, env })).stdout);
     expect(again).toContain(fresh.id);
+  });
+});
+
+describe('hook searches honour ECC_INDEX_FULL_CHECK_S like the CLI', () => {
+  // An in-place write to a file the search does not return is seen by the full check only (the
+  // folder check sees no folder change): within the 60 s default it is not seen; with
+  // ECC_INDEX_FULL_CHECK_S=0 every hook search checks every file, as `vault search` does.
+  it('prompt recall sees an in-place write at once with ECC_INDEX_FULL_CHECK_S=0', async () => {
+    const { repo, env, tabs } = vault();
+    const ask = (e: Record<string, string>, session: string) =>
+      hook('user-prompt-submit', prompt(repo, 'how is the kafka consumer lag watched on call?', session), { cwd: repo, env: e });
+    expect(recallOf((await ask(env, 's1')).stdout)).toBe(''); // builds the index; nothing matches yet
+    writeFileSync(memoryPath(repo, tabs), serializeMemory({ ...tabs, title: 'Kafka consumer lag', body: 'The on-call team watches the kafka consumer lag.' }));
+    expect(recallOf((await ask(env, 's2')).stdout)).toBe(''); // the folder check within the interval
+    expect(recallOf((await ask({ ...env, ECC_INDEX_FULL_CHECK_S: '0' }, 's3')).stdout)).toContain(tabs.id);
+  });
+
+  it('the session-start digest sees an in-place write at once with ECC_INDEX_FULL_CHECK_S=0', async () => {
+    const { repo, env } = vault();
+    const held = memory({ kind: 'decision', status: 'rejected', title: 'Queue retention of seven days', body: 'Messages are kept seven days.' });
+    putMemories(repo, held);
+    age(repo);
+    const start = (session: string) => ({ session_id: session, cwd: repo, hook_event_name: 'SessionStart', source: 'startup' });
+    expect(contextOf((await hook('session-start', start('d1'), { cwd: repo, env })).stdout)).not.toContain(held.id);
+    writeFileSync(memoryPath(repo, held), serializeMemory({ ...held, status: 'active' }));
+    expect(contextOf((await hook('session-start', start('d2'), { cwd: repo, env })).stdout)).not.toContain(held.id);
+    const full = await hook('session-start', start('d3'), { cwd: repo, env: { ...env, ECC_INDEX_FULL_CHECK_S: '0' } });
+    expect(contextOf(full.stdout)).toContain(held.id);
+  });
+});
+
+describe('leftovers of killed writers in .recall and .start', () => {
+  // a kill between a record's work file and its rename leaves `.wip-*`; the next write of the folder removes those older than a minute (or of a dead process)
+  it('are removed on the next write of their folder; a work file still being written is kept', async () => {
+    const { repo, env, redis } = vault();
+    const plant = (sub: string, tag: string) => {
+      const dir = join(sessionsDirOf(env), sub);
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const old = join(dir, `.wip-${tag}-${process.pid}-aaaaaaaaaaaa`);
+      const dead = join(dir, `.wip-${tag}-999999999-bbbbbbbbbbbb`);
+      const live = join(dir, `.wip-${tag}-${process.pid}-cccccccccccc`);
+      for (const f of [old, dead, live]) writeFileSync(f, '{"v":1,');
+      const past = new Date(Date.now() - 120_000);
+      utimesSync(old, past, past);
+      return { dir, left: () => readdirSync(dir).filter((n) => n.startsWith('.wip-')) };
+    };
+    const recall = plant('.recall', 'recall');
+    const r = await hook('user-prompt-submit', prompt(repo, 'why do the login sessions live in redis?', 'sess-w'), { cwd: repo, env });
+    expect(recallOf(r.stdout)).toContain(redis.id);
+    expect(recall.left()).toEqual([`.wip-recall-${process.pid}-cccccccccccc`]);
+
+    const start = plant('.start', 'start');
+    const stop = { session_id: 'prev-w', transcript_path: CLAUDE_SESSION, cwd: repo, hook_event_name: 'Stop', stop_hook_active: false };
+    expect((await hook('stop', stop, { cwd: repo, env })).code).toBe(0); // writes the snapshot, the start and the digest records
+    expect(readdirSync(start.dir).filter((n) => n.startsWith('digest-')).length).toBe(1);
+    expect(start.left()).toEqual([`.wip-start-${process.pid}-cccccccccccc`]);
   });
 });

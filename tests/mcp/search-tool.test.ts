@@ -1,6 +1,9 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { nodeRuntime } from '../../src/io/runtime.js';
+import { indexStatus } from '../../src/search/index/index-status.js';
+import { resolveRoots } from '../../src/store/roots.js';
 import { cliEnv, gitRepo, memoryFixture, runCli } from '../helpers/cli.js';
 import { callError, callOk, callRefused, startMcp } from '../helpers/mcp-client.js';
 
@@ -147,5 +150,31 @@ describe('vault mcp: memory_search', () => {
     const found = await callOk(s, 'memory_search', { query: 'staging certificate' });
     expect(ids(found)).toEqual([cliId]);
     expect((await callOk(s, 'memory_read', { id: cliId })).memory.sourceHarness).toBe('opencode'); // the CLI takes ECC_MEMORY_HARNESS too
+  });
+});
+
+describe('vault mcp: memory_read', () => {
+  it('reads through the index as vault read does: an unrelated broken file does not block it, one that could be the memory does', async () => {
+    const repo = repoWithFixtures();
+    const env = cliEnv({ ECC_MEMORY_HARNESS: 'cursor' });
+    const broken = join(repo, '.ecc/memory/project/decisions/broken-note.md');
+    writeFileSync(broken, '---\nschema: "ecc.memory.v1"\ntitle: [unclosed\n---\nnothing to do with queues\n');
+    const roots = resolveRoots(nodeRuntime({ cwd: repo, env }));
+    expect(indexStatus(roots, ['project']).exists).toBe(false);
+    const s = await startMcp(repo, env);
+    const read = await callOk(s, 'memory_read', { id: OLDER });
+    expect(read.memory.title).toBe('Queue retries use a fixed 30 s delay');
+    // the lookup went through the project index (a scan writes none), and agrees with vault read
+    expect(indexStatus(roots, ['project'])).toMatchObject({ exists: true, stale: false });
+    const cli = await runCli(['read', OLDER, '--json'], { cwd: repo, env });
+    expect(cli.code, cli.stderr).toBe(0);
+    expect(JSON.parse(cli.stdout).body).toBe(read.memory.body);
+    // a broken file that holds the id could be the memory: incomplete, naming it
+    writeFileSync(broken, `---\nid: "${OLDER}"\ntitle: [unclosed\n---\n`);
+    const blocked = await callError(s, 'memory_read', { id: OLDER });
+    expect(blocked.code).toBe('MEMORY_READ_INCOMPLETE');
+    const cliBlocked = await runCli(['read', OLDER], { cwd: repo, env });
+    expect(cliBlocked.code).not.toBe(0);
+    expect(cliBlocked.stderr).toContain('project/decisions/broken-note.md could be memory');
   });
 });

@@ -8,7 +8,13 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serializeMemory } from '../../src/document/serialize.js';
+import { nodeRuntime } from '../../src/io/runtime.js';
+import { similarServedOrOnDisk } from '../../src/search/resident/resident-client.js';
+import { PROTOCOL_VERSION } from '../../src/search/resident/resident-protocol.js';
+import { findSimilarMemories } from '../../src/search/query/similar-memories.js';
+import { resolveRoots } from '../../src/store/roots.js';
 import { cliEnv, git, gitRepo, runBin, tempDir } from '../helpers/cli.js';
+import { contextOf, hook } from '../helpers/hooks.js';
 import { callOk, startMcp } from '../helpers/mcp-client.js';
 import { memory, memoryPath, putMemories } from '../helpers/search.js';
 
@@ -151,7 +157,7 @@ describe('vault watch: the resident index server', () => {
     }
     rmSync(socket, { force: true });
     // a listener of our protocol version whose answers hold no pid: --stop stops nothing, no stack trace
-    const odd = createServer((s) => s.end('{"v":1,"ok":true,"pid":1}\n'));
+    const odd = createServer((s) => s.end(`{"v":${PROTOCOL_VERSION},"ok":true,"pid":1}\n`));
     await new Promise<void>((r) => odd.listen(socket, () => r()));
     try {
       const stop = await runBin(['watch', '--stop'], { cwd: repo, env });
@@ -211,6 +217,114 @@ describe('vault watch: the resident index server', () => {
     expect(a).toEqual(await callOk(files, 'memory_search', { query: 'crane' }));
     expect(a.total).toBe(1);
     expect((await status(repo, env)).requests).toBe(before + 2);
+  });
+
+  it("answers vault save's similar-memory check like the files (CLI save, --unique, and the library call)", async () => {
+    const repo = gitRepo();
+    const env = serverEnv();
+    const a = memory({ title: 'Harbour crane', body: 'the crane lifts containers from the ships onto the quay at night' });
+    const b = memory({ title: 'Dock schedule', body: 'crane shifts start at dawn and end at dusk every day of the week' });
+    putMemories(repo, a, b, memory({ title: 'Unrelated', body: 'nothing in common here' }));
+    await detach(repo, env);
+    const save = async (title: string, body: string, e: Record<string, string>, ...more: string[]) => {
+      const r = await runBin(['save', '--scope', 'team', '--kind', 'note', '--title', title, '--body', body, '--json', ...more], { cwd: repo, env: e });
+      return { code: r.code, out: r.code === 0 ? JSON.parse(r.stdout) : r.stdout + r.stderr };
+    };
+    const before = (await status(repo, env)).requests as number;
+    // same title, then a near-identical body: through the server
+    const t = await save('harbour  CRANE!', 'a different body about cranes', env);
+    expect(t.code).toBe(0);
+    expect(t.out.similar).toEqual([{ id: a.id, path: `team/notes/${a.id}.md`, reason: 'same-title' }]);
+    const requests = (await status(repo, env)).requests as number;
+    expect(requests).toBeGreaterThan(before + 1); // the similar check went to the server
+    const s = await save('Shift plan', b.body, env);
+    expect(s.out.similar).toEqual([{ id: b.id, path: `team/notes/${b.id}.md`, reason: 'similar-body' }]);
+    // --unique refuses alike with and without the server
+    const off = { ...env, ECC_VAULT_SERVER: 'off' };
+    const u1 = await save('Dock Schedule', 'again', env, '--unique');
+    const u2 = await save('Dock Schedule', 'again', off, '--unique');
+    expect(u1.code).not.toBe(0);
+    expect(u1).toEqual(u2);
+    expect(u1.out).toContain(`a similar memory already exists: ${b.id} (same-title)`);
+    // the whole answer (similarity figures included) equals the files' for probes of every kind
+    const rt = nodeRuntime({ cwd: repo, env });
+    const roots = resolveRoots(rt);
+    for (const probe of [
+      { title: 'Harbour crane', body: 'x', scope: 'team' as const },
+      { title: 'Other', body: b.body, scope: 'team' as const },
+      { title: 'Other', body: b.body, scope: 'team' as const, id: s.out.id as string },
+      { title: 'Nothing alike', body: 'zebra', scope: 'team' as const },
+      { title: 'Harbour crane', body: a.body, scope: 'project' as const },
+    ]) {
+      const served = await similarServedOrOnDisk(roots, probe, rt);
+      expect(served, JSON.stringify(probe)).toEqual(await findSimilarMemories(roots, probe));
+    }
+    // one save, one refused save, five probes and this status: all answered by the server
+    expect((await status(repo, env)).requests as number).toBe(requests + 8);
+  });
+
+  it('answers the hooks (prompt recall, session-start digest) like the files', async () => {
+    const repo = gitRepo();
+    const env = serverEnv();
+    const redis = memory({ kind: 'decision', title: 'Redis keeps the login sessions', body: 'Login sessions live in Redis with a 14 day expiry.' });
+    putMemories(repo, redis, memory({ kind: 'preference', title: 'Tabs in Go files', body: 'gofmt decides.' }));
+    await detach(repo, env);
+    const off = { ...env, ECC_VAULT_SERVER: 'off' };
+    const recall = (e: Record<string, string>, session: string) =>
+      hook('user-prompt-submit', { session_id: session, cwd: repo, prompt: 'why do the login sessions live in redis?' }, { cwd: repo, env: e });
+    const start = (e: Record<string, string>, session: string) =>
+      hook('session-start', { session_id: session, cwd: repo, hook_event_name: 'SessionStart', source: 'startup' }, { cwd: repo, env: e });
+    const before = (await status(repo, env)).requests as number;
+    const served = { recall: (await recall(env, 'a')).stdout, start: contextOf((await start(env, 'b')).stdout) };
+    // one search for the prompt; the digest's context search and its newest-first search
+    expect((await status(repo, env)).requests).toBeGreaterThanOrEqual(before + 3);
+    expect(served.recall).toContain(redis.id);
+    expect(served.start).toContain(redis.id);
+    expect(served).toEqual({ recall: (await recall(off, 'c')).stdout, start: contextOf((await start(off, 'd')).stdout) });
+  });
+
+  it('falls back to full checks when watching fails (the inotify limit, ENOSPC) and says so in --status', async () => {
+    const repo = gitRepo();
+    const env = { ...serverEnv(), ECC_VAULT_WATCH_FAULT: 'ENOSPC' };
+    const a = memory({ title: 'Limit crane', body: 'crane words' });
+    putMemories(repo, a);
+    await detach(repo, env);
+    const s = await status(repo, env);
+    expect(s.watcher).toMatchObject({ mode: 'full-checks', reason: expect.stringContaining('ENOSPC') });
+    const text = await runBin(['watch', '--status'], { cwd: repo, env });
+    expect(text.stdout).toMatch(/watcher: failed \(cannot watch .*ENOSPC\); every request checks the files in full/);
+    // nothing is watched, yet every answer is the files': an in-place write to an unreturned file included
+    const b = memory({ title: 'Quiet note', body: 'nothing here' });
+    putMemories(repo, b);
+    expect((await answers(repo, env, 'crane', b.id)).served).toEqual((await answers(repo, env, 'crane', b.id)).files);
+    writeFileSync(memoryPath(repo, b), serializeMemory({ ...b, body: 'a crane after all' }));
+    // (the files' own folder check would see this write only at its next full check: compare with one now)
+    const { files, served } = await answers(repo, { ...env, ECC_INDEX_FULL_CHECK_S: '0' }, 'crane', b.id);
+    expect(served).toEqual(files);
+    expect(served.total).toBe(2);
+    expect((await status(repo, env)).fullChecks as number).toBeGreaterThanOrEqual(6);
+  });
+
+  it('catches events inotify dropped (queue overflow) with the periodic full check', async () => {
+    const repo = gitRepo();
+    const env = { ...serverEnv(), ECC_VAULT_WATCH_FAULT: 'drop-events', ECC_INDEX_FULL_CHECK_S: '1' };
+    putMemories(repo, memory({ title: 'Overflow crane', body: 'crane words' }));
+    await detach(repo, env);
+    const s = await status(repo, env);
+    expect(s.watcher).toMatchObject({ mode: 'fs.watch', fullCheckEveryS: 1 });
+    expect((await runBin(['watch', '--status'], { cwd: repo, env })).stdout).toContain('full check every 1 s');
+    const search = async () => JSON.parse((await runBin(['search', 'crane', '--json', '--scope', 'team'], { cwd: repo, env })).stdout).total as number;
+    expect(await search()).toBe(1);
+    const b = memory({ title: 'Unseen crane', body: 'crane again' });
+    putMemories(repo, b); // its event is dropped: the kept index does not know it yet
+    const until = Date.now() + 10_000;
+    let total = await search();
+    while (total !== 2 && Date.now() < until) {
+      await new Promise((r) => setTimeout(r, 200));
+      total = await search();
+    }
+    expect(total).toBe(2);
+    expect(((await status(repo, env)).watcher as { periodicChecks: number }).periodicChecks).toBeGreaterThan(0);
   });
 
   it('refuses a second server for the same vault', async () => {

@@ -49,7 +49,13 @@ async function runWatch(ctx: CliContext, argv: WatchArgs): Promise<number | void
     if (argv.json) printJson(ctx, s ?? { running: false, vault: roots.memoryRoot });
     else if (!s) printText(ctx, `no index server runs for ${roots.memoryRoot}; searches read the files (start one with \`vault watch --detach\`)`);
     else {
-      const w = s.watcher as { mode: string; folders?: number; reason?: string; blind?: string[]; absent?: string[] };
+      const w = s.watcher as { mode: string; folders?: number; reason?: string; blind?: string[]; absent?: string[]; fullCheckEveryS?: number };
+      const every =
+        w.fullCheckEveryS === 0
+          ? '; every request checks the files in full (ECC_INDEX_FULL_CHECK_S=0)'
+          : w.fullCheckEveryS
+            ? `; full check every ${w.fullCheckEveryS} s`
+            : '';
       const memories = Object.entries(s.memories as Record<string, number>)
         .map(([k, v]) => `${k} ${v}`)
         .join(', ');
@@ -58,7 +64,7 @@ async function runWatch(ctx: CliContext, argv: WatchArgs): Promise<number | void
       printText(
         ctx,
         w.mode === 'fs.watch'
-          ? `watcher: fs.watch on ${w.folders} folder(s)${w.blind?.length ? `; checked in full on every request: ${w.blind.join(', ')}` : ''}${w.absent?.length ? `; no folder yet: ${w.absent.join(', ')}` : ''}`
+          ? `watcher: fs.watch on ${w.folders} folder(s)${w.blind?.length ? `; checked in full on every request: ${w.blind.join(', ')}` : ''}${w.absent?.length ? `; no folder yet: ${w.absent.join(', ')}` : ''}${every}`
           : `watcher: failed (${w.reason}); every request checks the files in full`,
       );
       printText(ctx, `requests: ${s.requests}, full checks: ${s.fullChecks}, resident memory: ${s.memoryMB} MB`);

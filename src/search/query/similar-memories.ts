@@ -9,7 +9,7 @@
  */
 import type { Memory, Scope } from '../../document/contract.js';
 import type { VaultRoots } from '../../store/roots.js';
-import { openIndexes, resolveSearchOptions, searchMemories } from './search-memories.js';
+import { openIndexes, resolveSearchOptions, searchMemoriesWith, type IndexOpener, type SearchOptions } from './search-memories.js';
 import { rankDocuments, type LiveDoc } from './query-ranking.js';
 import { IndexUnusable } from '../index/index-store.js';
 import { foldText, tokenize, tokenizeQuery } from '../analysis/tokenizer.js';
@@ -62,14 +62,15 @@ const ANY_STATUS = ['active', 'rejected', 'superseded'] as const;
 
 /**
  * The candidates' vault-relative paths: the top {@link TOP_K} documents for the title's words and
- * the top {@link TOP_K} for the body sketch, from the scope's index opened fresh; when the index
- * is unusable, a search (which rebuilds it) over both.
+ * the top {@link TOP_K} for the body sketch, from the scope's index as `open` gives it (opened
+ * fresh from disk, or the index server's kept one); when the index is unusable, a search (which
+ * rebuilds it) over both.
  */
-async function candidatePaths(roots: VaultRoots, scope: Scope, title: string, sketch: readonly string[]): Promise<string[]> {
+async function candidatePaths(open: IndexOpener, roots: VaultRoots, scope: Scope, title: string, sketch: readonly string[]): Promise<string[]> {
   const { filter } = resolveSearchOptions({ scopes: [scope], statuses: [...ANY_STATUS] });
   const top = (docs: readonly { doc: LiveDoc }[]) => docs.slice(0, TOP_K).map((c) => `${c.doc.scope}/${c.doc.path}`);
   try {
-    const { indexes } = openIndexes(roots, [scope]);
+    const { indexes } = open(roots, [scope], false, {});
     const byTitle = tokenizeQuery(title);
     const bySketch = tokenizeQuery(sketch.join(' '));
     // titles with as many words as this one first: a same title has them (many titles may share
@@ -80,28 +81,39 @@ async function candidatePaths(roots: VaultRoots, scope: Scope, title: string, sk
     return [...new Set([...top(sameLength), ...(bySketch.length ? top(rankDocuments(indexes, bySketch, filter)) : [])])];
   } catch (err) {
     if (!(err instanceof IndexUnusable)) throw err;
-    const found = await searchMemories(roots, [title, ...sketch].join(' '), { scopes: [scope], statuses: [...ANY_STATUS], limit: 2 * TOP_K, feedback: false });
+    const found = await searchMemoriesWith(open, roots, [title, ...sketch].join(' '), { scopes: [scope], statuses: [...ANY_STATUS], limit: 2 * TOP_K, feedback: false });
     return found.results.map((h) => h.path);
   }
 }
+
+/** The memory a similar check is made for: what is about to be saved (its id, when set, is never reported). */
+export type SimilarProbe = Pick<Memory, 'title' | 'body' | 'scope'> & { id?: string | undefined };
 
 /**
  * Finds memories in the same scope (any status) with the same normalised title or a
  * near-identical body.
  *
  * @param memory the memory about to be saved (its id, when set, is never reported)
+ * @param freshness `fullCheckIntervalS`: seconds between the index's full checks (adapters pass ECC_INDEX_FULL_CHECK_S; default 60)
  * @returns similar memories, same title first
  */
-export async function findSimilarMemories(
+export function findSimilarMemories(
   roots: VaultRoots,
-  memory: Pick<Memory, 'title' | 'body' | 'scope'> & { id?: string | undefined },
+  memory: SimilarProbe,
+  freshness: Pick<SearchOptions, 'fullCheckIntervalS'> = {},
 ): Promise<SimilarMemory[]> {
+  const open: IndexOpener = (r, scopes, rebuild, f) => openIndexes(r, scopes, rebuild, { ...f, fullCheckIntervalS: freshness.fullCheckIntervalS });
+  return findSimilarMemoriesWith(open, roots, memory);
+}
+
+/** {@link findSimilarMemories} with the indexes `open` gives (the resident server passes its kept indexes). */
+export async function findSimilarMemoriesWith(open: IndexOpener, roots: VaultRoots, memory: SimilarProbe): Promise<SimilarMemory[]> {
   const scope: Scope = memory.scope;
   const bodyTerms = tokenize(memory.body);
   const title = normalizeTitle(memory.title);
   const mine = new Set(bodyTerms);
   const out: SimilarMemory[] = [];
-  for (const path of await candidatePaths(roots, scope, memory.title, bodySketch(bodyTerms))) {
+  for (const path of await candidatePaths(open, roots, scope, memory.title, bodySketch(bodyTerms))) {
     const read = readScopeFile(roots, scope, path.split('/').slice(1).join('/'), LIMITS.documentMaxBytes);
     if (!read.ok) continue;
     let other: Memory;

@@ -8,7 +8,9 @@ import { lstatSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { VaultError, type VaultErrorCode } from '../../errors.js';
 import type { VaultRoots } from '../../store/roots.js';
-import type { SearchOptions, SearchResponse } from '../query/search-memories.js';
+import { fullCheckIntervalFrom } from '../index/index-freshness.js';
+import { searchMemories, type SearchOptions, type SearchResponse } from '../query/search-memories.js';
+import { findSimilarMemories, type SimilarMemory, type SimilarProbe } from '../query/similar-memories.js';
 import { MAX_LINE_BYTES, PROTOCOL_VERSION, socketLocation, vaultKey, type ServerReply, type ServerRequest } from './resident-protocol.js';
 
 /** Who is asking: the process's user id and environment (adapters pass them; core code never reads the process). */
@@ -22,6 +24,9 @@ export type RequestBody = ServerRequest extends infer R ? (R extends ServerReque
 
 /** How long a connected server may take to answer before the client gives up on it (ms). */
 export const DEFAULT_REPLY_TIMEOUT_MS = 60_000;
+
+/** The reply timeout of callers with a short budget of their own (hooks, ms): a slower server is left for the files. */
+export const HOOK_REPLY_TIMEOUT_MS = 1000;
 
 /**
  * Sends one request to the vault's server.
@@ -90,14 +95,58 @@ export function replyResult(reply: ServerReply & { ok: boolean }): unknown {
   return undefined;
 }
 
+/** The reply of the vault's server to `body`, or undefined when none answers or `ECC_VAULT_SERVER=off`. @throws VaultError the server's error */
+async function served(roots: VaultRoots, body: RequestBody, who: ClientIdentity, timeoutMs?: number): Promise<unknown> {
+  if (who.env.ECC_VAULT_SERVER === 'off') return undefined;
+  const reply = await askServer(roots, body, who, timeoutMs);
+  return reply ? replyResult(reply) : undefined;
+}
+
 /**
  * A search answered by the vault's index server, or `undefined` when none answers (the caller
  * then runs `searchMemories` on the files). `ECC_VAULT_SERVER=off` in `who.env` skips the server.
  *
+ * @param timeoutMs give up on a server that does not reply in this time (default {@link DEFAULT_REPLY_TIMEOUT_MS})
  * @throws VaultError what `searchMemories` throws for the same arguments (the server ran it)
  */
-export async function searchThroughServer(roots: VaultRoots, query: string, options: SearchOptions, who: ClientIdentity): Promise<SearchResponse | undefined> {
-  if (who.env.ECC_VAULT_SERVER === 'off') return undefined;
-  const reply = await askServer(roots, { op: 'search', query, options: JSON.parse(JSON.stringify(options)) as Record<string, unknown> }, who);
-  return reply ? (replyResult(reply) as SearchResponse) : undefined;
+export async function searchThroughServer(
+  roots: VaultRoots,
+  query: string,
+  options: SearchOptions,
+  who: ClientIdentity,
+  timeoutMs?: number,
+): Promise<SearchResponse | undefined> {
+  const body: RequestBody = { op: 'search', query, options: JSON.parse(JSON.stringify(options)) as Record<string, unknown> };
+  return (await served(roots, body, who, timeoutMs)) as SearchResponse | undefined;
+}
+
+/**
+ * A search answered by the vault's server when one runs, else by `searchMemories` on the files
+ * (the same answer either way). Without `options.fullCheckIntervalS` the interval between full
+ * checks comes from `ECC_INDEX_FULL_CHECK_S` in `who.env`, as in the CLI.
+ *
+ * @param timeoutMs how long a running server may take to reply before the files answer (hooks pass their short budget)
+ * @throws VaultError `invalid-input` for a bad option (see searchMemories)
+ */
+export async function searchServedOrOnDisk(
+  roots: VaultRoots,
+  query: string,
+  options: SearchOptions,
+  who: ClientIdentity,
+  timeoutMs?: number,
+): Promise<SearchResponse> {
+  const o: SearchOptions = { ...options, fullCheckIntervalS: options.fullCheckIntervalS ?? fullCheckIntervalFrom(who.env.ECC_INDEX_FULL_CHECK_S) };
+  return (await searchThroughServer(roots, query, o, who, timeoutMs)) ?? searchMemories(roots, query, o);
+}
+
+/**
+ * The similar-memory check of a save (`findSimilarMemories`), answered by the vault's server when
+ * one runs, else on the files (ECC_INDEX_FULL_CHECK_S from `who.env`); the same answer either way.
+ *
+ * @returns similar memories, same title first
+ */
+export async function similarServedOrOnDisk(roots: VaultRoots, memory: SimilarProbe, who: ClientIdentity): Promise<SimilarMemory[]> {
+  const probe = { title: memory.title, body: memory.body, scope: memory.scope, ...(memory.id !== undefined ? { id: memory.id } : {}) };
+  const r = (await served(roots, { op: 'similar', memory: probe }, who)) as SimilarMemory[] | undefined;
+  return r ?? findSimilarMemories(roots, probe, { fullCheckIntervalS: fullCheckIntervalFrom(who.env.ECC_INDEX_FULL_CHECK_S) });
 }

@@ -11,6 +11,7 @@ import { scanVault, type ScanResult } from '../../scanner/scan-vault.js';
 import type { VaultRoots } from '../../store/roots.js';
 import type { ScopeIndex } from '../index/index-freshness.js';
 import { liveDocs } from '../query/query-ranking.js';
+import { findSimilarMemoriesWith, type SimilarMemory, type SimilarProbe } from '../query/similar-memories.js';
 import { openIndexes, searchMemoriesWith, type SearchDiagnostics, type SearchOptions, type SearchResponse } from '../query/search-memories.js';
 
 interface KeptIndex {
@@ -63,6 +64,11 @@ export class ResidentEngine {
   /** {@link searchMemories} over the kept indexes. @throws VaultError `invalid-input` as searchMemories */
   search(query: string, options: SearchOptions): Promise<SearchResponse> {
     return searchMemoriesWith((roots, scopes, rebuild) => this.openWith(roots, scopes, rebuild), this.roots, query, options);
+  }
+
+  /** {@link findSimilarMemories} with the candidates from the kept indexes (the files decide, as without the server). */
+  similar(memory: SimilarProbe): Promise<SimilarMemory[]> {
+    return findSimilarMemoriesWith((roots, scopes, rebuild) => this.openWith(roots, scopes, rebuild), this.roots, memory);
   }
 
   /** The scanner's result for these scopes, kept until one of them changes (what `vault read` decides on). */

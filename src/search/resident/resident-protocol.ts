@@ -10,7 +10,7 @@ import { indexDirFor } from '../../store/layout.js';
 import type { VaultRoots } from '../../store/roots.js';
 
 /** Bumped whenever a request or reply changes shape; a client and a server of different versions never talk. */
-export const PROTOCOL_VERSION = 1;
+export const PROTOCOL_VERSION = 2;
 
 /** A request or reply line longer than this (bytes) is refused (a search reply of 100 hits stays far below). */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -22,6 +22,7 @@ export const MAX_SOCKET_PATH_BYTES = 107;
 export type ServerRequest =
   | { v: number; vault: string; op: 'search'; query: string; options: Record<string, unknown> }
   | { v: number; vault: string; op: 'read'; id: string; scopes: string[] }
+  | { v: number; vault: string; op: 'similar'; memory: { title: string; body: string; scope: string; id?: string | undefined } }
   | { v: number; vault: string; op: 'status' }
   | { v: number; vault: string; op: 'stop' };
 

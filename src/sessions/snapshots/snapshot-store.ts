@@ -361,6 +361,19 @@ export function removeStaleFiles(dir: string, nowMs: number, rt: Pick<Runtime, '
   return removed;
 }
 
+/**
+ * Removes the leftovers of killed writers in one folder of the sessions folder (`.recall`,
+ * `.start`): work files (`.wip-*`) whose process is gone or that are older than a minute, and
+ * stale locks. The writers of those folders call it after each write, so a kill between the work
+ * file and the rename costs one file until the next write.
+ *
+ * @param rt the clock and which processes are alive
+ * @returns how many files were removed
+ */
+export function removeStaleWorkFiles(dir: string, rt: Pick<Runtime, 'isProcessAlive' | 'now'>): number {
+  return removeStaleIn(dir, rt.now().getTime(), rt);
+}
+
 function removeStaleIn(dir: string, nowMs: number, rt: Pick<Runtime, 'isProcessAlive'>): number {
   let names: string[];
   try {

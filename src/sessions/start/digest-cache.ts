@@ -19,7 +19,7 @@ import { ID_PATTERN } from '../../document/contract.js';
 import type { GitRunner } from '../../io/git.js';
 import type { Runtime } from '../../io/runtime.js';
 import type { VaultRoots } from '../../store/roots.js';
-import { ensureStartDir, readSnapshotText, START_DIR, writeSessionFile, type WorktreeKey } from '../snapshots/snapshot-store.js';
+import { ensureStartDir, readSnapshotText, removeStaleWorkFiles, START_DIR, writeSessionFile, type WorktreeKey } from '../snapshots/snapshot-store.js';
 import { listStillValid, type ListProof } from './memory-titles.js';
 import type { MemoryDigest } from './memory-digest.js';
 import { fnv1a32 } from './start-cache.js';
@@ -142,6 +142,7 @@ export function writeDigestRecord(dir: string, key: WorktreeKey, record: Omit<Di
     if (!sub) return;
     const full: DigestRecord = { v: RECORD_VERSION, worktree: key.worktree, repo: key.repo ?? null, ...record };
     writeSessionFile(sub, recordName(key, record.harness), JSON.stringify(full), 'digest', rt, true);
+    removeStaleWorkFiles(sub, rt);
   } catch {
     /* the next start searches */
   }

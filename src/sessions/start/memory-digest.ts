@@ -4,8 +4,9 @@
  * resource return (one builder, so they are the same text).
  *
  * Ranking: a context query (branch name, the last snapshot's goal and files, the paths changed
- * on the branch; digestContext in digest-cache.ts) through the search layer (searchMemories, so the index
- * and its speed-ups serve it), then newest first to fill. Active memories targeted at the
+ * on the branch; digestContext in digest-cache.ts) through the search layer (the vault's index
+ * server when one runs, else searchMemories on the files with ECC_INDEX_FULL_CHECK_S as in the
+ * CLI), then newest first to fill. Active memories targeted at the
  * harness (aliases resolved) only. Order and quotas: hand-offs for this harness first, then
  * {@link KIND_QUOTAS} in order (preferences, decisions, runbooks, lessons, then context and
  * facts); what is left of the budget goes to further memories in the same order.
@@ -20,7 +21,8 @@ import { LIMITS, type Kind, type Scope } from '../../document/contract.js';
 import { parseMemory } from '../../document/parse.js';
 import { readScopeFile } from '../../store/read-scope-file.js';
 import { scopeRoot, type VaultRoots } from '../../store/roots.js';
-import { searchMemories, type SearchHit } from '../../search/query/search-memories.js';
+import type { SearchHit } from '../../search/query/search-memories.js';
+import { type ClientIdentity, HOOK_REPLY_TIMEOUT_MS, searchServedOrOnDisk } from '../../search/resident/resident-client.js';
 import { capText, oneLine, redact, stripControls } from '../transcripts/text.js';
 import { HISTORICAL_MARKER } from './injection-text.js';
 
@@ -100,17 +102,20 @@ function entryOf(roots: VaultRoots, hit: SearchHit): DigestEntry | undefined {
  *
  * @param harness the harness it is for (`target_harnesses`, aliases resolved)
  * @param context the context query (digestContext); empty: newest first
+ * @param who the process (user id, environment): the index server is asked first (at most
+ *   {@link HOOK_REPLY_TIMEOUT_MS}), ECC_INDEX_FULL_CHECK_S applies
  * @throws VaultError only for a bug in the options; a broken vault gives fewer entries
  */
-export async function collectDigestEntries(roots: VaultRoots, harness: string, context: string): Promise<DigestEntry[]> {
+export async function collectDigestEntries(roots: VaultRoots, harness: string, context: string, who: ClientIdentity): Promise<DigestEntry[]> {
   const options = { scopes: ['project', 'team'] as Scope[], kinds: DIGEST_KINDS, targetHarness: harness, limit: CANDIDATES, feedback: false };
   const hits: SearchHit[] = [];
   const seen = new Set<string>();
   const add = (list: readonly SearchHit[]) => {
     for (const h of list) if (!seen.has(h.id)) seen.add(h.id) && hits.push(h);
   };
-  if (context.trim()) add((await searchMemories(roots, context, options)).results);
-  add((await searchMemories(roots, '', options)).results);
+  const search = (q: string) => searchServedOrOnDisk(roots, q, options, who, HOOK_REPLY_TIMEOUT_MS);
+  if (context.trim()) add((await search(context)).results);
+  add((await search('')).results);
   const byKind = new Map<Kind, SearchHit[]>();
   for (const h of hits) {
     const list = byKind.get(h.kind) ?? [];
@@ -169,8 +174,15 @@ export function renderDigest(entries: readonly DigestEntry[], maxChars: number):
  * Builds the digest for a harness and a context query.
  *
  * @param maxChars character budget (default {@link DEFAULT_MEMORY_CHARS})
+ * @param who the process asking (see {@link collectDigestEntries})
  */
-export async function buildMemoryDigest(roots: VaultRoots, harness: string, context: string, maxChars = DEFAULT_MEMORY_CHARS): Promise<MemoryDigest> {
+export async function buildMemoryDigest(
+  roots: VaultRoots,
+  harness: string,
+  context: string,
+  who: ClientIdentity,
+  maxChars = DEFAULT_MEMORY_CHARS,
+): Promise<MemoryDigest> {
   if (maxChars <= 0) return { text: '', ids: [], files: [] };
-  return renderDigest(await collectDigestEntries(roots, harness, context), maxChars);
+  return renderDigest(await collectDigestEntries(roots, harness, context, who), maxChars);
 }

@@ -30,6 +30,7 @@ import { parseSnapshot, type SessionSnapshot } from '../snapshots/snapshot.js';
 import {
   ensureStartDir,
   readSnapshotText,
+  removeStaleWorkFiles,
   sameRepoInstance,
   SNAPSHOT_FILE,
   START_DIR,
@@ -115,6 +116,7 @@ export function writeStartRecord(
     if (!sub) return; // a link or a file: never written through
     const record: StartRecord = { v: RECORD_VERSION, worktree: key.worktree, repo: key.repo ?? null, snapshot: snapshotName, sessionsMtime, memories };
     writeSessionFile(sub, recordName(key), JSON.stringify(record), 'start', rt, true);
+    removeStaleWorkFiles(sub, rt);
   } catch {
     /* a cache that cannot be written costs the next start the full path */
   }

@@ -6,6 +6,7 @@
  */
 import type { GitRunner } from '../../io/git.js';
 import type { Runtime } from '../../io/runtime.js';
+import type { ClientIdentity } from '../../search/resident/resident-client.js';
 import type { VaultRoots } from '../../store/roots.js';
 import type { SessionSnapshot } from '../snapshots/snapshot.js';
 import type { WorktreeKey } from '../snapshots/snapshot-store.js';
@@ -29,6 +30,8 @@ export interface DigestTarget {
   snapshot: SessionSnapshot | undefined;
   /** character budget (ECC_SESSION_START_MEMORY_CHARS) */
   budget: number;
+  /** the process searching (user id, environment: the index server, ECC_INDEX_FULL_CHECK_S) */
+  who: ClientIdentity;
 }
 
 function contextOf(t: DigestTarget, changed: readonly string[]): string {
@@ -45,7 +48,7 @@ export async function precomputeDigest(rt: Runtime, t: DigestTarget, git: GitRun
     const changed = changedPaths(git, cwd);
     const context = contextOf(t, changed);
     const proof = vaultFolders(t.roots);
-    const digest = await (await builder()).buildMemoryDigest(t.roots, t.harness, context, t.budget);
+    const digest = await (await builder()).buildMemoryDigest(t.roots, t.harness, context, t.who, t.budget);
     finishProof(proof, digest.files, rt.now().getTime());
     writeDigestRecord(
       t.sessionsDir,
@@ -79,7 +82,7 @@ export async function startDigest(t: DigestTarget): Promise<{ digest: MemoryDige
   const record = readDigestRecord(t.sessionsDir, t.key, t.harness);
   const context = contextOf(t, record?.changed ?? []);
   if (record && digestStillValid(record, t.roots, context, t.budget)) return { digest: digestOf(record), fromRecord: true };
-  return { digest: await (await builder()).buildMemoryDigest(t.roots, t.harness, context, t.budget), fromRecord: false };
+  return { digest: await (await builder()).buildMemoryDigest(t.roots, t.harness, context, t.who, t.budget), fromRecord: false };
 }
 
 /**
@@ -115,6 +118,7 @@ export async function worktreeDigest(rt: Runtime, roots: VaultRoots, harness: st
     branch: found.worktree.branch,
     snapshot: found.snapshot,
     budget,
+    who: rt,
   });
   return digest.text;
 }
