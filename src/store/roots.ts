@@ -122,11 +122,26 @@ export function checkAbsoluteEnvPath(name: string, value: string, fix: string): 
  * @throws VaultError `invalid-input` naming HOME (see {@link checkAbsoluteEnvPath})
  */
 export function homeDir(rt: Pick<Runtime, 'home'>, alternative: string): string {
-  return checkAbsoluteEnvPath(
-    'HOME',
-    rt.home,
-    `set HOME to your home folder (an absolute path such as /home/you), or set ${alternative} to an absolute folder`,
-  );
+  const fix = `set HOME to your home folder (an absolute path such as /home/you), or set ${alternative} to an absolute folder`;
+  const home = checkAbsoluteEnvPath('HOME', rt.home, fix);
+  // a file (or a path through one) where the home folder should be: every lstat under it would fail with ENOTDIR
+  let st: ReturnType<typeof statSync> | undefined;
+  try {
+    st = statSync(home, { throwIfNoEntry: false });
+  } catch {
+    throw new VaultError('invalid-input', `HOME must be a folder (got ${quoteInput(home, 200)}, which a file stands in the way of)`, {
+      field: 'HOME',
+      rule: 'a folder, or a path not created yet',
+      hint: fix,
+    });
+  }
+  if (st && !st.isDirectory())
+    throw new VaultError('invalid-input', `HOME must be a folder (got ${quoteInput(home, 200)}, which is not one)`, {
+      field: 'HOME',
+      rule: 'a folder, or a path not created yet',
+      hint: fix,
+    });
+  return home;
 }
 
 /** True when `dir` is `root` or lies under it (both absolute and normalised). */
