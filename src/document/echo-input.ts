@@ -6,13 +6,13 @@
  * query is not printed back; a pasted token is not repeated on the terminal or into logs.
  */
 import { redactSecretShapes } from '../secrets/scan-secrets.js';
+import { LONE_SURROGATE, TAG_CHARS, TERMINAL_CONTROL_CHARS, UNSAFE_CHARS } from '../unicode/unsafe-characters.js';
 
 /** How many characters of an input a message shows by default. */
 export const ECHO_MAX_CHARS = 80;
 
-/** What is written as an escape: C0 and C1 controls, DEL, bidi marks and formatting, zero-width and tag characters, lone surrogates. */
-const SHOWN_ESCAPED =
-  /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff]|[\u{e0000}-\u{e007f}]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/gu;
+/** What is written as an escape: controls (TAB and LF too), DEL, C1, bidi marks and formatting, zero-width and tag characters, lone surrogates. */
+const SHOWN_ESCAPED = new RegExp([UNSAFE_CHARS, TERMINAL_CONTROL_CHARS, TAG_CHARS, LONE_SURROGATE].map((r) => r.source).join('|'), 'gu');
 const SHORT: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 function shown(text: string, max: number, quoted: boolean): string {

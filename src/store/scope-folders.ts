@@ -7,7 +7,6 @@ import {
   chmodSync,
   closeSync,
   constants,
-  fsyncSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -247,13 +246,7 @@ function createProjectFolder(roots: VaultRoots, mode: number, created: string[])
     staging = openStaging(parent, mode);
     if (!staging) return;
     temp = mkdtempSync(staging.child('project-')); // mode 0700, a fresh random name
-    const fd = openSync(join(temp, '.gitignore'), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
-    try {
-      writeSync(fd, PROJECT_GITIGNORE);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
+    writeFileExclusive(join(temp, '.gitignore'), PROJECT_GITIGNORE, 0o644, () => 'gitignore');
     chmodSync(temp, mode);
     try {
       renameSync(temp, target);
