@@ -43,7 +43,8 @@ export type VaultErrorCode =
   // input / environment
   | 'invalid-input'
   | 'usage'
-  | 'io-error';
+  | 'io-error'
+  | 'no-vault';
 
 /** Process exit codes used by the CLI, documented in `vault --help` and the README. */
 export const EXIT = {
@@ -60,13 +61,34 @@ export const EXIT = {
   conflict: 5,
   /** fail-closed read: the scan was incomplete, so "not found" cannot be claimed */
   incomplete: 6,
-  /** file system or environment failure (permissions, symlink, .gitignore) */
+  /** file system or environment failure (permissions, symlink, .gitignore, no vault here) */
   io: 7,
   /** a bug: please report it */
   internal: 70,
 } as const;
 
-const EXIT_BY_CODE: Record<VaultErrorCode, number> = {
+/**
+ * What each exit code means, as `vault --help` (and so docs/cli.md) and the README's exit-code
+ * table say it: the one wording (a test holds the README's table to it). Markdown backticks;
+ * the help text drops them.
+ */
+export const EXIT_MEANINGS: ReadonlyArray<readonly [code: number, meaning: string]> = [
+  [EXIT.ok, 'success'],
+  [
+    EXIT.findings,
+    'findings: doctor found errors (or warnings with `--strict`); `fmt --check` would change files; `vault mcp` refused to start (no or bad `ECC_MEMORY_HARNESS`)',
+  ],
+  [EXIT.usage, 'usage: unknown command or flag, missing or conflicting arguments'],
+  [EXIT.invalid, 'invalid input: a field rule, a size limit, a suspected secret, an invalid document'],
+  [EXIT.notFound, 'not found: no memory with that id'],
+  [EXIT.conflict, 'conflict: the id already exists (writes are create-only), or two files claim one id'],
+  [EXIT.incomplete, 'incomplete: the vault could not be fully read, so a lookup refuses to say "not found"'],
+  [EXIT.io, 'file system or environment problem: permissions, symlinks, project `.gitignore`, no vault here (project and team writes outside a vault)'],
+  [EXIT.internal, 'internal error (a bug; please report it)'],
+];
+
+/** The exit code of each error code (docs/format.md's error table is held to it by a test). */
+export const EXIT_BY_CODE: Readonly<Record<VaultErrorCode, number>> = {
   'invalid-utf8': EXIT.invalid,
   'document-too-large': EXIT.invalid,
   'missing-frontmatter': EXIT.invalid,
@@ -93,6 +115,7 @@ const EXIT_BY_CODE: Record<VaultErrorCode, number> = {
   'path-escape': EXIT.io,
   'gitignore-mismatch': EXIT.io,
   'io-error': EXIT.io,
+  'no-vault': EXIT.io,
   usage: EXIT.usage,
 };
 

@@ -5,22 +5,25 @@
  */
 import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
-import { EXIT, VaultError } from '../errors.js';
+import { EXIT, EXIT_MEANINGS, VaultError } from '../errors.js';
 import { redactSecretShapes } from '../secrets/scan-secrets.js';
 import { commandModules } from './commands/registry.js';
 import { reportError, type CliContext, type CliIo } from './command-context.js';
 import { closestMatch } from './suggest.js';
+import { boundInput } from '../document/echo-input.js';
 
-export const EXIT_CODES_HELP = `Exit codes:
-  0   success
-  1   findings: doctor found errors (or warnings with --strict); fmt --check would change files
-  2   usage: unknown command or flag, missing or conflicting arguments
-  3   invalid input: a field rule, a size limit, a suspected secret, an invalid document
-  4   not found: no memory with that id
-  5   conflict: the id already exists (writes are create-only) or two files claim one id
-  6   incomplete: the vault could not be fully read, so a lookup refuses to say "not found"
-  7   file system or environment problem: permissions, symlinks, project .gitignore
-  70  internal error (a bug; please report it)`;
+/** One exit code's line(s) of the help: the meaning without backticks, wrapped at 96 columns under itself. */
+function exitLine([code, meaning]: readonly [number, string]): string {
+  const lines: string[] = [];
+  for (const word of meaning.replace(/`/g, '').split(' ')) {
+    const last = lines[lines.length - 1];
+    if (last !== undefined && last.length + 1 + word.length <= 90) lines[lines.length - 1] = `${last} ${word}`;
+    else lines.push(word);
+  }
+  return `  ${String(code).padEnd(4)}${lines.join(`\n${' '.repeat(6)}`)}`;
+}
+
+export const EXIT_CODES_HELP = `Exit codes:\n${EXIT_MEANINGS.map(exitLine).join('\n')}`;
 
 /**
  * yargs' validation messages span several lines and quote the given value ("Invalid values:
@@ -55,10 +58,7 @@ export function commandNames(ctx: CliContext): string[] {
 }
 
 /** A word the user typed, as an error message quotes it: credentials redacted, at most 40 characters, then an ellipsis. */
-const clip = (word: string) => {
-  const shown = redactSecretShapes(word).text; // before cutting: a cut credential would no longer look like one
-  return shown.length > 40 ? `${shown.slice(0, 40)}…` : shown;
-};
+const clip = (word: string) => boundInput(word, 40);
 
 /** Global flags that take a value: the word after them is not the command. */
 const GLOBAL_VALUE_FLAGS = new Set(['--root', '--user-root']);

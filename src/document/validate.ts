@@ -20,6 +20,7 @@ import {
   utf8Bytes,
   type Frontmatter,
 } from './contract.js';
+import { boundInput, quoteInput } from './echo-input.js';
 
 /**
  * Quotes a value for an error message: at most `max` characters, with every credential shape
@@ -148,9 +149,9 @@ export function validateFrontmatter(data: unknown): Frontmatter {
   for (const key of Object.keys(obj)) {
     // at most 20 unknown keys are described (a hostile block may hold thousands)
     if (!(FIELD_ORDER as readonly string[]).includes(key) && ++unknown <= 20) {
-      const shown = redactSecretShapes(key).text.slice(0, 64);
+      const shown = boundInput(key, 64);
       problems.push(
-        new VaultError('unknown-field', `unknown frontmatter field ${JSON.stringify(shown)}`, {
+        new VaultError('unknown-field', `unknown frontmatter field ${quoteInput(key, 64)}`, {
           field: shown,
           rule: 'additionalProperties false',
           hint: `remove it; ecc.memory.v1 allows only: ${FIELD_ORDER.join(', ')}`,

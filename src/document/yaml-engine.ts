@@ -12,6 +12,7 @@
  */
 import { createRequire } from 'node:module';
 import { VaultError } from '../errors.js';
+import { boundInput, quoteInput } from './echo-input.js';
 
 type YamlModule = typeof import('yaml');
 let yamlModule: YamlModule | undefined;
@@ -56,8 +57,8 @@ export function parseCanonicalBlock(block: string): Record<string, unknown> | un
     }
     if (value !== null && typeof value === 'object' && !Array.isArray(value)) return undefined;
     if (Object.hasOwn(out, key)) {
-      throw new VaultError('duplicate-field', `duplicate frontmatter field ${JSON.stringify(key)}`, {
-        field: key,
+      throw new VaultError('duplicate-field', `duplicate frontmatter field ${quoteInput(key, 64)}`, {
+        field: boundInput(key, 64),
         rule: 'unique keys',
         line: i + 2,
         hint: 'keep one line per field',
@@ -281,8 +282,8 @@ export function parseFrontmatterBlock(block: string): unknown {
     const reason = first.message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
     if (first.code === 'DUPLICATE_KEY') {
       const key = keyOnLine(block, line);
-      throw new VaultError('duplicate-field', `duplicate frontmatter field${key ? ` ${JSON.stringify(key)}` : ''} (line ${line})`, {
-        ...(key ? { field: key } : {}),
+      throw new VaultError('duplicate-field', `duplicate frontmatter field${key ? ` ${quoteInput(key, 64)}` : ''} (line ${line})`, {
+        ...(key ? { field: boundInput(key, 64) } : {}),
         rule: 'unique keys',
         line,
         hint: 'keep one line per field',

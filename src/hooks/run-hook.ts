@@ -21,6 +21,7 @@ import {
 } from '../sessions/hook-events.js';
 import { appendHookLog } from './hook-log.js';
 import { disabledBy, isOff, isOn, readHookSettings } from './hook-settings.js';
+import { quoteInput } from '../document/echo-input.js';
 
 /** Largest payload read from stdin (bytes); a larger one is ignored and logged. */
 export const PAYLOAD_MAX_BYTES = 1024 * 1024;
@@ -110,10 +111,7 @@ export async function runHook(eventArg: string, harnessArg: string | undefined, 
       sessionsDir = undefined;
     }
     if (!harness || !event) {
-      log(
-        'warn',
-        `ignored: unknown ${!harness ? `harness ${JSON.stringify(String(harnessArg).slice(0, 40))}` : `event ${JSON.stringify(eventArg.slice(0, 40))}`}`,
-      );
+      log('warn', `ignored: unknown ${!harness ? `harness ${quoteInput(String(harnessArg), 40)}` : `event ${quoteInput(eventArg, 40)}`}`);
       if (harness === 'codex' || harness === 'cursor') io.stdout('{}\n');
       return 0;
     }

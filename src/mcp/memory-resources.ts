@@ -21,7 +21,8 @@ const INTERNAL_ERROR = -32603;
 /** Maps a failed read to a protocol error with a stable code in `data`, never a path or stack. */
 function resourceError(err: unknown, log: (line: string) => void): ProtocolError {
   if (isVaultError(err) && err.code === 'read-incomplete') {
-    return new ProtocolError(INTERNAL_ERROR, 'MEMORY_READ_INCOMPLETE: the vault could not be fully read; run `vault doctor`', {
+    // the hint is the CLI's own (it names the doctor command of the scopes read, never a path)
+    return new ProtocolError(INTERNAL_ERROR, `MEMORY_READ_INCOMPLETE: the vault could not be fully read; ${err.hint ?? 'run `vault doctor`'}`, {
       code: 'MEMORY_READ_INCOMPLETE',
     });
   }

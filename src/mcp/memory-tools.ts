@@ -6,7 +6,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type * as z from 'zod';
-import type { Memory } from '../document/contract.js';
+import { doctorCommandFor, type Memory } from '../document/contract.js';
 import type { SaveInput } from '../operations/save.js';
 import type { SearchDiagnostics } from '../search/query/search-memories.js';
 import { readVisibleMemory, scopesFor, type McpContext } from './memory-access.js';
@@ -44,12 +44,14 @@ const MAX_DIAGNOSTICS = 20;
  * invalid files, skipped symbolic links, an incomplete walk.
  */
 function describeDiagnostics(d: SearchDiagnostics): string[] {
+  // the doctor command of the scopes searched, as the CLI's search names it
+  const doctor = doctorCommandFor(d.index.map((i) => i.scope));
   const lines = [
-    ...d.incompleteReasons.map((r) => `vault not fully read: ${r}`),
-    ...d.invalidFiles.map((f) => `${f.path}: not a usable memory (${f.code}); run vault doctor`),
+    ...d.incompleteReasons.map((r) => `vault not fully read: ${r}; run \`${doctor}\``),
+    ...d.invalidFiles.map((f) => `${f.path}: not a usable memory (${f.code}); run \`${doctor}\``),
     ...d.skippedSymlinks.map((p) => `${p}: symbolic link skipped`),
   ];
-  return lines.length > MAX_DIAGNOSTICS ? [...lines.slice(0, MAX_DIAGNOSTICS), `and ${lines.length - MAX_DIAGNOSTICS} more; run vault doctor`] : lines;
+  return lines.length > MAX_DIAGNOSTICS ? [...lines.slice(0, MAX_DIAGNOSTICS), `and ${lines.length - MAX_DIAGNOSTICS} more; run \`${doctor}\``] : lines;
 }
 
 /** `memory_save` arguments, as the input schema delivers them. */

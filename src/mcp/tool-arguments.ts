@@ -13,6 +13,7 @@ import { isJSONRPCRequest, type JSONRPCErrorResponse, type JSONRPCMessage } from
 import type * as z from 'zod';
 import { redactSecretShapes } from '../secrets/scan-secrets.js';
 import { ProtocolError } from './protocol-error.js';
+import { quoteInput } from '../document/echo-input.js';
 
 /** JSON-RPC 2.0 "Invalid params". */
 const INVALID_PARAMS = -32602;
@@ -27,7 +28,7 @@ function noteFor(tool: string, key: string): string | undefined {
 
 /** A client-chosen name, bounded and without credential shapes, for an error message. */
 function shown(name: string): string {
-  return JSON.stringify(redactSecretShapes(name.slice(0, 64)).text);
+  return quoteInput(name, 64);
 }
 
 /** The input schema of tool `name`; an unknown tool is refused (-32602, as in the reference). */

@@ -39,6 +39,7 @@ const SAFE_MESSAGE_CODES = new Set<VaultErrorCode>([
   'already-exists',
   'duplicate-memory',
   'invalid-input',
+  'no-vault',
 ]);
 
 /** Fixed messages (and hints) for failures whose library text could name absolute paths or files. */
@@ -103,7 +104,8 @@ export function toolErrorFrom(code: ToolErrorCode, err: unknown, log: (line: str
   if (isVaultError(err)) {
     const finalCode: ToolErrorCode = err.code === 'read-incomplete' ? 'MEMORY_READ_INCOMPLETE' : code;
     const fixed = FIXED[err.code];
-    if (fixed) return toolError(finalCode, fixed.message, { reason: err.code, hint: fixed.hint });
+    // an incomplete lookup's hint names the doctor command of the scopes read: the CLI's own words (no path in them)
+    if (fixed) return toolError(finalCode, fixed.message, { reason: err.code, hint: (err.code === 'read-incomplete' && err.hint) || fixed.hint });
     const message = SAFE_MESSAGE_CODES.has(err.code) ? err.message : 'The vault rejected the request.';
     return toolError(finalCode, message, { reason: err.code, field: err.field, rule: err.rule, hint: err.hint });
   }

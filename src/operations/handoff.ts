@@ -8,6 +8,7 @@ import { VaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
 import type { SessionSnapshot } from '../sessions/snapshots/snapshot.js';
 import { capText, redact, stripControls } from '../sessions/transcripts/text.js';
+import { quoteInput } from '../document/echo-input.js';
 
 /** What a hand-off takes from a session snapshot. */
 export interface SessionHandoff {
@@ -31,7 +32,7 @@ export async function handoffFromSession(rt: Runtime, ref: string): Promise<Sess
   const dir = store.resolveSessionsDir(rt);
   const file = ref.trim() ? store.findSnapshotFile(dir, ref) : undefined;
   if (!file)
-    throw new VaultError('not-found', `no session snapshot with short id, session id or file name ${JSON.stringify(ref.slice(0, 80))}`, {
+    throw new VaultError('not-found', `no session snapshot with short id, session id or file name ${quoteInput(ref)}`, {
       field: 'from-session',
       hint: 'run `vault sessions list` to see them',
     });

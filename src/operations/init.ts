@@ -28,7 +28,7 @@ export interface InitResult {
  * store/roots.ts), project and team scopes are refused: `vault init --here` resolves the roots
  * with the working directory as the vault's folder.
  *
- * @throws VaultError `invalid-input` (no vault here), `symlink-refused`, `gitignore-mismatch`, `io-error`
+ * @throws VaultError `no-vault` (no vault here; exit 7), `symlink-refused`, `gitignore-mismatch`, `io-error`
  */
 export function initVault(roots: VaultRoots, scopes: readonly Scope[] = ['project', 'team'], options: { dryRun?: boolean } = {}): InitResult {
   const created: string[] = [];

@@ -121,7 +121,7 @@ function linkedLookalike(id: string, symlinks: readonly string[], scopes: readon
   const linked = symlinks.find((p) => p.slice(p.lastIndexOf('/') + 1) === `${id}.md`);
   return linked === undefined
     ? undefined
-    : incomplete(`${linked} is a symbolic link, which is never followed`, scopes, 'replace the link with the real file (see `vault doctor`)');
+    : incomplete(`${linked} is a symbolic link, which is never followed`, scopes, `replace the link with the real file (see \`${doctorCommandFor(scopes)}\`)`);
 }
 
 /**

@@ -11,6 +11,7 @@ import { decideProposal, listProposals, type StoredProposal } from '../sessions/
 import { identifyWorktree } from '../sessions/snapshots/worktree-identity.js';
 import type { VaultRoots } from '../store/roots.js';
 import { save, type SaveResult } from './save.js';
+import { quoteInput } from '../document/echo-input.js';
 
 export type { StoredProposal } from '../sessions/proposal-store.js';
 
@@ -30,9 +31,8 @@ export function reviewFind(sessionsDir: string, cwd: string, ref: string): Store
   const all = reviewList(sessionsDir, cwd);
   const hits = id.length >= 4 ? all.filter((p) => p.id === id || p.id.startsWith(id) || p.id.slice(1).startsWith(id)) : [];
   if (hits.length === 1) return hits[0]!;
-  if (hits.length > 1)
-    throw new VaultError('usage', `proposal id ${JSON.stringify(ref.slice(0, 40))} is ambiguous (${hits.length} match)`, { hint: 'give more of the id' });
-  throw new VaultError('not-found', `no proposal ${JSON.stringify(ref.slice(0, 40))} for this worktree`, { hint: 'run `vault review list` to see them' });
+  if (hits.length > 1) throw new VaultError('usage', `proposal id ${quoteInput(ref, 40)} is ambiguous (${hits.length} match)`, { hint: 'give more of the id' });
+  throw new VaultError('not-found', `no proposal ${quoteInput(ref, 40)} for this worktree`, { hint: 'run `vault review list` to see them' });
 }
 
 /** Changes a person made before accepting (`--edit`, flags). */

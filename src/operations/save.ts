@@ -36,7 +36,7 @@ import { memoryFilePath, vaultRelativePath } from '../store/layout.js';
 import { assertVault, guardedDirs, scopeRoot, type VaultRoots } from '../store/roots.js';
 import { writeFileExclusive } from '../store/atomic-write.js';
 import { isLinkRefusal, type DirHandle } from '../store/dir-handle.js';
-import { checkScope, modesFor, openScopeDir, openStaging, prepareScope, removeStaleSaveTemps } from '../store/scope-folders.js';
+import { checkScope, LINKED_FOLDER_HINT, modesFor, openScopeDir, openStaging, prepareScope, removeStaleSaveTemps } from '../store/scope-folders.js';
 import { checkLinksAndTags, type SaveWarning } from './save-links.js';
 
 /** What a caller may choose when saving. trust and status are never inputs. */
@@ -295,7 +295,7 @@ export function assertIdNotInsideAnyFile(roots: VaultRoots, id: string): void {
  * @param rt clock and random ids (no environment is read)
  * @param options `dryRun`, `unique`
  * @returns the memory, where it is (or would be) written, and the similar memories found
- * @throws VaultError from {@link buildMemory}, `invalid-input` (no vault), `suspected-secret`,
+ * @throws VaultError from {@link buildMemory}, `no-vault` (no vault here; exit 7), `suspected-secret`,
  *   `already-exists`, `invalid-field` / `read-incomplete` (a link),
  *   `duplicate-memory` (with `unique`), `symlink-refused`, `gitignore-mismatch`, `io-error`
  */
@@ -386,7 +386,7 @@ export function writeMemoryFile(roots: VaultRoots, memory: Memory, text: string,
     if (!isLinkRefusal(err)) throw new VaultError('io-error', `cannot write ${where} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
     throw new VaultError('symlink-refused', `refusing to write through a symbolic link: ${where}`, {
       rule: 'no symlinks in the vault',
-      hint: 'replace the link with a real directory',
+      hint: LINKED_FOLDER_HINT,
       cause: err,
     });
   } finally {

@@ -162,6 +162,60 @@ function ruleHits(text: string, lower: string, ours: readonly Local[], rules: Ru
     .map((h) => widen(h.start, Math.max(h.end, h.start + 1), ruleLabel(h.ruleId), h.ruleId));
 }
 
+/**
+ * A line break between two token characters (base64, base64url, hex, the `_`/`-` of vendor
+ * prefixes, the `.` of a JWT), with what a wrap puts around it: a continuation backslash or a
+ * quoted-printable soft break (`=`) before it, the indentation of a folded YAML or wrapped line
+ * after it (group `indent`).
+ */
+const BREAK_IN_RUN = /(?<=[A-Za-z0-9+/=_%!~*.-])[\\=]?(?:\r\n|\r|\n)(?<indent>[ \t]*)(?=[A-Za-z0-9+/=_%!~*-])/g;
+/** The token run that ends just before a break: an indented continuation joins only after a long one. */
+const RUN_BEFORE = /[A-Za-z0-9+/=_%!~*.-]{16}$/;
+/**
+ * The token run that follows a break when it reads as a word of prose (`The`, `then`, `a`, `I`),
+ * not as the rest of a token: a random tail looks like that only when it is a few characters long.
+ */
+const WORD_RUN = /^(?:[A-Z]?[a-z]{2,}|[A-Z][a-z]|[aAI])(?![A-Za-z0-9+/=_%!~*-])/;
+
+/**
+ * The text with each line break inside a run of token characters removed: a key split by a
+ * line break (a wrapped terminal line, a CRLF inserted, a JSON `\n` decoded) becomes whole again.
+ * A break before a run that reads as a word of prose (`...hunter2\nThe next line`) stays: a
+ * line that ends where a token ends is not a split. Findings in this view count only when they
+ * span a removed break (the others are found in the text itself). A break before a finding of
+ * the text itself (`starts`, offsets in `text`) stays too.
+ *
+ * @returns the joined text, the output offsets where a break was removed, and the way back; or
+ *   undefined when there is no such break
+ */
+function joinBrokenRuns(text: string, starts: ReadonlySet<number>): { text: string; joins: number[]; toSource: ScanText['toSource'] } | undefined {
+  BREAK_IN_RUN.lastIndex = 0;
+  const cuts: Array<[number, number]> = []; // [source offset, length removed]
+  for (let m = BREAK_IN_RUN.exec(text); m; m = BREAK_IN_RUN.exec(text)) {
+    const after = m.index + m[0].length;
+    if (starts.has(after) || WORD_RUN.test(text.slice(after, after + 64))) continue;
+    if (m.groups!.indent && !RUN_BEFORE.test(text.slice(Math.max(0, m.index - 16), m.index))) continue;
+    cuts.push([m.index, m[0].length]);
+  }
+  if (cuts.length === 0) return undefined;
+  let out = '';
+  let at = 0;
+  const joins: number[] = [];
+  for (const [start, len] of cuts) {
+    out += text.slice(at, start);
+    joins.push(out.length);
+    at = start + len;
+  }
+  out += text.slice(at);
+  /** Source offset of the character at output offset `i` (the breaks removed before it added back). */
+  const charAt = (i: number): number => {
+    let shift = 0;
+    for (let k = 0; k < joins.length && joins[k]! <= i; k++) shift += cuts[k]![1];
+    return i + shift;
+  };
+  return { text: out, joins, toSource: (a, b) => (b <= a ? [charAt(a), charAt(a)] : [charAt(a), charAt(b - 1) + 1]) };
+}
+
 /** Both detectors on the text as given and on its normalised form, in the given text's offsets. */
 function detect(text: string, rules?: RuleRunner | 'unavailable', exhaustive = false): SecretSpan[] {
   const found: SecretSpan[] = [];
@@ -172,7 +226,8 @@ function detect(text: string, rules?: RuleRunner | 'unavailable', exhaustive = f
     const ours = shapeHits(view, lower, exhaustive);
     return [...ours, ...ruleHits(view, lower, ours, rules, exhaustive)];
   };
-  found.push(...scan(text));
+  let last = scan(text);
+  found.push(...last);
   // Normalised: once, and again while that still changes the text (an escape inside an escape:
   // JSON quoted inside JSON, as in a tool result that holds a JSON document), at most three times.
   let view: { text: string; toSource: ScanText['toSource'] } = { text, toSource: (a, b) => [a, b] };
@@ -181,8 +236,19 @@ function detect(text: string, rules?: RuleRunner | 'unavailable', exhaustive = f
     if (!norm) break;
     const outer = view;
     view = { text: norm.text, toSource: (a, b) => outer.toSource(...norm.toSource(a, b)) };
-    for (const h of scan(view.text)) {
+    last = scan(view.text);
+    for (const h of last) {
       const [start, end] = view.toSource(h.start, h.end);
+      found.push({ ...h, start, end });
+    }
+  }
+  // The last view with line breaks inside token runs removed: a key split across lines (a line
+  // that starts a finding of its own is not the rest of the one before: a list of keys stays a list)
+  const joined = joinBrokenRuns(view.text, new Set(last.map((h) => h.start)));
+  if (joined) {
+    for (const h of scan(joined.text)) {
+      if (!joined.joins.some((j) => h.start < j && j < h.end)) continue;
+      const [start, end] = view.toSource(...joined.toSource(h.start, h.end));
       found.push({ ...h, start, end });
     }
   }

@@ -20,7 +20,7 @@ import { join, relative, sep } from 'node:path';
 import { SCOPES, type Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
 import { readFromScan } from '../operations/read.js';
-import { askServer, type ClientIdentity } from '../search/resident/resident-client.js';
+import { askServer, foreignListenerError, serverPresence, type ClientIdentity } from '../search/resident/resident-client.js';
 import { fullCheckIntervalFrom } from '../search/index/index-freshness.js';
 import { ResidentEngine } from '../search/resident/resident-engine.js';
 import {
@@ -78,11 +78,13 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
       hint: 'set XDG_RUNTIME_DIR to a folder of yours with mode 0700',
     });
   }
-  const running = await askServer(roots, { op: 'status' }, opts.who, 2000);
-  if (running?.ok) {
-    const pid = (running.result as { pid?: number }).pid;
-    throw new VaultError('already-exists', `an index server already runs for this vault (pid ${pid})`, { hint: 'stop it with `vault watch --stop`' });
+  const running = await serverPresence(roots, opts.who, 2000);
+  if (running.kind === 'ours') {
+    throw new VaultError('already-exists', `an index server already runs for this vault (pid ${running.status.pid})`, {
+      hint: 'stop it with `vault watch --stop`',
+    });
   }
+  if (running.kind === 'foreign') throw foreignListenerError(running.socket);
   removeStaleSocket(at.path, opts.who.uid);
 
   const engine = new ResidentEngine(roots);

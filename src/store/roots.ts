@@ -17,6 +17,7 @@ import { basename, dirname, isAbsolute, join, resolve, sep } from 'node:path';
 import type { Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
+import { quoteInput } from '../document/echo-input.js';
 
 /** Resolved locations of a vault. All paths are absolute. */
 export interface VaultRoots {
@@ -58,11 +59,11 @@ export function noVaultMessage(roots: Pick<VaultRoots, 'worktreeRoot'>): string 
  * Refuses a project or team write where there is no vault ({@link VaultRoots.located} `none`).
  *
  * @param what the refused action, e.g. "save a project memory"
- * @throws VaultError `invalid-input` (exit 3) naming the folder and the three ways ({@link NO_VAULT_HINT})
+ * @throws VaultError `no-vault` (exit 7, an environment problem) naming the folder and the three ways ({@link NO_VAULT_HINT})
  */
 export function assertVault(roots: VaultRoots, what: string): void {
   if (roots.located !== 'none') return;
-  throw new VaultError('invalid-input', `cannot ${what}: ${noVaultMessage(roots)}`, {
+  throw new VaultError('no-vault', `cannot ${what}: ${noVaultMessage(roots)}`, {
     field: 'root',
     rule: "a project or team vault is a git work tree's .ecc/memory, an explicit root, or a folder made by `vault init --here`",
     hint: NO_VAULT_HINT,
@@ -103,11 +104,7 @@ function checkOverride(name: string, value: string, cwd: string): string {
 export function checkAbsoluteEnvPath(name: string, value: string, fix: string): string {
   if (value.length > MAX_ENV_PATH || value.includes('\u0000') || !isAbsolute(value)) {
     const got =
-      value === ''
-        ? 'it is empty'
-        : value.length > MAX_ENV_PATH || value.includes('\u0000')
-          ? 'got an unusable path'
-          : `got ${JSON.stringify(value.slice(0, 200))}`;
+      value === '' ? 'it is empty' : value.length > MAX_ENV_PATH || value.includes('\u0000') ? 'got an unusable path' : `got ${quoteInput(value, 200)}`;
     throw new VaultError('invalid-input', `${name} must be an absolute path (${got})`, {
       field: name,
       rule: 'absolute path of at most 4096 characters',
@@ -125,11 +122,26 @@ export function checkAbsoluteEnvPath(name: string, value: string, fix: string): 
  * @throws VaultError `invalid-input` naming HOME (see {@link checkAbsoluteEnvPath})
  */
 export function homeDir(rt: Pick<Runtime, 'home'>, alternative: string): string {
-  return checkAbsoluteEnvPath(
-    'HOME',
-    rt.home,
-    `set HOME to your home folder (an absolute path such as /home/you), or set ${alternative} to an absolute folder`,
-  );
+  const fix = `set HOME to your home folder (an absolute path such as /home/you), or set ${alternative} to an absolute folder`;
+  const home = checkAbsoluteEnvPath('HOME', rt.home, fix);
+  // a file (or a path through one) where the home folder should be: every lstat under it would fail with ENOTDIR
+  let st: ReturnType<typeof statSync> | undefined;
+  try {
+    st = statSync(home, { throwIfNoEntry: false });
+  } catch {
+    throw new VaultError('invalid-input', `HOME must be a folder (got ${quoteInput(home, 200)}, which a file stands in the way of)`, {
+      field: 'HOME',
+      rule: 'a folder, or a path not created yet',
+      hint: fix,
+    });
+  }
+  if (st && !st.isDirectory())
+    throw new VaultError('invalid-input', `HOME must be a folder (got ${quoteInput(home, 200)}, which is not one)`, {
+      field: 'HOME',
+      rule: 'a folder, or a path not created yet',
+      hint: fix,
+    });
+  return home;
 }
 
 /** True when `dir` is `root` or lies under it (both absolute and normalised). */

@@ -3,7 +3,22 @@
  * the way, lstat only; the project scope's fail-closed .gitignore exact), then created with the
  * scope's permissions. The file itself is written by store/atomic-write.ts.
  */
-import { closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmdirSync,
+  rmSync,
+  unlinkSync,
+  writeSync,
+} from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { kindFolder, type Kind, type Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
@@ -22,6 +37,23 @@ function errnoOf(err: unknown): string | undefined {
 }
 
 /**
+ * The one hint for a vault folder that is a symbolic link: the vault never follows one (reads
+ * skip the scope, writes and `vault init` refuse it), so the fix is a real folder in its place.
+ */
+export const LINKED_FOLDER_HINT =
+  'the vault never follows a symbolic link (reads skip the scope, writes and `vault init` refuse it): replace the link with a real folder (move what it points to into its place), then run the command again';
+
+/**
+ * The first folder on the way to a scope (`.ecc`, `.ecc/memory`, the scope folder) that is a
+ * symbolic link, lstat only.
+ *
+ * @returns its absolute path, or undefined when none is (or none exists yet)
+ */
+export function linkedScopeFolder(roots: VaultRoots, scope: Scope): string | undefined {
+  return guardedDirs(roots, scope).find((dir) => lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink());
+}
+
+/**
  * Makes sure `dir` exists as a real directory (not a symlink), creating it with `mode`.
  *
  * @throws VaultError `symlink-refused` when it is a symbolic link, `io-error` when it is not a
@@ -33,7 +65,7 @@ export function ensureRealDir(dir: string, mode: number, label: string): void {
     if (st.isSymbolicLink()) {
       throw new VaultError('symlink-refused', `refusing to write through a symbolic link: ${label}`, {
         rule: 'no symlinks in the vault',
-        hint: 'replace the link with a real directory',
+        hint: LINKED_FOLDER_HINT,
       });
     }
     if (!st.isDirectory()) {
@@ -109,6 +141,7 @@ export function prepareScope(roots: VaultRoots, scope: Scope, kinds: readonly Ki
   // for the user root and override roots, which we create like mkdir -p.
   if (!lstatSync(anchor, { throwIfNoEntry: false })) mkdirParents(anchor, dirMode);
   const created: string[] = [];
+  if (scope === 'project') createProjectFolder(roots, dirMode, created);
   // Created through handles (dir-handle.ts): a folder swapped for a link meanwhile is refused,
   // never followed, so nothing is created outside the vault.
   const scopeDir = openScopeDir(roots, scope, [], { mode: dirMode, created });
@@ -138,7 +171,7 @@ export function openScopeDir(roots: VaultRoots, scope: Scope, sub: readonly stri
     if (isLinkRefusal(err)) {
       throw new VaultError('symlink-refused', `refusing to write through a symbolic link: ${join(scopeRoot(roots, scope), ...sub)}`, {
         rule: 'no symlinks in the vault',
-        hint: 'replace the link with a real directory',
+        hint: LINKED_FOLDER_HINT,
         cause: err,
       });
     }
@@ -172,7 +205,7 @@ export function checkScope(roots: VaultRoots, scope: Scope, kinds: readonly Kind
     if (st.isSymbolicLink()) {
       throw new VaultError('symlink-refused', `refusing to write through a symbolic link: ${dir}`, {
         rule: 'no symlinks in the vault',
-        hint: 'replace the link with a real directory',
+        hint: LINKED_FOLDER_HINT,
       });
     }
     if (!st.isDirectory()) throw new VaultError('io-error', `${dir} exists but is not a directory`, { hint: 'move the file out of the way' });
@@ -186,6 +219,55 @@ function mkdirParents(dir: string, mode: number): void {
     mkdirSync(dir, { recursive: true, mode });
   } catch (err) {
     throw wrapIo(err, `cannot create ${dir}`);
+  }
+}
+
+/**
+ * Creates the project scope's folder with its fail-closed .gitignore already inside: the folder
+ * is made in the hidden staging folder beside it (`.ecc/memory/.staging/project-XXXXXX`, ignored by
+ * git), given the .gitignore, and renamed into place, so a kill at any point leaves either no
+ * project folder or one with its .gitignore, never one without it. A concurrent save that
+ * renamed its own first wins; this one's copy is removed. Nothing happens when the folder
+ * exists (the caller checks it) or the staging folder cannot be used (the caller then creates
+ * the folder and its .gitignore one after the other, as before).
+ */
+function createProjectFolder(roots: VaultRoots, mode: number, created: string[]): void {
+  const guarded = guardedDirs(roots, 'project');
+  const parent = DirHandle.open(
+    dirname(guarded[0]!),
+    guarded.slice(0, -1).map((d) => basename(d)),
+    { mode, created },
+  );
+  let staging: DirHandle | undefined;
+  let temp: string | undefined;
+  try {
+    const target = parent.child(basename(guarded[guarded.length - 1]!));
+    if (lstatSync(target, { throwIfNoEntry: false })) return;
+    staging = openStaging(parent, mode);
+    if (!staging) return;
+    temp = mkdtempSync(staging.child('project-')); // mode 0700, a fresh random name
+    writeFileExclusive(join(temp, '.gitignore'), PROJECT_GITIGNORE, 0o644, () => 'gitignore');
+    chmodSync(temp, mode);
+    try {
+      renameSync(temp, target);
+      temp = undefined;
+      created.push(guarded[guarded.length - 1]!);
+    } catch (err) {
+      const code = errnoOf(err);
+      if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'ENOTDIR' && code !== 'EISDIR')
+        throw wrapIo(err, `cannot create ${guarded[guarded.length - 1]}`);
+    }
+  } finally {
+    if (temp !== undefined) {
+      rmSync(join(temp, '.gitignore'), { force: true });
+      try {
+        rmdirSync(temp);
+      } catch {
+        /* left in the ignored staging folder */
+      }
+    }
+    staging?.close();
+    parent.close();
   }
 }
 

@@ -9,6 +9,7 @@ import type { Kind } from '../document/contract.js';
 import { assertYamlLimits, GRAY_MATTER_OPTIONS } from '../document/yaml-engine.js';
 import { VaultError, isVaultError } from '../errors.js';
 import { collapse, splitSections, type KindTemplate } from './kind-template.js';
+import { boundInput, quoteInput } from '../document/echo-input.js';
 
 /** What the draft's frontmatter holds, in its order. */
 export const DRAFT_FIELDS = ['title', 'kind', 'scope', 'tags', 'links', 'target_harnesses'] as const;
@@ -132,8 +133,8 @@ export function readDraft(text: string, templates: readonly KindTemplate[]): Dra
   }
   for (const key of Object.keys(data)) {
     if (!(DRAFT_FIELDS as readonly string[]).includes(key)) {
-      throw new VaultError('unknown-field', `unknown draft field ${JSON.stringify(key)}`, {
-        field: key,
+      throw new VaultError('unknown-field', `unknown draft field ${quoteInput(key, 64)}`, {
+        field: boundInput(key, 64),
         rule: `one of: ${DRAFT_FIELDS.join(', ')}`,
         hint: 'ids, timestamps, trust and status are set by vault; remove that line',
       });

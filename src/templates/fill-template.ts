@@ -5,6 +5,7 @@
  */
 import { VaultError } from '../errors.js';
 import { normalizeSectionName, type KindTemplate, type TemplateSection } from './kind-template.js';
+import { quoteInput } from '../document/echo-input.js';
 
 /** A section value as given by a person: the section's name and its Markdown text. */
 export interface SectionValue {
@@ -24,7 +25,7 @@ export function parseSectionValues(values: readonly string[]): SectionValue[] {
     const at = v.indexOf('=');
     const name = at === -1 ? '' : v.slice(0, at).trim();
     if (at === -1 || name === '') {
-      throw new VaultError('usage', `--section must look like Name=text (got ${JSON.stringify(v.slice(0, 40))})`, {
+      throw new VaultError('usage', `--section must look like Name=text (got ${quoteInput(v, 40)})`, {
         field: 'section',
         rule: 'Name=text',
         hint: 'e.g. --section "Context=Sessions expire too early" --section "Decision=We will use Redis"',

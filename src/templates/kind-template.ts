@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { KINDS, type Kind } from '../document/contract.js';
 import { VaultError } from '../errors.js';
 import { readFileSafe } from '../store/read-file-safe.js';
+import { quoteInput } from '../document/echo-input.js';
 
 /** One `## Heading` section of a template. */
 export interface TemplateSection {
@@ -125,7 +126,7 @@ export function parseTemplate(kind: Kind, text: string): KindTemplate {
  */
 export function loadTemplate(kind: string, dir: string = defaultTemplatesDir()): KindTemplate {
   if (!(KINDS as readonly string[]).includes(kind)) {
-    throw new VaultError('invalid-input', `kind: must be one of: ${KINDS.join(', ')} (got ${JSON.stringify(String(kind).slice(0, 40))})`, {
+    throw new VaultError('invalid-input', `kind: must be one of: ${KINDS.join(', ')} (got ${quoteInput(String(kind), 40)})`, {
       field: 'kind',
       rule: `enum ${KINDS.join('|')}`,
       hint: `use one of: ${KINDS.join(', ')}`,

@@ -22,6 +22,27 @@ function expectUntouched(repo: string, label: string): void {
 const BAD_HOMES = ['', 'home', './me', '../up'];
 
 describe('an empty or relative HOME', () => {
+  it.each(['/etc/hostname', '/etc/hostname/sub'])(
+    'HOME=%j (a file, or a path through one): save, search and sessions list are refused naming HOME, no stack trace; hooks exit 0',
+    async (home) => {
+      const repo = gitRepo();
+      const env = cliEnv({ HOME: home, ECC_MEMORY_USER_ROOT: undefined, ECC_SESSIONS_DIR: undefined });
+      for (const args of [
+        ['save', '--scope', 'user', '--title', 'Private', '--body', 'mine'],
+        ['save', '--title', 'Project', '--body', 'b'],
+        ['search', 'x', '--scope', 'user'],
+        ['sessions', 'list'],
+      ]) {
+        const r = await runCli(args, { cwd: repo, env });
+        expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(3);
+        expect(r.stderr, args.join(' ')).toMatch(/^error: HOME must be a folder \(got "\/etc\/hostname.*\nhint: set HOME to your home folder/);
+        expect(r.stderr).not.toMatch(/\n\s+at |internal error/);
+      }
+      expect(await hook('stop', stop(repo), { cwd: repo, env })).toEqual({ code: 0, stdout: '', stderr: '' });
+      expectUntouched(repo, `HOME=${home}`);
+    },
+  );
+
   it.each(BAD_HOMES)('HOME=%j: hooks exit 0 silently and write nothing; save --scope user and sessions list are refused naming HOME', async (home) => {
     const repo = gitRepo();
     const env = cliEnv({ HOME: home, ECC_MEMORY_USER_ROOT: undefined, ECC_SESSIONS_DIR: undefined, ECC_HOOK_DEBUG: '1' });

@@ -151,6 +151,39 @@ describe('session snapshots redact secrets before any cut', () => {
   });
 });
 
+describe('keys split by a line break, and short URL passwords', () => {
+  it('reach no snapshot, context, list, hand-off or proposal: split by LF, CRLF, a JSON \\n, or across two lines', async () => {
+    const gh = ['ghp', 'Zq7Wx2Ev9Rt4Ab8Cd1Ef5Gh3Ij6Kl0Mn2Op4'].join('_');
+    const aws = 'Zq7Wx2Ev9Rt4Ab8Cd1Ef5Gh3Ij6Kl0Mn2Op4Qr9/';
+    const hf = ['hf', 'Yx8Vw7Ut6Sr5Qp4On3Ml2Kj1Ih0Gf9Ed8'].join('_');
+    const repo = gitRepo();
+    const env = cliEnv();
+    const transcript = claudeTranscript(repo, [
+      { user: `We decided to keep the deploy token in the vault: ${gh.slice(0, 14)}\n${gh.slice(14)} is the old one.`, assistant: 'Noted.' },
+      { user: `aws_secret_access_key = ${aws.slice(0, 21)}\r\n${aws.slice(21)}`, assistant: `The hub token ${hf.slice(0, 9)}\n${hf.slice(9)} works.` },
+      {
+        user: 'connect the app to the database',
+        assistant: 'Use mysql://root:pw12@db/app, or mysql://u:abc@host for the replica.',
+        command: `HF_TOKEN="${hf.slice(0, 20)}\\n${hf.slice(20)}" mysql --url mysql://root:pw12@db/app`,
+      },
+      { user: "Let's go with mysql://u:abc@host from now on.", assistant: 'Done.' },
+    ]);
+    expect((await hook('stop', stop(repo, transcript), { cwd: repo, env })).code).toBe(0);
+    const out = await everyOutput(repo, env);
+    const review = await runCli(['review', 'list', '--json'], { cwd: repo, env });
+    expect(review.code, review.stderr).toBe(0);
+    out.proposals = review.stdout;
+    expect(JSON.parse(review.stdout).proposals.length).toBeGreaterThan(0);
+    for (const [where, text] of Object.entries(out)) {
+      for (const secret of [gh, aws, hf])
+        for (let i = 0; i + 8 <= secret.length; i++) expect(text.includes(secret.slice(i, i + 8)), `${where} holds ${secret.slice(i, i + 8)}`).toBe(false);
+      expect(text, where).not.toMatch(/pw12@|:abc@/);
+    }
+    expect(out.snapshot).toContain('[REDACTED GitHub token]');
+    expect(out.snapshot).toContain('[REDACTED password in a URL]');
+  });
+});
+
 describe('ECC_SESSIONS_DIR may not hide a vault from git', () => {
   it('refuses a folder inside a repository .ecc, inside any .ecc, inside a vault root, or a relative path', async () => {
     const repo = gitRepo();

@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, gitRepo, memoryFixture, tempDir } from '../helpers/cli.js';
+import { cliEnv, gitRepo, memoryFixture, runCli, tempDir } from '../helpers/cli.js';
 import { callError, callOk, callRefused, callTool, startMcp, textOf } from '../helpers/mcp-client.js';
 
 const OLDER = 'mem_20260903_a41c7e9b2d05f3816c4e'; // decision, targets ["all"]
@@ -257,6 +257,12 @@ describe('vault mcp: tools through the SDK client', () => {
       expect(e.message).not.toMatch(/not found|broken\.md|team\//);
     }
     await expect(s.client.readResource({ uri: `memory://${OLDER}` })).rejects.toThrow(/MEMORY_READ_INCOMPLETE/);
+    // the hint is the CLI's, word for word: it names the doctor command of the scopes read
+    const cli = await runCli(['read', OLDER], { cwd: repo, env: cliEnv() });
+    const cliHint = /^hint: (.*)$/m.exec(cli.stderr)?.[1];
+    expect(cliHint).toMatch(/^run `vault doctor --scope project --scope team` /);
+    expect((await callError(s, 'memory_read', { id: OLDER })).hint).toBe(cliHint);
+    await expect(s.client.readResource({ uri: `memory://${OLDER}` })).rejects.toThrow('run `vault doctor --scope project --scope team`');
     // the project scope alone reads cleanly
     expect((await callOk(s, 'memory_read', { id: OLDER, scopes: ['project'] })).memory.id).toBe(OLDER);
     // and the doctor names the file and the rule, without quoting it

@@ -164,6 +164,15 @@ describe('vault watch: the resident index server', () => {
       expect(stop.code, stop.stderr).toBe(0);
       expect(stop.stdout + stop.stderr).not.toMatch(/internal error|TypeError|at /);
       expect(stop.stdout).toMatch(/no index server runs/);
+      // --detach and a foreground start refuse it clearly (it answers, so it is not a stale socket)
+      for (const args of [['watch', '--detach'], ['watch']]) {
+        const start = await runBin(args, { cwd: repo, env });
+        expect(start.code, args.join(' ')).toBe(7);
+        expect(start.stdout + start.stderr).not.toMatch(/internal error|TypeError|\bat /);
+        expect(start.stderr).toMatch(
+          /^error: cannot start the index server: .* is held by a listener that is not the vault's index server\nhint: stop the program listening on /,
+        );
+      }
     } finally {
       odd.close();
     }

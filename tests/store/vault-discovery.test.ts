@@ -35,7 +35,7 @@ describe('outside any vault', () => {
     const env = cliEnv();
     for (const args of [saveArgs(), saveArgs('--scope', 'team'), saveArgs('--dry-run'), ['init'], ['init', '--scope', 'team']]) {
       const r = await runCli(args, { cwd: dir, env });
-      expect(r.code, args.join(' ')).toBe(3);
+      expect(r.code, args.join(' ')).toBe(7); // an environment problem, as the README's exit-code table says
       expect(r.stderr, args.join(' ')).toMatch(
         new RegExp(
           `^error: cannot (save a (project|team) memory|create the [a-z ]+ scope): no vault here \\(no git repository or \\.ecc/memory folder at or above ${dir}\\)\\n`,
@@ -44,10 +44,10 @@ describe('outside any vault', () => {
       expect(r.stderr.endsWith(HINT), r.stderr).toBe(true);
     }
     const json = await runCli([...saveArgs(), '--json'], { cwd: dir, env });
-    expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'invalid-input', field: 'root' });
+    expect(JSON.parse(json.stdout).error).toMatchObject({ code: 'no-vault', field: 'root' });
     // the real binary says the same
     const bin = await runBin(saveArgs(), { cwd: dir, env });
-    expect(bin.code).toBe(3);
+    expect(bin.code).toBe(7);
     expect(bin.stderr.endsWith(HINT)).toBe(true);
     expect(readdirSync(dir)).toEqual([]);
     // the user scope needs no project vault
@@ -60,7 +60,7 @@ describe('outside any vault', () => {
     const { env, home, folder } = homeWithUserVault();
     for (const cwd of [folder, home]) {
       const r = await runCli(saveArgs(), { cwd, env });
-      expect(r.code, cwd).toBe(3);
+      expect(r.code, cwd).toBe(7);
       expect(r.stderr).toContain('no vault here');
     }
     expect(readdirSync(join(home, '.ecc', 'memory')).sort()).toEqual(['notes']);
@@ -77,7 +77,7 @@ describe('outside any vault', () => {
     const { env, home, folder } = homeWithUserVault();
     git(home, 'init', '-q', '-b', 'main');
     const r = await runCli(saveArgs(), { cwd: folder, env });
-    expect(r.code).toBe(3);
+    expect(r.code).toBe(7);
     expect(r.stderr).toContain('no vault here');
     expect(readdirSync(join(home, '.ecc', 'memory')).sort()).toEqual(['notes']);
     // and the user root may not be named as the project root

@@ -5,6 +5,7 @@ import { printJson, rootsFor, runCommand, usageError, type CliContext, type Glob
 import type { SaveInput, SaveOptions, SaveResult } from '../../operations/save.js';
 import type { VaultRoots } from '../../store/roots.js';
 import { sanitizeTerminalText } from '../../unicode/terminal-text.js';
+import { boundInput } from '../../document/echo-input.js';
 
 export interface SaveArgs extends GlobalArgs {
   title: string;
@@ -67,7 +68,7 @@ export async function readBodyInput(ctx: CliContext, argv: SaveArgs): Promise<st
           : read.code === 'not-a-regular-file'
             ? 'is not a regular file'
             : `cannot be read (${read.code})`;
-    throw new VaultError('invalid-input', `--body-file ${argv['body-file']} ${why}`, {
+    throw new VaultError('invalid-input', `--body-file ${boundInput(String(argv['body-file']), 300)} ${why}`, {
       field: 'body-file',
       hint:
         read.code === 'ELOOP' || read.code === 'not-a-regular-file'

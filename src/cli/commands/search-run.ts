@@ -111,11 +111,11 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
   });
   const shown = response.results.length;
   // a credential pasted as a query is not echoed back (terminal logs, CI output)
-  const echo = shown === 0 && query.trim() ? (await import('../../secrets/scan-secrets.js')).redactSecretShapes(query).text : '';
+  const echo = shown === 0 && query.trim() ? (await import('../../document/echo-input.js')).quoteInput(query) : '';
   lines.push(
     shown === 0
       ? query.trim()
-        ? `no memories match "${clean(echo)}"`
+        ? `no memories match ${echo}`
         : 'no memories'
       : `${shown} of ${response.total} ${response.total === 1 ? 'memory' : 'memories'}`,
   );
@@ -129,11 +129,18 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
   if (d.skippedSymlinks.length) ctx.io.stderr(`warning: ${d.skippedSymlinks.length} symbolic link(s) skipped\n`);
   if (!d.complete) ctx.io.stderr(`warning: the vault could not be read completely: ${clean(d.incompleteReasons.join('; '))}; run \`${doctor}\`\n`);
   if (response.total === 0) {
-    const [{ existsSync }, { NO_VAULT_HINT, noVaultMessage }] = await Promise.all([import('node:fs'), import('../../store/roots.js')]);
+    const [{ existsSync }, { NO_VAULT_HINT, noVaultMessage }, { LINKED_FOLDER_HINT, linkedScopeFolder }] = await Promise.all([
+      import('node:fs'),
+      import('../../store/roots.js'),
+      import('../../store/scope-folders.js'),
+    ]);
+    const linked = roots.located === 'none' ? undefined : (linkedScopeFolder(roots, 'team') ?? linkedScopeFolder(roots, 'project'));
     if (roots.located === 'none')
       ctx.io.stderr(`note: ${clean(noVaultMessage(roots))}
 hint: ${NO_VAULT_HINT}
 `);
+    else if (linked)
+      ctx.io.stderr(`note: ${clean(linked)} is a symbolic link, so the vault's project and team scopes were not read\nhint: ${LINKED_FOLDER_HINT}\n`);
     else if (![roots.team, roots.project].some((dir) => existsSync(dir)))
       ctx.io.stderr(`hint: there is no vault here yet (${clean(roots.memoryRoot)}); run \`vault init\` to create it
 `);

@@ -1,6 +1,7 @@
 import type { Argv } from 'yargs';
 import { VaultError } from '../../errors.js';
 import { printJson, printText, progressStream, runCommand, type CliContext, type GlobalArgs } from '../command-context.js';
+import { quoteInput } from '../../document/echo-input.js';
 
 interface SessionsArgs extends GlobalArgs {
   action: string;
@@ -56,7 +57,7 @@ export const sessionsCommand = (ctx: CliContext) => ({
       if (argv.harness !== undefined || argv.since !== undefined || argv['max-mib'] !== undefined || argv['max-files'] !== undefined)
         throw new VaultError('usage', '--harness, --since, --max-mib and --max-files belong to `vault sessions import`');
       if (argv.action === 'list' && targets.length)
-        throw new VaultError('usage', `vault sessions list takes no argument (got ${JSON.stringify(targets[0]!.slice(0, 80))})`, {
+        throw new VaultError('usage', `vault sessions list takes no argument (got ${quoteInput(targets[0]!)})`, {
           hint: 'use `vault sessions show <shortid>` for one snapshot',
         });
       if (argv.action === 'list') {
@@ -97,7 +98,7 @@ export const sessionsCommand = (ctx: CliContext) => ({
         throw new VaultError('usage', 'give the short id of a snapshot: vault sessions show <shortid>', { hint: 'run `vault sessions list` to see them' });
       const file = store.findSnapshotFile(dir, ref);
       if (!file)
-        throw new VaultError('not-found', `no session snapshot with short id, session id or file name ${JSON.stringify(ref.slice(0, 80))}`, {
+        throw new VaultError('not-found', `no session snapshot with short id, session id or file name ${quoteInput(ref)}`, {
           hint: 'run `vault sessions list` to see them',
         });
       const text = store.readSnapshotText(file.path) ?? '';
@@ -115,7 +116,7 @@ function parseSince(raw: unknown): number | undefined {
   const text = String(raw).trim();
   const ms = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00Z`) : /^\d{4}-\d{2}-\d{2}T/.test(text) ? Date.parse(text) : Number.NaN;
   if (Number.isNaN(ms))
-    throw new VaultError('usage', `--since takes a date (YYYY-MM-DD, UTC) or an ISO time, not ${JSON.stringify(text.slice(0, 40))}`, {
+    throw new VaultError('usage', `--since takes a date (YYYY-MM-DD, UTC) or an ISO time, not ${quoteInput(text, 40)}`, {
       hint: 'for example --since 2026-01-31',
     });
   return ms;

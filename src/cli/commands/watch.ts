@@ -39,10 +39,10 @@ export const watchCommand = (ctx: CliContext) => ({
 async function runWatch(ctx: CliContext, argv: WatchArgs): Promise<number | void> {
   const roots = await rootsFor(ctx, argv);
   const who = clientIdentity(ctx);
-  const { askServer } = await import('../../search/resident/resident-client.js');
+  const { askServer, foreignListenerError, serverPresence } = await import('../../search/resident/resident-client.js');
   const status = async () => {
-    const r = await askServer(roots, { op: 'status' }, who, 5000);
-    return r?.ok ? (r.result as Record<string, unknown>) : undefined;
+    const p = await serverPresence(roots, who, 5000);
+    return p.kind === 'ours' ? p.status : undefined;
   };
   if (argv.status) {
     const s = await status();
@@ -88,7 +88,9 @@ async function runWatch(ctx: CliContext, argv: WatchArgs): Promise<number | void
     return;
   }
   if (argv.detach) {
-    const running = await status();
+    const presence = await serverPresence(roots, who, 5000);
+    if (presence.kind === 'foreign') throw foreignListenerError(presence.socket);
+    const running = presence.kind === 'ours' ? presence.status : undefined;
     if (running) {
       if (argv.json) printJson(ctx, { started: false, ...running });
       else printText(ctx, `an index server already runs for this vault (pid ${running.pid})`);

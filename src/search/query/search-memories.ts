@@ -18,6 +18,7 @@ export { fullCheckIntervalFrom } from '../index/index-freshness.js';
 import { IndexUnusable } from '../index/index-store.js';
 import { compareCandidates, liveDocs, rankDocuments, type Candidate, type DocFilter, type LiveDoc } from './query-ranking.js';
 import { foldText, tokenize, tokenizeQuery } from '../analysis/tokenizer.js';
+import { quoteInput } from '../../document/echo-input.js';
 
 /** Filters and limits of a search. Every filter narrows; unset filters do not. */
 export interface SearchOptions {
@@ -121,7 +122,7 @@ function checkEnum<T extends string>(field: string, values: readonly string[] | 
  * pasted into the wrong flag is not repeated on the terminal or into logs.
  */
 function echoed(v: string): string {
-  return JSON.stringify(/^[0-9TZ:.+ -]{1,40}$/.test(v) || v.length <= 12 ? v : `${v.slice(0, 12)}…`);
+  return quoteInput(v, /^[0-9TZ:.+ -]{1,40}$/.test(v) ? 40 : 12);
 }
 
 /** Parses a --since/--until bound to ms since the epoch. Dates mean the start (since) or end (until) of that UTC day. */

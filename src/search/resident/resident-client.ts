@@ -150,3 +150,35 @@ export async function similarServedOrOnDisk(roots: VaultRoots, memory: SimilarPr
   const r = (await served(roots, { op: 'similar', memory: probe }, who)) as SimilarMemory[] | undefined;
   return r ?? findSimilarMemories(roots, probe, { fullCheckIntervalS: fullCheckIntervalFrom(who.env.ECC_INDEX_FULL_CHECK_S) });
 }
+
+/** What answers on the vault's socket: nothing, the vault's index server (its status), or a listener that is not ours. */
+export type ServerPresence = { kind: 'none' } | { kind: 'ours'; status: Record<string, unknown> & { pid: number } } | { kind: 'foreign'; socket: string };
+
+/**
+ * Asks the vault's socket for the server's status and says who answered. A reply of our
+ * protocol whose result holds no pid (a positive integer) is not our server's: something else
+ * listens on the path (see {@link foreignListenerError}).
+ *
+ * @param timeoutMs as {@link askServer}
+ */
+export async function serverPresence(roots: VaultRoots, who: ClientIdentity, timeoutMs: number): Promise<ServerPresence> {
+  const r = await askServer(roots, { op: 'status' }, who, timeoutMs);
+  if (!r?.ok) return { kind: 'none' };
+  const status = r.result as Record<string, unknown> | undefined;
+  const pid = typeof status === 'object' && status !== null ? status.pid : undefined;
+  if (typeof pid === 'number' && Number.isSafeInteger(pid) && pid > 0) return { kind: 'ours', status: status as Record<string, unknown> & { pid: number } };
+  return { kind: 'foreign', socket: socketLocation(roots, who.uid, who.env)?.path ?? '(the server socket)' };
+}
+
+/**
+ * The refusal to start a server where a listener that is not the vault's holds the socket path
+ * (it answers, so the path is not stale and is not removed).
+ *
+ * @returns VaultError `io-error` (exit 7) naming the socket and the fix
+ */
+export function foreignListenerError(socket: string): VaultError {
+  return new VaultError('io-error', `cannot start the index server: ${socket} is held by a listener that is not the vault's index server`, {
+    rule: 'one index server per vault, on its own socket',
+    hint: `stop the program listening on ${socket} (or remove the socket if nothing should listen there), then run \`vault watch\` again`,
+  });
+}

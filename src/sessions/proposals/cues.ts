@@ -138,6 +138,19 @@ function preferenceCue(s: string, folded: string): number {
   return zh.index;
 }
 
+/** Where a decision cue of a statement starts (not hypothetical, not negated, something decided after it), or -1. */
+function decisionAt(s: string, folded: string): number {
+  const at = decisionCue(s, folded);
+  if (at === -1) return -1;
+  const before = folded.slice(0, at);
+  if (HYPOTHETICAL_EN.test(before) || HYPOTHETICAL_ZH.test(s.slice(0, at))) return -1;
+  if (NEGATED_EN.test(before)) return -1;
+  if (/\b(?:not|never)\s*$/.test(before) || /^(?:let's|let us)\s+not\b/.test(folded.slice(at))) return -1;
+  // Something must follow the cue: the thing decided.
+  if (!/[\p{L}\p{N}]{2}/u.test(folded.slice(at).replace(/^\S+\s+\S+/, ''))) return -1;
+  return at;
+}
+
 /** A sentence found to carry a decision or a preference. */
 export interface CueSentence {
   kind: 'decision' | 'preference';
@@ -161,18 +174,14 @@ export function cueSentences(text: string, role: 'user' | 'assistant'): { cues: 
     if (isQuestion(s, folded)) return;
     if (role === 'assistant' && RESTATED_EN.test(folded)) return;
     const pref = role === 'user' ? preferenceCue(s, folded) : -1;
-    if (pref !== -1) {
+    const at = decisionAt(s, folded);
+    // "Let's go with X, never Y": a decision cue that opens the sentence before the preference's
+    // "never"/"don't" is the decision, and the rest is what it rules out
+    if (pref !== -1 && (at === -1 || pref <= at)) {
       cues.push({ kind: 'preference', sentence: s, index, at: pref });
       return;
     }
-    const at = decisionCue(s, folded);
     if (at === -1) return;
-    const before = folded.slice(0, at);
-    if (HYPOTHETICAL_EN.test(before) || HYPOTHETICAL_ZH.test(s.slice(0, at))) return;
-    if (NEGATED_EN.test(before)) return;
-    if (/\b(?:not|never)\s*$/.test(before) || /^(?:let's|let us)\s+not\b/.test(folded.slice(at))) return;
-    // Something must follow the cue: the thing decided.
-    if (!/[\p{L}\p{N}]{2}/u.test(folded.slice(at).replace(/^\S+\s+\S+/, ''))) return;
     cues.push({ kind: 'decision', sentence: s, index, at });
   });
   return { cues, all };

@@ -33,6 +33,7 @@ import { writeFileAtomic } from '../../store/atomic-write.js';
 import { homeDir } from '../../store/roots.js';
 import { DirHandle } from '../../store/dir-handle.js';
 import { parseSnapshot, parseSnapshotHeader, renderSnapshot, type SessionSnapshot } from './snapshot.js';
+import { quoteInput } from '../../document/echo-input.js';
 
 /**
  * The subfolder of the sessions folder that holds what session start caches: start records
@@ -155,10 +156,7 @@ export function resolveSessionsDir(rt: Runtime): string {
   if (raw === undefined) return join(homeDir(rt, 'ECC_SESSIONS_DIR'), '.ecc', 'sessions');
   if (raw.length > 4096 || raw.includes('\u0000')) refuseSessionsDir('ECC_SESSIONS_DIR is not a usable path', 'path of at most 4096 characters');
   if (!isAbsolute(raw))
-    refuseSessionsDir(
-      `ECC_SESSIONS_DIR must be an absolute path (${raw === '' ? 'it is empty' : `got ${JSON.stringify(raw.slice(0, 200))}`})`,
-      'absolute path',
-    );
+    refuseSessionsDir(`ECC_SESSIONS_DIR must be an absolute path (${raw === '' ? 'it is empty' : `got ${quoteInput(raw, 200)}`})`, 'absolute path');
   // The default folder (and one inside it) is allowed; without a usable HOME there is none.
   const defaultDir = isAbsolute(rt.home) ? join(resolve(rt.home), '.ecc', 'sessions') : undefined;
   const defaults = defaultDir ? [defaultDir, realPathOf(defaultDir)] : [];

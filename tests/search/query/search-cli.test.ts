@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { readdirSync } from 'node:fs';
-import { cliEnv, gitRepo, runBin, runCli } from '../../helpers/cli.js';
+import { readdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { cliEnv, gitRepo, runBin, runCli, tempDir } from '../../helpers/cli.js';
 import { memory, putFile, putMemories } from '../../helpers/search.js';
 
 async function search(repo: string, env: Record<string, string>, ...args: string[]) {
@@ -142,6 +143,38 @@ describe('vault search through the CLI', () => {
     const json = await runCli(['search', 'redis', '--json'], { cwd: dir, env: cliEnv() });
     expect(JSON.parse(json.stdout)).toMatchObject({ results: [], total: 0 });
     expect(readdirSync(dir)).toEqual(['.git']);
+  });
+
+  it('echoes a query back bounded: 80 characters and an ellipsis, controls escaped (a 100 KB query is not printed back)', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    putMemories(repo, memory({ title: 'Redis sessions', body: 'words' }));
+    const huge = await runCli(['search', `zq${'x'.repeat(100_000)}`], { cwd: repo, env });
+    expect(huge.code, huge.stderr).toBe(0);
+    expect(huge.stdout).toBe(`no memories match "zq${'x'.repeat(78)}…"\n`);
+    const controls = await runCli(['search', 'zq\u001b[31mred\u202eq\nline'], { cwd: repo, env });
+    expect(controls.stdout).toBe('no memories match "zq\\u001b[31mred\\u202eq\\nline"\n');
+    // the real binary with a query near the argument limit answers within the same bound
+    const bin = await runBin(['search', 'y'.repeat(120_000)], { cwd: repo, env });
+    expect(bin.stdout.length, bin.stderr).toBeLessThan(200);
+  });
+
+  it('with a symlinked .ecc folder: the hint says the link is the problem and how to fix it, and init says the same', async () => {
+    const repo = gitRepo();
+    const elsewhere = tempDir('vault-ecc-target-');
+    symlinkSync(elsewhere, join(repo, '.ecc'));
+    const env = cliEnv();
+    const r = await runCli(['search', 'redis'], { cwd: repo, env });
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toMatch(/run `vault init` to create it/);
+    expect(r.stderr).toContain(
+      `note: ${join(repo, '.ecc')} is a symbolic link, so the vault's project and team scopes were not read\nhint: the vault never follows a symbolic link`,
+    );
+    const hint = /^hint: (.*)$/m.exec(r.stderr)![1];
+    const init = await runCli(['init'], { cwd: repo, env });
+    expect(init.code).toBe(7);
+    expect(init.stderr).toBe(`error: refusing to write through a symbolic link: ${join(repo, '.ecc')}\nhint: ${hint}\n`);
+    expect(readdirSync(elsewhere)).toEqual([]);
   });
 
   it('does not echo a credential pasted as a query', async () => {

@@ -2,6 +2,8 @@ import { readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'no
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, FIXTURES, gitRepo, runCli, tempDir } from '../../helpers/cli.js';
+// @ts-expect-error: a JavaScript fixture module without type declarations
+import { claudeSession } from '../../fixtures/capture/format.mjs';
 import { filesUnder, hook, sessionsDirOf } from '../../helpers/hooks.js';
 
 const CAPTURE = join(FIXTURES, 'capture');
@@ -27,6 +29,35 @@ async function list(repo: string, env: Record<string, string>): Promise<Listed['
 }
 
 describe('capture and review, end to end', () => {
+  it('"Let\'s go with X, never Y" is proposed as a decision (the never rules out the other option), through the Stop hook', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const said = [
+      "Let's go with Postgres for the job queue, never Redis.",
+      "Let's go with the streaming parser and never the DOM one.",
+      'We decided to pin Node 22, never the current release.',
+    ];
+    const transcript = join(tempDir('vault-let-go-'), 't.jsonl');
+    writeFileSync(
+      transcript,
+      claudeSession(
+        { name: 'let-go', cwd: repo, version: '1.0.108' },
+        said.map((user) => ({ user })),
+      ),
+    );
+    expect((await hook('stop', stop(repo, transcript, '8a0b5a0e-3f7c-4d1e-9a55-0c2d6b7e9f11'), { cwd: repo, env })).code).toBe(0);
+    const proposals = await list(repo, env);
+    for (const text of said) {
+      const p = proposals.find((x) => x.body.includes(text.slice(0, 30)));
+      expect(p?.kind, text).toBe('decision');
+    }
+    // a plain instruction with never stays a preference
+    const pref = join(tempDir('vault-never-'), 't.jsonl');
+    writeFileSync(pref, claudeSession({ name: 'never', cwd: repo, version: '1.0.108' }, [{ user: 'Never force-push to main.' }]));
+    await hook('stop', stop(repo, pref, '8a0b5a0e-3f7c-4d1e-9a55-0c2d6b7e9f12'), { cwd: repo, env });
+    expect((await list(repo, env)).find((x) => x.body.includes('force-push'))?.kind).toBe('preference');
+  });
+
   it('a Claude Code Stop hook stores proposals next to the snapshots; accept saves a valid memory, reject is remembered', async () => {
     const repo = gitRepo();
     const env = cliEnv();
