@@ -115,7 +115,7 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
   lines.push(
     shown === 0
       ? query.trim()
-        ? `no memories match "${clean(echo)}"`
+        ? `no memories match ${/^".*"$/s.test(echo) ? clean(echo) : `"${clean(echo)}"`}`
         : 'no memories'
       : `${shown} of ${response.total} ${response.total === 1 ? 'memory' : 'memories'}`,
   );

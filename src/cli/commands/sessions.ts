@@ -33,7 +33,7 @@ export const sessionsCommand = (ctx: CliContext) => ({
       .option('harness', {
         type: 'string',
         choices: ['claude-code', 'codex'],
-        describe: "import: only this harness's transcripts (and the harness of every PATH)",
+        describe: "import: only this harness's transcripts (and the harness of every PATH; aliases such as claude resolve)",
       })
       .option('since', { type: 'string', describe: 'import: only transcripts modified on or after DATE (YYYY-MM-DD, UTC, or an ISO time)' })
       .option('max-mib', { type: 'number', describe: 'import: skip (and count) transcripts larger than this many MiB (default and most 64)' })
