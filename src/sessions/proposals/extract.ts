@@ -506,7 +506,9 @@ class Run {
       s.handoff = undefined;
       return;
     }
-    const key = `${s.sessionId ?? ''}\n${open.items.map((i) => normalizeKey(i.text)).join('\n')}`;
+    // the open items alone, not the session id: the same hand-off from another session (an
+    // imported copy, a resumed session) is the same thing, proposed once (docs/capture.md)
+    const key = open.items.map((i) => normalizeKey(i.text)).join('\n');
     const fingerprint = fingerprintOf('handoff', key);
     if (fingerprint === old) return;
     if (old) this.withdraw(old);
