@@ -169,3 +169,15 @@ describe('folder variables', () => {
     expect(ok.code, ok.stderr).toBe(0);
   });
 });
+
+describe('vault fmt with a path that does not exist', () => {
+  it('says the file does not exist (exit 4), not "not inside a scope folder"', async () => {
+    const cwd = gitRepo();
+    const env = cliEnv();
+    await runCli(['init'], { cwd, env });
+    const r = await runCli(['fmt', '--check', 'nonexist.md'], { cwd, env });
+    expect(r.code).toBe(4);
+    expect(r.stdout).toContain('refused       nonexist.md: does not exist [not-found]');
+    expect(r.stdout).not.toContain('not inside a scope folder');
+  });
+});

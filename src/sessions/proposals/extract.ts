@@ -11,7 +11,16 @@ import { commandFamily, errorLines, firstLine, isLookOnly, outputSaysFailed } fr
 import { type CueSentence, cueSentences, isRejection, reasonIn, sentences, statementOf } from './cues.js';
 import { claudeEvents, codexEvents, detectHarness, type TranscriptEvent } from './records.js';
 import { bodyOf, code, errorSignature, fingerprintOf, normalizeKey, quote, tagsOf, titleOf } from './render.js';
-import type { ExtractorState, OpenFailure, OpenItem, PendingCall, Proposal, ProposalEvidence, ProposalKind } from './types.js';
+import {
+  type ExtractorState,
+  type OpenFailure,
+  type OpenItem,
+  type PendingCall,
+  type Proposal,
+  type ProposalEvidence,
+  type ProposalKind,
+  WHY_PLACEHOLDER,
+} from './types.js';
 
 /** When the caller runs the extractor: hand-offs are proposed at `stop`, `session-end` and `import`. */
 export type ExtractEvent = 'stop' | 'session-end' | 'pre-compact' | 'import';
@@ -418,7 +427,7 @@ class Run {
         ['Context', context],
         ['Options', options ? `- ${options[0]} (chosen)\n- ${options[1]}` : ''],
         ['Decision', statement],
-        ['Why', whyOf(all, cueIndexes, first.tail, 'Not stated in the session; add the reason before accepting.')],
+        ['Why', whyOf(all, cueIndexes, first.tail, WHY_PLACEHOLDER)],
       ]),
       tags: tagsOf(statement),
       evidence: this.evidence(ev, [...(other ? [other.line] : []), ev.line]),
