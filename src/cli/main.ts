@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
+import { canonicalHarness } from '../document/harness-names.js';
 import { EXIT, EXIT_MEANINGS, VaultError } from '../errors.js';
 import { redactSecretShapes } from '../secrets/scan-secrets.js';
 import { commandModules } from './commands/registry.js';
@@ -100,12 +101,29 @@ const camel = (name: string) => name.replace(/-([a-z])/g, (_m, c: string) => c.t
  *
  * @throws VaultError `usage`: `unknown flag --titel; did you mean --title?`
  */
-function assertKnownFlags(raw: readonly string[], argv: Record<string, unknown>, y: { getOptions(): { key: Record<string, unknown> } }): void {
-  const known = Object.keys(y.getOptions().key).filter((k) => k !== '$0');
-  const knownSet = new Set([...known, ...known.map(camel)]);
+function assertKnownFlags(
+  raw: readonly string[],
+  argv: Record<string, unknown>,
+  y: { getOptions(): { key: Record<string, unknown>; alias?: Record<string, string[]> } },
+): void {
+  const options = y.getOptions();
+  const known = Object.keys(options.key).filter((k) => k !== '$0');
+  const knownSet = new Set([...known, ...known.map(camel), ...Object.values(options.alias ?? {}).flat()]);
   const command = typeof (argv._ as unknown[] | undefined)?.[0] === 'string' ? String((argv._ as unknown[])[0]) : '';
   for (const token of raw) {
     if (token === '--') return;
+    const short = /^-([A-Za-z]+)(?:=|$)/.exec(token);
+    if (short) {
+      // `-k decision`: no one-letter flag -k; offer the one long flag that starts with k
+      for (const letter of short[1]!) {
+        if (knownSet.has(letter) || !(letter in argv)) continue;
+        const starting = known.filter((k) => k.length > 1 && k === k.toLowerCase() && k.startsWith(letter.toLowerCase()));
+        throw new VaultError('usage', `unknown flag -${letter}${starting.length === 1 ? `; did you mean --${starting[0]}?` : ''}`, {
+          hint: command ? `run \`vault ${command} --help\` for its flags` : 'run `vault --help`',
+        });
+      }
+      continue;
+    }
     const m = /^--([A-Za-z][\w-]*)(?:=|$)/.exec(token);
     if (!m) continue;
     const name = m[1]!;
@@ -122,8 +140,111 @@ function assertKnownFlags(raw: readonly string[], argv: Record<string, unknown>,
   }
 }
 
+/** The command named on the line (the first word that is not a flag or a global flag's value), or undefined. */
+function commandWord(argv: readonly string[], names: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return undefined;
+    if (GLOBAL_VALUE_FLAGS.has(a)) i++;
+    else if (!a.startsWith('-')) return names.includes(a) ? a : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * A `--harness` value with its alias resolved (`gemini` → `gemini-cli`, `claude` → `claude-code`;
+ * document/harness-names.ts), before the choices are checked. A repeated flag stays an array,
+ * for the command's "given only once" check.
+ */
+function harnessArg(value: unknown): unknown {
+  return Array.isArray(value) ? value.map((v) => canonicalHarness(String(v))) : canonicalHarness(String(value));
+}
+
+/** The hint of a usage error: the help of the command that was run, else the top-level help. */
+function usageHint(command: string | undefined): string {
+  return command ? `run \`vault ${command} --help\` for its arguments and flags` : 'run `vault --help` for the commands';
+}
+
+/**
+ * Refuses a value outside an option's or positional's choices, before yargs validates (it would
+ * print "Invalid values: Argument: action, Given: ..., Choices: ..." without a suggestion):
+ * `unknown action "instal"; did you mean install?`, naming the flag as typed (`--kind`) for a
+ * flag, and the allowed values in the hint.
+ *
+ * @throws VaultError `usage`
+ */
+function assertKnownChoices(
+  raw: readonly string[],
+  argv: Record<string, unknown>,
+  y: { getOptions(): { key: Record<string, unknown>; choices?: Record<string, readonly unknown[]> } },
+): void {
+  const choices = y.getOptions().choices ?? {};
+  const command = typeof (argv._ as unknown[] | undefined)?.[0] === 'string' ? String((argv._ as unknown[])[0]) : undefined;
+  for (const [key, allowed] of Object.entries(choices)) {
+    const given = argv[key];
+    if (given === undefined) continue;
+    for (const value of ([] as unknown[]).concat(given)) {
+      if (value === undefined || allowed.includes(value)) continue;
+      const words = allowed.map(String);
+      const asFlag = raw.some((t) => t === `--${key}` || t.startsWith(`--${key}=`));
+      const near = closestMatch(String(value), words);
+      throw new VaultError(
+        'usage',
+        oneLineUsage(`unknown ${asFlag ? `--${key} value` : key} "${clip(String(value))}"${near ? `; did you mean ${near}?` : ''}`),
+        { hint: `${asFlag ? `--${key}` : key} is one of: ${words.join(', ')}; ${usageHint(command)}` },
+      );
+    }
+  }
+}
+
+/**
+ * A word that can only be a value, though it starts with "-": a Markdown list item
+ * (`- first item`), a number (`-5`), a YAML fence (`---`), a lone `-`, or any word with a space
+ * in it. `--` (the end of the flags) and flag-shaped words (`--body`, `-k`) are not.
+ */
+const isDashValue = (word: string) => word.startsWith('-') && word !== '--' && (/\s/.test(word) || !/^--?[A-Za-z]/.test(word));
+
+/**
+ * Joins a string flag and a following value that starts with "-" (`--body "- first item"` →
+ * `--body=- first item`): yargs would take the value for a flag and answer "Not enough
+ * arguments following: body". `stringFlags` maps each spelling of the command's string flags
+ * (`body`, a one-letter alias) to its name; words after `--` are left alone.
+ */
+export function joinDashValues(argv: readonly string[], stringFlags: ReadonlyMap<string, string>): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '--') return [...out, ...argv.slice(i)];
+    const m = /^--([A-Za-z][\w-]*)$/.exec(a) ?? /^-([A-Za-z])$/.exec(a);
+    const name = m ? stringFlags.get(m[1]!) : undefined;
+    const next = argv[i + 1];
+    if (name !== undefined && next !== undefined && isDashValue(next)) {
+      out.push(`--${name}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
+/** The string flags of `command` and of the global flags, each spelling mapped to the flag's name (see {@link joinDashValues}). */
+function stringFlagsOf(ctx: CliContext, command: string | undefined): Map<string, string> {
+  const flags = new Map<string, string>([
+    ['root', 'root'],
+    ['user-root', 'user-root'],
+  ]);
+  const make = commandModules.find((m) => m(ctx).command.split(' ')[0] === command);
+  if (!make) return flags;
+  const options = (make(ctx).builder(yargs([])) as { getOptions(): { string: string[]; alias: Record<string, string[]> } }).getOptions();
+  for (const name of options.string) {
+    flags.set(name, name);
+    for (const alias of options.alias[name] ?? []) flags.set(alias, name);
+  }
+  return flags;
+}
+
 /** Builds the yargs parser (also used to generate docs/cli.md). */
 export function buildParser(ctx: CliContext, argv: readonly string[]) {
+  const command = commandWord(argv, commandNames(ctx));
   let parser = yargs([...argv])
     .scriptName('vault')
     .version(packageVersion())
@@ -133,16 +254,27 @@ export function buildParser(ctx: CliContext, argv: readonly string[]) {
     .option('json', { type: 'boolean', describe: 'print machine-readable JSON on stdout' })
     .option('root', { type: 'string', describe: 'vault folder holding team/ and project/ (default: <repo>/.ecc/memory; env ECC_MEMORY_PROJECT_ROOT)' })
     .option('user-root', { type: 'string', describe: 'user scope folder (default: ~/.ecc/memory; env ECC_MEMORY_USER_ROOT)' })
+    .help()
+    .alias('help', 'h')
+    .alias('version', ['v', 'V'])
     .strict()
     .demandCommand(1, 'name a command')
-    .middleware(((args: Record<string, unknown>, y: Parameters<typeof assertKnownFlags>[2]) => assertKnownFlags(argv, args, y)) as never, true)
+    .middleware(
+      ((args: Record<string, unknown>, y: Parameters<typeof assertKnownFlags>[2] & Parameters<typeof assertKnownChoices>[2]) => {
+        assertKnownFlags(argv, args, y);
+        // `--harness gemini` is `--harness gemini-cli` for every command (document/harness-names.ts)
+        if (args.harness !== undefined) args.harness = harnessArg(args.harness);
+        assertKnownChoices(argv, args, y);
+      }) as never,
+      true,
+    )
     .epilog(EXIT_CODES_HELP)
     .wrap(Math.min(110, process.stdout.columns || 100))
     .exitProcess(false)
     .fail((msg, err) => {
       // yargs' own validation errors (YError: a flag without its value, ...) are usage errors too.
       if (err && err.name !== 'YError') throw err;
-      throw new VaultError('usage', oneLineUsage(msg ?? err?.message), { hint: 'run `vault --help` or `vault <command> --help`' });
+      throw new VaultError('usage', oneLineUsage(msg ?? err?.message), { hint: usageHint(command) });
     });
   for (const make of commandModules) parser = parser.command(make(ctx) as never);
   return parser;
@@ -162,7 +294,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     argv = ['--help'];
   }
   try {
-    assertKnownCommand(argv, commandNames(ctx));
+    const names = commandNames(ctx);
+    assertKnownCommand(argv, names);
+    argv = joinDashValues(argv, stringFlagsOf(ctx, commandWord(argv, names)));
     let helpOutput = '';
     await buildParser(ctx, argv).parseAsync([...argv], {}, (_err, _args, output) => {
       helpOutput = output;
@@ -171,7 +305,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return ctx.exitCode;
   } catch (err) {
     if (err instanceof Error && err.name === 'YError') {
-      return reportError(ctx, new VaultError('usage', oneLineUsage(err.message), { hint: 'run `vault --help` or `vault <command> --help`' }), json);
+      return reportError(ctx, new VaultError('usage', oneLineUsage(err.message), { hint: usageHint(commandWord(argv, commandNames(ctx))) }), json);
     }
     return reportError(ctx, err, json);
   }

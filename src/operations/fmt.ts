@@ -106,7 +106,8 @@ function linkOnPath(top: string, dir: string): string | undefined {
  * (the walk never follows a link at any depth), so a path through a linked kind folder, a
  * linked scope folder or a linked `.ecc` folder is refused, never rewritten. Given paths are
  * files or folders relative to cwd (a path like `team/decisions/x.md` that does not exist
- * there is taken as vault-relative); a path outside every scope folder is refused.
+ * there is taken as vault-relative); a path that does not exist (code `not-found`) or lies
+ * outside every scope folder is refused.
  */
 function targetsOf(roots: VaultRoots, paths: readonly string[], cwd: string, scopes: readonly Scope[]): Target[] {
   const walked = new Map<Scope, Array<{ abs: string; path: string }>>();
@@ -132,6 +133,10 @@ function targetsOf(roots: VaultRoots, paths: readonly string[], cwd: string, sco
     const head = given.split(/[\\/]/)[0] as Scope;
     if (!existsNoFollow(abs) && (SCOPES as readonly string[]).includes(head) && !isAbsolute(given)) {
       abs = resolve(scopeRoot(roots, head), given.slice(head.length + 1));
+    }
+    if (!existsNoFollow(abs)) {
+      refuse(abs, given, 'not-found', 'does not exist');
+      continue;
     }
     const scope = SCOPES.find((s) => isInside(scopeRoot(roots, s), abs));
     const holds = scope ? [] : SCOPES.filter((s) => isInside(abs, scopeRoot(roots, s)) && existsNoFollow(abs));

@@ -22,6 +22,7 @@ import { dirname, join } from 'node:path';
 import { VaultError } from '../errors.js';
 import type { GitRunner } from '../io/git.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
+import { checkAbsoluteEnvPath } from '../store/roots.js';
 import {
   ALL_HARNESS_EVENT_NAMES,
   EVENTS_BY_HARNESS,
@@ -39,6 +40,7 @@ export type InstallScope = 'project' | 'user';
  * The configuration file for a harness and scope.
  *
  * @param where `worktreeRoot` (project scope), `home` and `env` (user scope; CODEX_HOME)
+ * @throws VaultError `invalid-input` for Codex at user scope when CODEX_HOME is set but empty or relative
  */
 export function settingsFileFor(
   harness: HookHarness,
@@ -50,7 +52,13 @@ export function settingsFileFor(
   if (harness === 'gemini-cli') return join(scope === 'project' ? where.worktreeRoot : where.home, '.gemini', 'settings.json');
   if (harness === 'cursor') return join(scope === 'project' ? where.worktreeRoot : where.home, '.cursor', 'hooks.json');
   if (scope === 'project') return join(where.worktreeRoot, '.codex', 'hooks.json');
-  return join(where.env.CODEX_HOME || join(where.home, '.codex'), 'hooks.json');
+  const codexHome = where.env.CODEX_HOME;
+  if (codexHome === undefined) return join(where.home, '.codex', 'hooks.json');
+  // an empty or relative CODEX_HOME would resolve against the working directory: a repository
+  return join(
+    checkAbsoluteEnvPath('CODEX_HOME', codexHome, "set CODEX_HOME to Codex's home folder as an absolute path (default ~/.codex), or unset it"),
+    'hooks.json',
+  );
 }
 
 /** The command line of one installed hook. */

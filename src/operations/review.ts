@@ -8,6 +8,7 @@ import { VaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
 import { searchMemories } from '../search/query/search-memories.js';
 import { decideProposal, listProposals, type StoredProposal } from '../sessions/proposal-store.js';
+import { WHY_PLACEHOLDER } from '../sessions/proposals/types.js';
 import { identifyWorktree } from '../sessions/snapshots/worktree-identity.js';
 import type { VaultRoots } from '../store/roots.js';
 import { save, type SaveResult } from './save.js';
@@ -26,10 +27,17 @@ export function reviewList(sessionsDir: string, cwd: string): StoredProposal[] {
  *
  * @throws VaultError `not-found` (no such proposal, hint `vault review list`), `usage` (ambiguous)
  */
+/** Shortest id prefix `vault review show|accept|reject` takes (`p2e3` or `2e3f`). */
+const MIN_PREFIX = 4;
+
 export function reviewFind(sessionsDir: string, cwd: string, ref: string): StoredProposal {
   const id = ref.trim().toLowerCase();
   const all = reviewList(sessionsDir, cwd);
-  const hits = id.length >= 4 ? all.filter((p) => p.id === id || p.id.startsWith(id) || p.id.slice(1).startsWith(id)) : [];
+  if (id.length < MIN_PREFIX)
+    throw new VaultError('usage', `proposal id ${JSON.stringify(ref.slice(0, 40))} is too short: a prefix needs at least ${MIN_PREFIX} characters`, {
+      hint: 'give more of the id (p + 10 hex digits); run `vault review list` to see them',
+    });
+  const hits = all.filter((p) => p.id === id || p.id.startsWith(id) || p.id.slice(1).startsWith(id));
   if (hits.length === 1) return hits[0]!;
   if (hits.length > 1) throw new VaultError('usage', `proposal id ${quoteInput(ref, 40)} is ambiguous (${hits.length} match)`, { hint: 'give more of the id' });
   throw new VaultError('not-found', `no proposal ${quoteInput(ref, 40)} for this worktree`, { hint: 'run `vault review list` to see them' });
@@ -55,7 +63,8 @@ export interface AcceptResult {
  * Saves a proposal as an (unreviewed) memory through the save operation, then remembers its
  * fingerprint as accepted so it is never proposed again.
  *
- * @throws VaultError from save (invalid values, secrets, symlinks…), `not-found`
+ * @throws VaultError `invalid-input` when the body still holds {@link WHY_PLACEHOLDER} (a decision
+ *   without its reason: accept with `--edit`); from save (invalid values, secrets, symlinks…), `not-found`
  */
 export async function reviewAccept(
   roots: VaultRoots,
@@ -64,6 +73,13 @@ export async function reviewAccept(
   changes: AcceptChanges,
   rt: Runtime,
 ): Promise<AcceptResult> {
+  const body = changes.body ?? proposal.body;
+  if (body.includes(WHY_PLACEHOLDER))
+    throw new VaultError('invalid-input', `proposal ${proposal.id} has no reason yet: its Why section says "${WHY_PLACEHOLDER}"`, {
+      field: 'body',
+      rule: 'a decision is accepted with its reason',
+      hint: `accept it with --edit and write the reason: vault review accept ${proposal.id} --edit`,
+    });
   const scope = changes.scope ?? 'project';
   const title = changes.title ?? proposal.title;
   let links = changes.links;
@@ -72,11 +88,7 @@ export async function reviewAccept(
     const top = found?.results[0];
     links = top && top.score > 0 ? [top.id] : [];
   }
-  const saved = await save(
-    roots,
-    { title, body: changes.body ?? proposal.body, kind: proposal.kind, scope, tags: proposal.tags, links, sourceHarness: proposal.evidence.harness },
-    rt,
-  );
+  const saved = await save(roots, { title, body, kind: proposal.kind, scope, tags: proposal.tags, links, sourceHarness: proposal.evidence.harness }, rt);
   decideProposal(sessionsDir, proposal, { accepted: saved.memory.id }, rt);
   return { proposal, saved };
 }

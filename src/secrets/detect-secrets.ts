@@ -292,13 +292,33 @@ export async function detectSecretsAsync(text: string): Promise<SecretSpan[]> {
   return detect(text, rules?.runner ?? 'unavailable');
 }
 
+/** Shortest detected value whose other occurrences are redacted too (shorter ones are ordinary words too often). */
+const REPEAT_MIN_CHARS = 6;
+
 /**
- * Replaces every suspected secret with `[REDACTED <label>]`.
+ * `spans` plus every other occurrence of a detected value of at least {@link REPEAT_MIN_CHARS}
+ * characters: a password found in a URL is a secret wherever else the text repeats it
+ * ("use password hunter2secret"), though no shape matches it there.
+ */
+function withRepeats(text: string, spans: SecretSpan[]): SecretSpan[] {
+  const extra: SecretSpan[] = [];
+  for (const v of new Map(spans.map((s) => [text.slice(s.start, s.end), s] as const))) {
+    const [value, span] = v;
+    if (value.length < REPEAT_MIN_CHARS) continue;
+    for (let at = text.indexOf(value); at !== -1; at = text.indexOf(value, at + value.length))
+      if (!spans.some((s) => at < s.end && s.start < at + value.length)) extra.push({ ...span, start: at, end: at + value.length });
+  }
+  return extra.length ? merge([...spans, ...extra]) : spans;
+}
+
+/**
+ * Replaces every suspected secret with `[REDACTED <label>]`, and every other occurrence in
+ * `text` of a detected value (at least 6 characters) as well.
  *
- * @returns the redacted text and the number of secrets replaced
+ * @returns the redacted text and the number of secrets replaced (each occurrence counts)
  */
 export function redactSecrets(text: string): { text: string; redacted: number } {
-  const spans = detectSecrets(text);
+  const spans = withRepeats(text, detectSecrets(text));
   if (spans.length === 0) return { text, redacted: 0 };
   let out = '';
   let at = 0;

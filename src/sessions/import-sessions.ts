@@ -33,7 +33,16 @@ export const IMPORT_LIMITS = {
 } as const;
 
 /** Why a transcript was not imported. */
-export type ImportSkipReason = 'symlink' | 'too-large' | 'over-file-limit' | 'other-repository' | 'before-since' | 'no-cwd' | 'empty' | 'unreadable';
+export type ImportSkipReason =
+  | 'symlink'
+  | 'too-large'
+  | 'over-file-limit'
+  | 'other-repository'
+  | 'before-since'
+  | 'no-cwd'
+  | 'empty'
+  | 'unreadable'
+  | 'not-transcript';
 
 /** Options of {@link importSessions}. */
 export interface ImportOptions {
@@ -88,6 +97,8 @@ interface Found {
   mtimeMs: number;
   /** a symbolic link: skipped, never followed */
   link?: boolean;
+  /** a file given by name that is not a transcript (`*.jsonl`): counted and skipped, never opened */
+  notTranscript?: boolean;
 }
 
 interface Candidate extends Found {
@@ -140,6 +151,7 @@ function walk(dir: string, depth: number, budget: { entries: number; cut: boolea
   }
   if (st.isFile()) {
     if (dir.endsWith('.jsonl')) out.push({ path: dir, size: st.size, mtimeMs: st.mtimeMs });
+    else if (depth === 0) out.push({ path: dir, size: st.size, mtimeMs: st.mtimeMs, notTranscript: true }); // named by the user: say why it was not imported
     return;
   }
   if (!st.isDirectory() || depth > IMPORT_LIMITS.depth) return;
@@ -200,7 +212,8 @@ function sniff(path: string): { cwd: string | undefined; harness: Harness } {
  * transcripts first; past the file limit the rest are skipped and counted. Files over the size
  * limit are skipped whole (never read as windows), and counted.
  *
- * @throws VaultError `invalid-input` (a limit out of range), `io-error` (sessions folder)
+ * @throws VaultError `invalid-input` (a limit out of range), `not-found` (a given path does not
+ *   exist), `io-error` (sessions folder)
  */
 export function importSessions(rt: Runtime, options: ImportOptions): ImportSummary {
   const maxBytes = options.maxBytes ?? IMPORT_LIMITS.transcriptBytes;
@@ -223,10 +236,18 @@ export function importSessions(rt: Runtime, options: ImportOptions): ImportSumma
     for (const f of files) {
       if (seen.has(f.path)) continue;
       seen.add(f.path);
-      const h = harness ?? options.harness ?? (f.link ? 'claude-code' : sniff(f.path).harness);
+      const h = harness ?? options.harness ?? (f.link || f.notTranscript ? 'claude-code' : sniff(f.path).harness);
       if (!options.harness || h === options.harness) found.push({ ...f, harness: h });
     }
   };
+  // a path the user named that does not exist is a mistake, not "0 transcripts found"
+  for (const p of options.paths ?? []) {
+    if (!lstatSync(resolve(rt.cwd, p), { throwIfNoEntry: false }))
+      throw new VaultError('not-found', `${p.slice(0, 200)} does not exist`, {
+        field: 'path',
+        hint: 'give transcript files (*.jsonl) or folders holding them; with no path, import reads ~/.claude/projects and ~/.codex/sessions',
+      });
+  }
   if (options.paths?.length)
     for (const p of options.paths) {
       const files: Found[] = [];
@@ -262,6 +283,7 @@ export function importSessions(rt: Runtime, options: ImportOptions): ImportSumma
   let taken = 0;
   const refuse = (c: Candidate): ImportSkipReason | { cwd: string } => {
     if (c.link) return 'symlink';
+    if (c.notTranscript) return 'not-transcript';
     if (options.sinceMs !== undefined && c.mtimeMs < options.sinceMs) return 'before-since';
     if (c.size > maxBytes) return 'too-large';
     if (!checkTranscriptPath(c.path).ok) return 'unreadable';

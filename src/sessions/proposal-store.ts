@@ -145,7 +145,7 @@ export interface CaptureInput {
 
 /** What {@link captureProposals} did. */
 export interface CaptureOutcome {
-  /** proposals stored by this run */
+  /** proposals new to `vault review` stored by this run (one already live in another session's file is stored, not counted) */
   added: number;
   /** live proposals of the session after the run */
   total: number;
@@ -192,6 +192,8 @@ export function captureProposals(rt: Runtime, input: CaptureInput): CaptureOutco
     let live = (mine?.proposals ?? []).filter((p) => !withdrawn.has(p.fingerprint));
     const nowIso = rt.now().toISOString();
     let added = 0;
+    // live in another session's file: kept here too (it outlives that file), but not new
+    const elsewhere = result.proposals.length ? liveFingerprints(input.sessionsDir, name) : new Set<string>();
     for (const p of result.proposals) {
       if (decided[p.fingerprint] || live.some((q) => q.fingerprint === p.fingerprint)) continue;
       if (p.slot) live = live.filter((q) => q.slot !== p.slot);
@@ -204,7 +206,7 @@ export function captureProposals(rt: Runtime, input: CaptureInput): CaptureOutco
         shortId: input.shortId,
         worktree: input.worktree,
       });
-      added++;
+      if (!elsewhere.has(p.fingerprint)) added++;
     }
     live = live.slice(-PROPOSAL_STORE_LIMITS.perSession);
     const file: SessionFile = {
@@ -222,6 +224,18 @@ export function captureProposals(rt: Runtime, input: CaptureInput): CaptureOutco
     const partial = result.stats.stoppedEarly || result.state.byteOffset < read.size;
     return { added, total: live.length, partial, ms };
   });
+}
+
+/** The fingerprints of the proposals stored in every session file but `except` (a file name). */
+function liveFingerprints(sessionsDir: string, except: string): Set<string> {
+  const sub = join(sessionsDir, PROPOSALS_DIR);
+  const out = new Set<string>();
+  if (!lstatSync(sub, { throwIfNoEntry: false })?.isDirectory()) return out;
+  for (const n of readdirSync(sub)) {
+    if (n === except || !SESSION_FILE.test(n) || n === DECIDED) continue;
+    for (const p of readSessionFile(join(sub, n))?.proposals ?? []) out.add(p.fingerprint);
+  }
+  return out;
 }
 
 /**

@@ -124,8 +124,8 @@ const CASES: CliCase[] = [
     }),
   ),
   { name: 'read without an id', args: ['read'], exit: 2, stderr: /arguments/ },
-  { name: 'save --kind nope names the flag', args: save('--kind', 'nope'), exit: 2, stderr: /Argument: kind, Given: "nope"/ },
-  { name: 'save --scope global names the flag', args: save('--scope', 'global'), exit: 2, stderr: /Argument: scope, Given: "global"/ },
+  { name: 'save --kind nope names the flag', args: save('--kind', 'nope'), exit: 2, stderr: /unknown --kind value "nope"; did you mean note\?/ },
+  { name: 'save --scope global names the flag', args: save('--scope', 'global'), exit: 2, stderr: /unknown --scope value "global"/ },
 
   // invalid input: exit 3, nothing written
   ...['BAD', 'mem_../../etc/passwd', 'mem_a', 'mem_has space', `mem_${'a'.repeat(129)}`, 'note_123'].map(

@@ -312,3 +312,25 @@ describe('no invisible characters reach the session-start context', () => {
     expect(ctx).toContain('Rotated. Next: update the deploy docs.');
   });
 });
+
+describe('a detected secret is redacted wherever the text repeats it', () => {
+  it('a password found in a URL is redacted in the rest of the message too: snapshot, every output and proposals', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const transcript = claudeTranscript(repo, [
+      {
+        user: 'The staging database is postgres://admin:hunter2secret@db.internal:5432/app. From now on, always use password hunter2secret for it, never the old one.',
+        assistant: 'Understood: that password from now on for the staging database.',
+        command: 'psql postgres://admin:hunter2secret@db.internal:5432/app -c "select 1"',
+      },
+    ]);
+    expect((await hook('stop', stop(repo, transcript), { cwd: repo, env })).code).toBe(0);
+    const out = await everyOutput(repo, env);
+    const review = await runCli(['review', 'list', '--json'], { cwd: repo, env });
+    expect(review.code, review.stderr).toBe(0);
+    const proposals = JSON.parse(review.stdout).proposals as Array<{ title: string; body: string }>;
+    expect(proposals.length).toBeGreaterThan(0);
+    for (const [where, text] of Object.entries({ ...out, review: review.stdout })) expect(text, where).not.toContain('hunter2secret');
+    expect(out.snapshot).toContain('use password [REDACTED password in a URL]');
+  });
+});

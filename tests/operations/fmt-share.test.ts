@@ -114,7 +114,8 @@ describe('vault fmt', () => {
     expect(readFileSync(target, 'utf8')).toContain('\r\n');
     expect(parseMemory(readFileSync(good)).canonical).toBe(true);
     const missing = await runCli(['fmt', 'nope.md'], { cwd: repo, env });
-    expect(missing.code).toBe(3);
+    expect(missing.code).toBe(4); // not found
+    expect(missing.stdout).toContain('nope.md: does not exist [not-found]');
   });
 });
 

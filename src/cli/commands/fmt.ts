@@ -44,6 +44,7 @@ export const fmtCommand = (ctx: CliContext) => ({
         const changed = check ? `${c['would-format']} would change` : `${c.formatted} formatted`;
         printText(ctx, `${changed}, ${c.unchanged} already canonical${c.refused ? `, ${c.refused} refused` : ''}`);
       }
+      if (result.files.some((f) => f.status === 'refused' && f.code === 'not-found')) return EXIT.notFound;
       if (c.refused > 0) return EXIT.invalid;
       if (check && c['would-format'] > 0) return EXIT.findings;
       return EXIT.ok;

@@ -17,7 +17,7 @@ export const hookCommand = (ctx: CliContext) => ({
   builder: (y: Argv) =>
     y
       .positional('event', { type: 'string', describe: 'session-start | stop | session-end | pre-compact (or the harness name: SessionStart, Stop, ...)' })
-      .option('harness', { type: 'string', describe: 'claude-code (default) or codex' })
+      .option('harness', { type: 'string', describe: 'claude-code (default), codex or gemini-cli (aliases such as claude, gemini resolve)' })
       .epilog('Reads the JSON payload on stdin (at most 1 MiB), prints nothing or one JSON document. Kill switches: see docs/hooks.md.'),
   handler: async (argv: HookArgs) => {
     const { runHookCommand } = await import('../../hooks/hook-main.js');

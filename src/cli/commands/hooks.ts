@@ -38,7 +38,12 @@ export const hooksCommand = (ctx: CliContext) => ({
   builder: (y: Argv) =>
     y
       .positional('action', { type: 'string', choices: ['install', 'uninstall'], describe: 'install or uninstall' })
-      .option('harness', { type: 'string', choices: ['claude-code', 'codex', 'gemini-cli', 'cursor'], demandOption: true, describe: 'which agent' })
+      .option('harness', {
+        type: 'string',
+        choices: ['claude-code', 'codex', 'gemini-cli', 'cursor'],
+        demandOption: true,
+        describe: 'which agent (aliases such as claude, gemini resolve)',
+      })
       .option('scope', {
         type: 'string',
         choices: ['project', 'user'],
@@ -74,7 +79,7 @@ export const hooksCommand = (ctx: CliContext) => ({
       const rt = ctx.io.runtime;
       // a user-scope settings file under an empty or relative HOME would land in the working directory
       const home =
-        scope === 'user' && !(harness === 'codex' && rt.env.CODEX_HOME)
+        scope === 'user' && !(harness === 'codex' && rt.env.CODEX_HOME !== undefined)
           ? checkAbsoluteEnvPath('HOME', rt.home, 'set HOME to your home folder (an absolute path such as /home/you)')
           : rt.home;
       const userRoots = isAbsolute(rt.home) ? [join(rt.home, '.ecc', 'memory')] : [];
@@ -116,8 +121,8 @@ export const hooksCommand = (ctx: CliContext) => ({
       const otherScope = scope === 'project' ? 'user' : 'project';
       let alsoInstalledAt: string | undefined;
       if (argv.action === 'install') {
-        const other = settingsFileFor(harness, otherScope, { worktreeRoot: findWorktreeRoot(rt.cwd, userRoots), home: rt.home, env: rt.env });
         try {
+          const other = settingsFileFor(harness, otherScope, { worktreeRoot: findWorktreeRoot(rt.cwd, userRoots), home: rt.home, env: rt.env });
           if (other !== file && planUninstall(other, readSettingsFile(other), harness).changes.length) alsoInstalledAt = other;
         } catch {
           /* unreadable or not ours to judge: say nothing */

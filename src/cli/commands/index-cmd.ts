@@ -24,6 +24,10 @@ export const indexCommand = (ctx: CliContext) => ({
       const { refreshIndex, rebuildIndex, indexStatus } = await import('../../search/index/index-status.js');
       const roots = await rootsFor(ctx, argv);
       const scopes = argv.scope?.length ? [...new Set(argv.scope)] : (['project', 'team'] as Scope[]);
+      if (scopes.some((s) => s !== 'user')) {
+        const { assertVault } = await import('../../store/roots.js');
+        assertVault(roots, `index the ${scopes.filter((s) => s !== 'user').join(' and ')} scope${scopes.filter((s) => s !== 'user').length > 1 ? 's' : ''}`);
+      }
       let bar:
         | {
             start(total: number, value: number, payload?: object): void;

@@ -31,5 +31,10 @@ export const searchCommand = (ctx: CliContext) => ({
           'longer than a second (ECC_PROGRESS_DELAY_MS), its progress is drawn on stderr and cleared before the results. ' +
           'A search that finds nothing says when the user scope, searched only when asked, would have matched.',
       ),
-  handler: (argv: SearchArgs) => runCommand(ctx, argv, () => runSearch(ctx, argv)),
+  handler: (argv: SearchArgs & { _?: unknown[] }) => {
+    // words after `--` are query words too (`vault search -- --kind` looks for "--kind"); yargs leaves them in `_` after the command
+    const literal = (argv._ ?? []).slice(1).map(String);
+    const args: SearchArgs = literal.length ? { ...argv, query: [...(argv.query ?? []), ...literal] } : argv;
+    return runCommand(ctx, args, () => runSearch(ctx, args));
+  },
 });

@@ -34,7 +34,7 @@ export const sessionsCommand = (ctx: CliContext) => ({
       .option('harness', {
         type: 'string',
         choices: ['claude-code', 'codex'],
-        describe: "import: only this harness's transcripts (and the harness of every PATH)",
+        describe: "import: only this harness's transcripts (and the harness of every PATH; aliases such as claude resolve)",
       })
       .option('since', { type: 'string', describe: 'import: only transcripts modified on or after DATE (YYYY-MM-DD, UTC, or an ISO time)' })
       .option('max-mib', { type: 'number', describe: 'import: skip (and count) transcripts larger than this many MiB (default and most 64)' })
@@ -159,7 +159,11 @@ const REASONS: Record<string, string> = {
   'no-cwd': 'no working directory or session id recorded',
   empty: 'nothing to record',
   unreadable: 'not a readable transcript',
+  'not-transcript': 'not a transcript (Claude Code and Codex transcripts are *.jsonl files)',
 };
+
+/** `1 transcript`, `2 transcripts`. */
+const count = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
 /** `vault sessions import [PATH…]`: backfills snapshots and proposals (sessions/import-sessions.ts); never writes into the vault. */
 async function runImport(ctx: CliContext, argv: SessionsArgs, dir: string, paths: string[]): Promise<void> {
@@ -187,7 +191,7 @@ async function runImport(ctx: CliContext, argv: SessionsArgs, dir: string, paths
   }
   printText(
     ctx,
-    `${summary.found} transcripts found: ${summary.imported} imported, ${summary.updated} updated, ${summary.unchanged} unchanged, ${summary.skipped} skipped; ${summary.proposals} new proposals (run \`vault review\`)`,
+    `${count(summary.found, 'transcript')} found: ${summary.imported} imported, ${summary.updated} updated, ${summary.unchanged} unchanged, ${summary.skipped} skipped; ${summary.proposals ? `${count(summary.proposals, 'new proposal')} (run \`vault review\`)` : 'no new proposals'}`,
   );
   for (const [reason, n] of Object.entries(summary.skippedBy)) printText(ctx, `  skipped ${n}: ${REASONS[reason] ?? reason}`);
   if (summary.entriesCut) printText(ctx, '  the folder walk stopped at its entry limit: give narrower paths');

@@ -13,7 +13,16 @@ import { claudeEvents } from '../transcripts/claude-transcript.js';
 import { codexEvents } from '../transcripts/codex-transcript.js';
 import { detectHarness, type TranscriptEvent } from '../transcripts/transcript-events.js';
 import { bodyOf, code, errorSignature, fingerprintOf, normalizeKey, quote, tagsOf, titleOf } from './render.js';
-import type { ExtractorState, OpenFailure, OpenItem, PendingCall, Proposal, ProposalEvidence, ProposalKind } from './types.js';
+import {
+  type ExtractorState,
+  type OpenFailure,
+  type OpenItem,
+  type PendingCall,
+  type Proposal,
+  type ProposalEvidence,
+  type ProposalKind,
+  WHY_PLACEHOLDER,
+} from './types.js';
 
 /** When the caller runs the extractor: hand-offs are proposed at `stop`, `session-end` and `import`. */
 export type ExtractEvent = 'stop' | 'session-end' | 'pre-compact' | 'import';
@@ -422,7 +431,7 @@ class Run {
         ['Context', context],
         ['Options', options ? `- ${options[0]} (chosen)\n- ${options[1]}` : ''],
         ['Decision', statement],
-        ['Why', whyOf(all, cueIndexes, first.tail, 'Not stated in the session; add the reason before accepting.')],
+        ['Why', whyOf(all, cueIndexes, first.tail, WHY_PLACEHOLDER)],
       ]),
       tags: tagsOf(statement),
       evidence: this.evidence(ev, [...(other ? [other.line] : []), ev.line]),
@@ -510,7 +519,9 @@ class Run {
       s.handoff = undefined;
       return;
     }
-    const key = `${s.sessionId ?? ''}\n${open.items.map((i) => normalizeKey(i.text)).join('\n')}`;
+    // the open items alone, not the session id: the same hand-off from another session (an
+    // imported copy, a resumed session) is the same thing, proposed once (docs/capture.md)
+    const key = open.items.map((i) => normalizeKey(i.text)).join('\n');
     const fingerprint = fingerprintOf('handoff', key);
     if (fingerprint === old) return;
     if (old) this.withdraw(old);

@@ -20,7 +20,7 @@ import { createExtractorState, EXTRACTOR_LIMITS } from './extract.js';
 
 export { createExtractorState, EXTRACTOR_LIMITS, type ExtractEvent, type ExtractOptions, type ExtractResult } from './extract.js';
 export { PROPOSAL_LIMITS } from './render.js';
-export { PROPOSAL_KINDS, type ExtractorState, type Proposal, type ProposalEvidence, type ProposalKind } from './types.js';
+export { PROPOSAL_KINDS, WHY_PLACEHOLDER, type ExtractorState, type Proposal, type ProposalEvidence, type ProposalKind } from './types.js';
 
 /**
  * Extracts proposals from transcript lines new since the last run.

@@ -11,6 +11,12 @@ export type ProposalKind = 'decision' | 'lesson' | 'runbook' | 'preference' | 'h
 /** Every {@link ProposalKind}, in a stable order. */
 export const PROPOSAL_KINDS: readonly ProposalKind[] = ['decision', 'lesson', 'runbook', 'preference', 'handoff'];
 
+/**
+ * The Why of a proposed decision whose session gave no reason. It asks the person to write the
+ * reason, so `vault review accept` refuses a body that still holds it (accept with `--edit`).
+ */
+export const WHY_PLACEHOLDER = 'Not stated in the session; add the reason before accepting.';
+
 /** Where a proposal comes from in the transcript. */
 export interface ProposalEvidence {
   harness: Harness;
