@@ -13,7 +13,7 @@
 // (cold process, warm page cache), timed between runs of `node -e 0` (F) so load shifts both.
 // Only the CLI and the library's public exports (dist/index.js) are used.
 //
-// `--quick`: 1,000 memories, fewer runs and changes. Environment: BENCH_SEARCH_SIZES=1000,10000
+// `--quick`: 1,000 memories, one selective and one broad query, one run each, 10 changes per half. Environment: BENCH_SEARCH_SIZES=1000,10000
 // picks sizes; BENCH_RUNS (runs per query and state), BENCH_CHANGES (saves and edits per half)
 // override the defaults.
 import { spawnSync } from 'node:child_process';
@@ -57,9 +57,9 @@ function totalOf(stdout) {
 /**
  * Picks the queries for a vault from the generator's document frequencies, each checked with
  * `vault search`'s total (a word's stem or its parts in identifiers can match more than the
- * generator drew): `[{ name, kind: 'selective' | 'broad', q, share, ok }]`.
+ * generator drew): `[{ name, kind: 'selective' | 'broad', q, share, ok }]`; with `few`, one of each kind.
  */
-function pickQueries(gen, search) {
+function pickQueries(gen, search, few) {
   const n = gen.memories.length;
   const latin = [...gen.df].filter(([w]) => /^[a-z]{4,}$/.test(w)).sort((a, b) => b[1] - a[1]);
   const cjk = new Set(gen.vocabulary.cjk);
@@ -80,17 +80,18 @@ function pickQueries(gen, search) {
   const two = near(latin, 0.012);
   const three = near(latin, 0.006);
   const pairs = (ws, k) => Array.from({ length: 5 }, (_, i) => ws.slice(i * k, i * k + k).join(' '));
-  return [
-    { name: 'selective, one word', ...check('selective', one) },
-    { name: 'selective, two words', ...check('selective', pairs(two.slice(5), 2)) },
-    { name: 'selective, three words (with feedback)', ...check('selective', pairs(three.slice(3), 3)) },
-    { name: 'selective, Chinese/Japanese word', ...check('selective', near(cjkWords, 0.01)) },
-    { name: 'broad, one word', ...check('broad', top) },
-    { name: 'broad, two words', ...check('broad', pairs(top.slice(1), 2)) },
+  const all = [
+    ['selective, one word', 'selective', () => one],
+    ['selective, two words', 'selective', () => pairs(two.slice(5), 2)],
+    ['selective, three words (with feedback)', 'selective', () => pairs(three.slice(3), 3)],
+    ['selective, Chinese/Japanese word', 'selective', () => near(cjkWords, 0.01)],
+    ['broad, one word', 'broad', () => top],
+    ['broad, two words', 'broad', () => pairs(top.slice(1), 2)],
   ];
+  return all.filter(([name]) => !few || name.endsWith('one word')).map(([name, kind, candidates]) => ({ name, ...check(kind, candidates()) }));
 }
 
-async function benchSize(n, { runs, changes, rg }) {
+async function benchSize(n, { runs, changes, rg, few }) {
   const work = mkdtempSync(join(tmpdir(), `vault-bench-search-${n}-`));
   const repo = join(work, 'repo');
   const runDir = join(work, 'run');
@@ -116,7 +117,7 @@ async function benchSize(n, { runs, changes, rg }) {
     console.error(`bench: search ${n}: rebuild ${fmt(rebuild.ms)}, peak ${mb(rebuild.peak)}`);
 
     const F = nodeFloor(opts);
-    const queries = pickQueries(gen, (q) => totalOf(vault(['search', q, '--json', '--limit', '1'], offEnv).stdout));
+    const queries = pickQueries(gen, (q) => totalOf(vault(['search', q, '--json', '--limit', '1'], offEnv).stdout), few);
     const readId = gen.memories.find((m, i) => i >= n / 2 && m.status === 'active').id;
 
     let saved = 0;
@@ -280,14 +281,14 @@ function targetRows(r) {
 
 export async function run({ quick }) {
   const sizes = process.env.BENCH_SEARCH_SIZES ? process.env.BENCH_SEARCH_SIZES.split(',').map(Number) : quick ? [1000] : [1000, 10_000, 100_000];
-  const changes = Number(process.env.BENCH_CHANGES ?? (quick ? 20 : 100));
+  const changes = Number(process.env.BENCH_CHANGES ?? (quick ? 10 : 100));
   const rg = hasRipgrep();
   const results = [];
   for (const n of sizes) {
-    const runs = Number(process.env.BENCH_RUNS ?? (quick ? 2 : n >= 100_000 ? 5 : 7));
+    const runs = Number(process.env.BENCH_RUNS ?? (quick ? 1 : n >= 100_000 ? 5 : 7));
     console.error(`bench: search ${n} memories, ${runs} runs per query and state, ${changes} changes per half ...`);
     const started = Date.now();
-    results.push({ ...(await benchSize(n, { runs, changes, rg })), runs, changes, wallMs: Date.now() - started });
+    results.push({ ...(await benchSize(n, { runs, changes, rg, few: quick })), runs, changes, wallMs: Date.now() - started });
   }
   const targets = results.flatMap(targetRows);
   const md = [
@@ -300,8 +301,8 @@ export async function run({ quick }) {
     `States: right after \`vault index --rebuild\`; after saves with \`vault save\`; after in-place edits (one sentence`,
     'appended to a file, as in an editor). Each state is measured without the index server (`ECC_VAULT_SERVER=off`),',
     "then the server is started (`vault watch --detach`), the server half's saves or edits are made while it runs, and",
-    'it is measured again and stopped (`--stop`). So "+200 saves" with the server means 100 saved before it started and',
-    '100 while it ran.',
+    `it is measured again and stopped (\`--stop\`). So "+${changes * 2} saves" with the server means ${changes} saved before it started and`,
+    `${changes} while it ran.`,
     '',
   ];
   for (const r of results) {

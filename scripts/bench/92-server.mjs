@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { fmt, median, mb, nodeFloor, timeRun } from './lib/measure.mjs';
+import { fmt, load, mb, median, nodeFloor, timeRun } from './lib/measure.mjs';
 import { writeVault } from './lib/vault-gen.mjs';
 
 const repoDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -98,16 +98,18 @@ async function benchSize(n, runs) {
 }
 
 export async function run({ quick }) {
+  const loadStart = load();
   const sizes = quick ? [1000] : (process.env.BENCH_SERVER_SIZES ?? '10000').split(',').map(Number);
-  const runs = Number(process.env.BENCH_RUNS ?? (quick ? 2 : 5));
+  const runs = Number(process.env.BENCH_RUNS ?? (quick ? 1 : 5));
   const rows = [];
   for (const n of sizes) rows.push(await benchSize(n, runs));
   const sign = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(0)} ms`;
   const markdown = [
     `Median wall time of \`vault search <q> --json\` (${QUERIES.length} queries × ${runs} runs, each case right after the other) when no`,
     'server answers: with `ECC_VAULT_SERVER=off` (the client does not look), with no socket, and with the socket of a',
-    'server killed by SIGKILL (one refused connect). The difference is what looking for a server costs; the same-run',
-    'noise is a few ms, so a difference below ~10 ms is within it. F = `node -e 0`.',
+    'server killed by SIGKILL (one refused connect). The difference is what looking for a server costs; the look-up',
+    'itself is a connect() on a local socket, so on a loaded machine the difference is mostly noise (its sign too).',
+    `F = \`node -e 0\`. Load average (1/5/15 min) ${loadStart} at the start, ${load()} at the end.`,
     '',
     '| memories | F | off | no socket | difference | off (second round) | stale socket | difference |',
     '|---:|---:|---:|---:|---:|---:|---:|---:|',
