@@ -1,7 +1,7 @@
 // Seeded generator of realistic synthetic vaults for the benchmarks (self-contained: it needs no
 // data outside this file, so the bench runs the same with or without ../shared).
 //
-// Text: sentences of English function words (~40 %) and content words drawn with Zipf's law
+// Text: sentences of English function words (~30 %) and content words, each drawn with Zipf's law
 // (frequency ∝ 1 / rank) from a vocabulary of > 20,000 distinct words: ~700 real English words
 // (conversational, like LoCoMo's chat sessions, and developer terms), ~24,000 pronounceable
 // made-up words (the long tail of names, places and jargon a real vault has) and ~2,000 code
@@ -215,6 +215,7 @@ export function memoryStream(seed = 42, { idPrefix = 'mem_20260101_', start = 0 
   const r = rng(seed);
   const zl = zipfSampler(latin.length, r);
   const zc = zipfSampler(cjk.length, r);
+  const zf = zipfSampler(FUNCTION.length, r);
   const df = new Map();
   let drawn = new Set();
   const word = () => {
@@ -234,7 +235,7 @@ export function memoryStream(seed = 42, { idPrefix = 'mem_20260101_', start = 0 
       for (let i = 0; i < len; i++) ws.push(r() < 0.08 ? ` ${word()} ` : cjkWord());
       return `${ws.join('').trim()}。`;
     }
-    for (let i = 0; i < len; i++) ws.push(r() < 0.42 ? FUNCTION[Math.floor(r() * FUNCTION.length)] : word());
+    for (let i = 0; i < len; i++) ws.push(r() < 0.3 ? FUNCTION[zf()] : word());
     const s = ws.join(' ');
     return `${s[0].toUpperCase()}${s.slice(1)}${r() < 0.1 ? '?' : '.'}`;
   };
@@ -304,4 +305,25 @@ export function writeVault(repo, n, serialize, seed = 42) {
     memories.push({ id: m.id, kind: m.kind, status: m.status, path });
   }
   return { memories, bytes, active, df: stream.df, vocabulary: stream.vocabulary, stream };
+}
+
+/**
+ * Word statistics of texts (Latin-script words, lowercased): `{ tokens, distinct, slope, top10 }`;
+ * `slope` is the least-squares slope of log frequency against log rank over ranks 10–1,000 (a
+ * Zipf text has about −1), `top10` the share of all tokens taken by the ten most frequent words.
+ */
+export function textStats(texts) {
+  const counts = new Map();
+  let tokens = 0;
+  for (const t of texts)
+    for (const w of t.toLowerCase().match(/[a-z][a-z']*/g) ?? []) {
+      counts.set(w, (counts.get(w) ?? 0) + 1);
+      tokens++;
+    }
+  const freq = [...counts.values()].sort((a, b) => b - a);
+  const pts = freq.slice(9, 1000).map((f, i) => [Math.log(i + 10), Math.log(f)]);
+  const mx = pts.reduce((a, p) => a + p[0], 0) / pts.length;
+  const my = pts.reduce((a, p) => a + p[1], 0) / pts.length;
+  const slope = pts.reduce((a, p) => a + (p[0] - mx) * (p[1] - my), 0) / pts.reduce((a, p) => a + (p[0] - mx) ** 2, 0);
+  return { tokens, distinct: counts.size, slope, top10: freq.slice(0, 10).reduce((a, f) => a + f, 0) / tokens };
 }
