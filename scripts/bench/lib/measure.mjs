@@ -24,11 +24,12 @@ export const load = () =>
 
 /**
  * Runs `cmd args` to its end; `{ ms, stdout, stderr, status }`. Throws (naming the command and
- * its stderr) when the exit status is not in `ok` (default [0]).
+ * its stderr) when the exit status is not in `ok` (default [0]) or it runs longer than
+ * `opts.timeout` (default 15 min, so a hung command stops the bench instead of stalling it).
  */
 export function timeRun(cmd, args, opts = {}, ok = [0]) {
   const t = process.hrtime.bigint();
-  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, ...opts });
+  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, timeout: 15 * 60_000, killSignal: 'SIGKILL', ...opts });
   const ms = Number(process.hrtime.bigint() - t) / 1e6;
   if (r.error) throw new Error(`${cmd} ${args.join(' ').slice(0, 200)}: ${r.error.message}`);
   if (!ok.includes(r.status)) throw new Error(`${cmd} ${args.join(' ').slice(0, 200)} exited ${r.status}: ${String(r.stderr).slice(0, 2000)}`);
