@@ -3,7 +3,7 @@
 // module in name order, each in a fresh Node.js process (so one module's heap and garbage
 // collector never slow the next); each exports `run({ quick })` → `{ title, markdown, readme?,
 // targets? }`, targets being `[{ what, target, figure, ok }]` lines of the summary table.
-// The search module (100,000 memories, ~2 GiB while it builds) is named to run last.
+// The search module (10,000 and 100,000 memories) and the server module are named to run last.
 // Writes docs/benchmarks.md with the machine, command, load average at start and end and run time
 // stated, and a summary of every module's targets. `--quick` uses small sizes; `--only NAME` runs
 // one module.

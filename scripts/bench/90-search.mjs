@@ -1,7 +1,7 @@
 // Search, read and save at scale, with and without the index server, against the targets of the
 // issue "Fast and fresh at 100,000 memories".
 //
-// Vaults of 1,000 / 10,000 / 100,000 generated memories (scripts/bench/lib/vault-gen.mjs: Zipf
+// Vaults of 10,000 and 100,000 generated memories (the sizes of the targets) (scripts/bench/lib/vault-gen.mjs: Zipf
 // text over > 20,000 distinct words, ~10 % Chinese/Japanese, 200 B–8 KB). Queries are picked by
 // how many memories they match and checked with `vault search`'s own total: selective (≤ 5 % of
 // the memories) and broad (> 50 %). Each size goes through three states:
@@ -280,7 +280,7 @@ function targetRows(r) {
 }
 
 export async function run({ quick }) {
-  const sizes = process.env.BENCH_SEARCH_SIZES ? process.env.BENCH_SEARCH_SIZES.split(',').map(Number) : quick ? [1000] : [1000, 10_000, 100_000];
+  const sizes = process.env.BENCH_SEARCH_SIZES ? process.env.BENCH_SEARCH_SIZES.split(',').map(Number) : quick ? [1000] : [10_000, 100_000];
   const changes = Number(process.env.BENCH_CHANGES ?? (quick ? 10 : 100));
   const rg = hasRipgrep();
   const results = [];
