@@ -293,6 +293,7 @@ export async function run({ quick }) {
   const targets = results.flatMap(targetRows);
   // how the generated text compares with real conversation text (LoCoMo, read from ../shared when present)
   const stream = memoryStream(42);
+  const { vocabulary } = stream;
   const generated = textStats(
     Array.from({ length: 2000 }, () => {
       const m = stream.next();
@@ -312,7 +313,7 @@ export async function run({ quick }) {
     `${x.tokens.toLocaleString('en')} words, ${x.distinct.toLocaleString('en')} distinct, Zipf slope ${x.slope.toFixed(2)} (ranks 10–1,000), top ten words ${pctS(x.top10)} of all`;
   const md = [
     "Generated team vaults (`scripts/bench/lib/vault-gen.mjs`, seeded, self-contained): text drawn with Zipf's law from a",
-    'vocabulary of 26,500 Latin-script words (real English, made-up names and jargon, code identifiers) and 2,500 Chinese/',
+    `vocabulary of ${vocabulary.latin.length.toLocaleString('en')} Latin-script words (real English, made-up names and jargon, code identifiers) and ${vocabulary.cjk.length.toLocaleString('en')} Chinese/`,
     'Japanese words (~10 % of the memories are mostly CJK); 200 B–8 KB per memory (log-uniform); 8 kinds, tags, 10 %',
     'superseded. Every figure is the median wall time of a new `vault` process (cold process, warm page cache); F is',
     '`node -e 0` sampled between the runs of the same size. Queries are picked by their share of matching memories and',

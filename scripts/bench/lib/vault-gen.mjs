@@ -2,7 +2,7 @@
 // data outside this file, so the bench runs the same with or without ../shared).
 //
 // Text: sentences of English function words (~30 %) and content words, each drawn with Zipf's law
-// (frequency ∝ 1 / rank) from a vocabulary of > 20,000 distinct words: ~700 real English words
+// (frequency ∝ 1 / rank) from a vocabulary of > 20,000 distinct words: ~500 real English words
 // (conversational, like LoCoMo's chat sessions, and developer terms), ~24,000 pronounceable
 // made-up words (the long tail of names, places and jargon a real vault has) and ~2,000 code
 // identifiers (`foo_bar`, `src/a/b.ts`, camelCase). About 10 % of the memories are mostly Chinese
