@@ -38,6 +38,11 @@ const load = () =>
     .join(' / ');
 const loadStart = load();
 const runStarted = Date.now();
+// the sizes and run counts set from the environment are part of the command
+const overrides = Object.entries(process.env)
+  .filter(([k]) => k.startsWith('BENCH_'))
+  .map(([k, v]) => `${k}=${v} `)
+  .join('');
 const minutes = (ms) => `${(ms / 60_000).toFixed(1)} min`;
 // The "Test suite" section (wall time of `npm test`) is measured by hand with the load average it
 // was measured at; the bench does not run the suite, so it keeps that section as it is.
@@ -50,7 +55,7 @@ function writeDoc(final) {
   const doc = [
     '# Benchmarks',
     '',
-    `Measured by \`npm run bench${quick ? ' -- --quick' : ''}\` on ${new Date().toISOString().slice(0, 10)}; machine: ${machine}.`,
+    `Measured by \`${overrides}npm run bench${quick ? ' -- --quick' : ''}\` on ${new Date().toISOString().slice(0, 10)}; machine: ${machine}.`,
     `Load average (1 / 5 / 15 min): ${loadStart} at the start, ${load()} at the end. Run time ${minutes(Date.now() - runStarted)} (${durations.map((d) => `${d.file} ${minutes(d.ms)}`).join(', ')}).`,
     'Numbers are from one real run of the script; re-run it to reproduce. Nothing here is edited by hand, except the Test suite section (measured as it says).',
     ...(final ? [] : ['', `(Partial: the run stopped after ${sections.length} of ${modules.length} modules.)`]),
