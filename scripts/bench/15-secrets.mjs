@@ -98,7 +98,7 @@ export async function run({ quick }) {
     // In-process throughput of the detector a snapshot and a save use.
     const text = readFileSync(CLAUDE_REAL, 'utf8');
     const dist = (p) => import(pathToFileURL(join(repoDir, 'dist', p)).href);
-    const { redact } = await dist('sessions/text.js');
+    const { redact } = await dist('sessions/transcripts/text.js');
     const reps = quick ? 20 : 100;
     redact(text);
     let t0 = process.hrtime.bigint();

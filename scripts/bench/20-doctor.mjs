@@ -75,7 +75,8 @@ function timeDoctor(root, home, indexCheck) {
   const args = [join(repo, 'bin', 'vault.js'), 'doctor', '--json', '--root', root, ...(indexCheck ? [] : ['--no-index-check'])];
   const r = spawnSync(process.execPath, args, {
     cwd: home,
-    env: { ...process.env, HOME: home, ECC_MEMORY_USER_ROOT: join(home, 'user'), NO_COLOR: '1' },
+    // the memories are dated July 2026: the stale-handoff rule runs, with an age none of them reaches
+    env: { ...process.env, HOME: home, ECC_MEMORY_USER_ROOT: join(home, 'user'), NO_COLOR: '1', ECC_HANDOFF_STALE_DAYS: '36500' },
     encoding: 'utf8',
     maxBuffer: 256 * 1024 * 1024,
   });

@@ -29,6 +29,16 @@ const p90 = (xs) => {
   return s[Math.min(s.length - 1, Math.floor(s.length * 0.9))];
 };
 
+/** A Codex stop hook answers `{}`, or only a `systemMessage` (the review notice when the session left proposals). */
+function stopAnswer(out) {
+  try {
+    const j = JSON.parse(out);
+    return j !== null && typeof j === 'object' && Object.keys(j).every((k) => k === 'systemMessage');
+  } catch {
+    return false;
+  }
+}
+
 function timeProcess(args, { cwd, env, input, runs, check }) {
   const ms = [];
   for (let i = 0; i < runs; i++) {
@@ -169,7 +179,7 @@ export async function run({ quick }) {
     const stopInput = JSON.stringify({ session_id: '019a93b9-f380-7600-98ff-940e6b99603c', transcript_path: CODEX_REAL, cwd: repo, hook_event_name: 'Stop' });
     add(
       '`vault hook stop --harness codex` (187 KB rollout, snapshot update)',
-      timeProcess([bin, 'hook', 'stop', '--harness', 'codex'], { cwd: repo, env, input: stopInput, runs, check: (o) => o === '{}\n' }),
+      timeProcess([bin, 'hook', 'stop', '--harness', 'codex'], { cwd: repo, env, input: stopInput, runs, check: stopAnswer }),
     );
 
     // Parse throughput, in-process.

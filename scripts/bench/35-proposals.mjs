@@ -22,6 +22,8 @@ const CLAUDE_REAL = join(shared, 'claude/projects/-path-to-Demo/5c0375b4-57a5-4f
 const corpus = join(repoDir, 'tests', 'fixtures', 'capture', 'claude');
 const modulePath = join(repoDir, 'dist', 'sessions', 'proposals', 'index.js');
 
+/** The extractor's budget per hook run, ms (PROPOSAL_STORE_LIMITS.hookBudgetMs in src/sessions/proposal-store.ts). */
+const BUDGET = 50;
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const p90 = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -70,7 +72,7 @@ export async function run({ quick }) {
       const state = extractProposals(before, undefined, { harness: 'codex' }).state;
       const inc = time(() => extractProposals(turn, state, { harness: 'codex', event: 'stop' }), runs);
       rows.push([`real Codex rollout (${(Buffer.byteLength(text) / 1024).toFixed(0)} KB, ${lines.length} lines): whole file, first run`, full]);
-      rows.push(['same, incremental: its last 20 lines', inc]);
+      rows.push(['same, incremental: its last 20 lines', inc, BUDGET]);
     }
 
     // 2. A generated 10 MB Claude Code transcript.
@@ -129,7 +131,11 @@ export async function run({ quick }) {
     ]);
     rows.push(['same, whole file, first run, from bytes', fullBytes]);
     rows.push(['same, whole file, from bytes, in a fresh process (cold code)', cold]);
-    rows.push([`same, incremental: read the last turn (${turnLines} lines, ${(turnBytes / 1024).toFixed(1)} KB) from the state's offset and extract`, incBig]);
+    rows.push([
+      `same, incremental: read the last turn (${turnLines} lines, ${(turnBytes / 1024).toFixed(1)} KB) from the state's offset and extract`,
+      incBig,
+      BUDGET,
+    ]);
 
     // 2b. What a hook pays: captureProposals (sessions/proposal-store.js) with its 50 ms budget,
     // store read and atomic write included; first on the 10 MB file from its start (stops at the
@@ -154,7 +160,7 @@ export async function run({ quick }) {
         captureProposals(rt, { ...input, deadline: Date.now() + 10_000 });
       }, runs);
       rows.push(['hook: captureProposals on the 10 MB transcript from its start (extractor stops at its 50 ms budget; store write included)', first]);
-      rows.push([`hook: captureProposals after one appended turn (${turnLines} lines), store read and atomic write included`, hookRuns]);
+      rows.push([`hook: captureProposals after one appended turn (${turnLines} lines), store read and atomic write included`, hookRuns, BUDGET]);
     }
 
     // 3. Import of the module in a fresh process, next to the snapshot's transcript reader (interleaved).
@@ -180,10 +186,21 @@ export async function run({ quick }) {
     rows.push(['for comparison: import of dist/sessions/transcripts/read-transcript.js (the snapshot reader)', imports.reader]);
 
     const table = [
-      '| run | median | p90 | runs |',
-      '|---|---:|---:|---:|',
-      ...rows.map(([label, xs]) => `| ${label} | ${ms(median(xs))} | ${ms(p90(xs))} | ${xs.length} |`),
+      '| run | median | p90 | runs | budget per hook run | |',
+      '|---|---:|---:|---:|---:|---|',
+      ...rows.map(
+        ([label, xs, budget]) =>
+          `| ${label} | ${ms(median(xs))} | ${ms(p90(xs))} | ${xs.length} | ${budget ? `≤ ${budget} ms` : ''} | ${budget ? (median(xs) <= budget ? '✔' : '✘') : ''} |`,
+      ),
     ];
+    const targets = rows
+      .filter(([, , budget]) => budget)
+      .map(([label, xs, budget]) => ({
+        what: `proposal extractor: ${label}`,
+        target: `≤ ${budget} ms (median)`,
+        figure: `${ms(median(xs))} ms`,
+        ok: median(xs) <= budget,
+      }));
     return {
       title: 'Proposal extractor',
       markdown: [
@@ -194,6 +211,7 @@ export async function run({ quick }) {
         '',
         'A first run over a long existing transcript (the first hook after installing, on an old session) costs the whole-file rows; a hook should pass a deadline so that such a run stops within its budget and the next runs continue from the state. The module import row loads node:crypto eagerly from dist/; the hook bundle loads it only when a fingerprint is computed.',
       ].join('\n'),
+      targets,
     };
   } finally {
     rmSync(work, { recursive: true, force: true });

@@ -1,47 +1,34 @@
-// The resident index server (`vault watch`): CLI wall time of `vault search` and `vault read`
-// with and without the server beside `node -e 0` (F) in the same run, the client's fallback
-// cost when no server answers, the server's ready time from an existing index and its resident
-// memory, and the watcher choice: fs.watch on the folders against chokidar (what `vault watch`
-// used before) on the same vault. Uses the search bench's generator (90-search.mjs).
-// `--quick` runs 1,000 only; BENCH_SERVER_SIZES=10000,100000 picks sizes (default 10,000).
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+// The index server's side costs (its search/read latency, ready time and RSS per size are in
+// 90-search.mjs): what a `vault search` pays for looking for a server when none runs (no socket)
+// and when a killed server left its socket behind, both against `ECC_VAULT_SERVER=off`; and the
+// watcher choice: fs.watch on the folders against chokidar (what `vault watch` used before) on the
+// same vault. Generated vault (scripts/bench/lib/vault-gen.mjs); only the CLI is used.
+// `--quick` runs 1,000 memories; BENCH_SERVER_SIZES=10000,100000 picks sizes (default 10,000).
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { makeMemories } from './90-search.mjs';
+import { fmt, load, mb, median, nodeFloor, timeRun } from './lib/measure.mjs';
+import { writeVault } from './lib/vault-gen.mjs';
 
 const repoDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const bin = join(repoDir, 'bin', 'vault.js');
-const dist = (p) => pathToFileURL(join(repoDir, 'dist', p)).href;
-const QUERIES = ['redis session', 'deploy rollback kubernetes', 'oauth login', 'webhook retry'];
-
-function median(xs) {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)];
-}
-function timeSpawn(args, opts) {
-  const t = process.hrtime.bigint();
-  const r = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...opts });
-  const ms = Number(process.hrtime.bigint() - t) / 1e6;
-  if (r.status !== 0) throw new Error(`${args.join(' ')} exited ${r.status}: ${r.stderr}`);
-  return { ms, stdout: r.stdout };
-}
-const fmt = (ms) => (ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms)} ms`);
+const api = pathToFileURL(join(repoDir, 'dist', 'index.js')).href;
+const QUERIES = ['week', 'convention move', 'guitar'];
 
 /** A watcher measured in its own process: time to ready, watches (inotify), RSS after ready. */
 const WATCHER = `
 const [which, dir] = process.argv.slice(1);
 const t = performance.now();
-const { readdirSync, watch, lstatSync } = await import('node:fs');
+const { readdirSync, readFileSync, watch, lstatSync } = await import('node:fs');
 const { join } = await import('node:path');
 let watches = 0;
 if (which === 'chokidar') {
   const { watch: cw } = await import(${JSON.stringify(pathToFileURL(join(repoDir, 'node_modules', 'chokidar', 'index.js')).href)});
   const w = cw(dir, { ignoreInitial: true, followSymlinks: false });
   await new Promise((r) => w.on('ready', r));
-  const fds = readdirSync('/proc/self/fdinfo');
-  for (const fd of fds) { try { const s = (await import('node:fs')).readFileSync('/proc/self/fdinfo/' + fd, 'utf8'); watches += (s.match(/^inotify wd/gm) || []).length; } catch {} }
+  for (const fd of readdirSync('/proc/self/fdinfo')) { try { watches += (readFileSync('/proc/self/fdinfo/' + fd, 'utf8').match(/^inotify wd/gm) || []).length; } catch {} }
 } else {
   const walk = (d) => { watch(d, () => {}); watches++; for (const n of readdirSync(d)) { const p = join(d, n); if (!n.startsWith('.') && lstatSync(p).isDirectory()) walk(p); } };
   walk(dir);
@@ -49,108 +36,96 @@ if (which === 'chokidar') {
 process.stdout.write(JSON.stringify({ ms: performance.now() - t, watches, rss: process.memoryUsage().rss }));
 process.exit(0);`;
 
-async function benchSize(n) {
+async function benchSize(n, runs) {
   const work = mkdtempSync(join(tmpdir(), `vault-bench-server-${n}-`));
   const repo = join(work, 'repo');
-  const run = join(work, 'run');
+  const runDir = join(work, 'run');
   mkdirSync(join(repo, '.git'), { recursive: true });
-  mkdirSync(run, { mode: 0o700 });
-  const env = { ...process.env, HOME: join(work, 'home'), ECC_MEMORY_USER_ROOT: join(work, 'home', 'mem'), NO_COLOR: '1', XDG_RUNTIME_DIR: run };
+  mkdirSync(runDir, { mode: 0o700 });
+  const env = { ...process.env, HOME: join(work, 'home'), ECC_MEMORY_USER_ROOT: join(work, 'home', 'mem'), NO_COLOR: '1', XDG_RUNTIME_DIR: runDir };
+  for (const k of Object.keys(env)) if (k.startsWith('ECC_') && k !== 'ECC_MEMORY_USER_ROOT') delete env[k];
   const off = { ...env, ECC_VAULT_SERVER: 'off' };
-  let pid;
+  const opts = { cwd: repo, env };
+  let stale;
   try {
-    const { serializeMemory } = await import(dist('document/serialize.js'));
-    const memories = makeMemories(n);
-    const past = new Date(Date.now() - 60_000);
-    const made = new Set();
-    for (const m of memories) {
-      const dir = join(repo, '.ecc', 'memory', 'team', `${m.kind}s`);
-      if (!made.has(dir)) {
-        mkdirSync(dir, { recursive: true });
-        made.add(dir);
+    const { serializeMemory } = await import(api);
+    writeVault(repo, n, serializeMemory);
+    timeRun(process.execPath, [bin, 'index', '--rebuild', '--json'], opts);
+    const F = nodeFloor(opts);
+    // the three cases interleaved query by query, so load shifts them alike
+    const walls = { off: [], none: [], stale: [] };
+    const round = (cases) => {
+      for (const q of QUERIES) {
+        for (const c of cases) timeRun(process.execPath, [bin, 'search', q, '--json'], { cwd: repo, env: c === 'off' ? off : env });
+        for (let i = 0; i < runs; i++) {
+          F.sample();
+          for (const c of cases) walls[c].push(timeRun(process.execPath, [bin, 'search', q, '--json'], { cwd: repo, env: c === 'off' ? off : env }).ms);
+        }
       }
-      const p = join(dir, `${m.id}.md`);
-      writeFileSync(p, serializeMemory(m));
-      utimesSync(p, past, past);
-    }
-    timeSpawn([bin, 'index', '--rebuild', '--scope', 'team', '--json'], { cwd: repo, env });
-    const id = memories[Math.floor(n / 2)].id;
-    const runs = n >= 100_000 ? 5 : 11;
-    const wall = (args, e) => {
-      timeSpawn(args, { cwd: repo, env: e }); // warm-up
-      return median(Array.from({ length: runs }, () => timeSpawn(args, { cwd: repo, env: e }).ms));
     };
-    const searchWall = (e) => median(QUERIES.map((q) => wall([bin, 'search', q, '--scope', 'team', '--json'], e)));
-    const F = wall(['-e', '0'], env);
-    const noServer = { search: searchWall(off), read: wall([bin, 'read', id, '--json'], off) };
-    // with no server running, the client looks for the socket first: its cost against ECC_VAULT_SERVER=off
-    const fallback = searchWall(env) - noServer.search;
-    const { askServer } = await import(dist('search/resident/resident-client.js'));
-    const { resolveRoots } = await import(dist('store/roots.js'));
-    const { nodeRuntime } = await import(dist('io/runtime.js'));
-    const roots = resolveRoots(nodeRuntime({ cwd: repo, env }));
-    const who = { uid: process.getuid(), env };
-    const t0 = performance.now();
-    for (let i = 0; i < 100; i++) await askServer(roots, { op: 'status' }, who);
-    const probeNone = (performance.now() - t0) / 100;
-
-    const t = performance.now();
-    const started = JSON.parse(timeSpawn([bin, 'watch', '--detach', '--json'], { cwd: repo, env }).stdout);
-    const readyMs = performance.now() - t;
-    pid = started.pid;
-    const withServer = { search: searchWall(env), read: wall([bin, 'read', id, '--json'], env) };
-    const status = JSON.parse(timeSpawn([bin, 'watch', '--status', '--json'], { cwd: repo, env }).stdout);
-    const t1 = performance.now();
-    for (let i = 0; i < 100; i++) await askServer(roots, { op: 'status' }, who);
-    const roundTrip = (performance.now() - t1) / 100;
-    timeSpawn([bin, 'watch', '--stop'], { cwd: repo, env });
-    pid = undefined;
-    // a stale socket (a killed server's) costs one refused connect
-    const stale = spawn(process.execPath, [bin, 'watch', '--scope', 'team', '--json'], { cwd: repo, env, stdio: ['ignore', 'pipe', 'ignore'] });
-    await new Promise((r) => stale.stdout.on('data', (d) => String(d).includes('"watching"') && r()));
+    round(['off', 'none']);
+    // a stale socket: a server killed without its cleanup
+    stale = spawn(process.execPath, [bin, 'watch', '--json'], { cwd: repo, env, stdio: ['ignore', 'pipe', 'ignore'] });
+    await new Promise((resolve, reject) => {
+      let out = '';
+      stale.stdout.on('data', (d) => (out += d) && out.includes('"watching"') && resolve());
+      stale.on('close', () => reject(new Error(`vault watch exited before it was watching: ${out.slice(0, 500)}`)));
+    });
     stale.kill('SIGKILL');
-    await new Promise((r) => stale.on('close', r));
-    const t2 = performance.now();
-    for (let i = 0; i < 100; i++) await askServer(roots, { op: 'status' }, who);
-    const probeStale = (performance.now() - t2) / 100;
+    await new Promise((r) => (stale.exitCode !== null || stale.signalCode !== null ? r() : stale.on('close', r)));
+    stale = undefined;
+    const offBefore = walls.off.length;
+    round(['off', 'stale']);
+    const offStale = walls.off.slice(offBefore);
+    walls.off = walls.off.slice(0, offBefore);
 
     const team = join(repo, '.ecc', 'memory', 'team');
-    const watcher = (which) => JSON.parse(timeSpawn(['--input-type=module', '-e', WATCHER, which, team], { cwd: repo, env, timeout: 300_000 }).stdout);
-    const fsw = watcher('fs.watch');
-    const chok = watcher('chokidar');
-    return { n, F, noServer, withServer, fallback, probeNone, probeStale, roundTrip, readyMs, status, fsw, chok };
+    const watcher = (which) => JSON.parse(timeRun(process.execPath, ['--input-type=module', '-e', WATCHER, which, team], { ...opts, timeout: 300_000 }).stdout);
+    return {
+      n,
+      F: F.median(),
+      off: median(walls.off),
+      none: median(walls.none),
+      offStale: median(offStale),
+      stale: median(walls.stale),
+      fsw: watcher('fs.watch'),
+      chok: watcher('chokidar'),
+    };
   } finally {
-    if (pid) spawnSync('kill', ['-9', String(pid)]);
+    if (stale) stale.kill('SIGKILL');
     rmSync(work, { recursive: true, force: true });
   }
 }
 
 export async function run({ quick }) {
+  const loadStart = load();
   const sizes = quick ? [1000] : (process.env.BENCH_SERVER_SIZES ?? '10000').split(',').map(Number);
+  const runs = Number(process.env.BENCH_RUNS ?? (quick ? 1 : 5));
   const rows = [];
-  for (const n of sizes) rows.push(await benchSize(n));
-  const mb = (b) => `${(b / 1024 ** 2).toFixed(0)} MB`;
+  for (const n of sizes) rows.push(await benchSize(n, runs));
+  const sign = (x) => `${x >= 0 ? '+' : '−'}${Math.abs(x).toFixed(0)} ms`;
   const markdown = [
-    'Median CLI wall time (cold process, warm page cache) of `vault search` (4 queries, `--json`) and',
-    '`vault read <id>`, with and without `vault watch --detach` running, beside `node -e 0` (F) in the',
-    'same run. "Fallback" is what looking for the socket costs a search when no server runs (against',
-    '`ECC_VAULT_SERVER=off`); the probes are the client alone, in-process.',
+    `Median wall time of \`vault search <q> --json\` (${QUERIES.length} queries × ${runs} runs, each case right after the other) when no`,
+    'server answers: with `ECC_VAULT_SERVER=off` (the client does not look), with no socket, and with the socket of a',
+    'server killed by SIGKILL (one refused connect). The difference is what looking for a server costs; the look-up',
+    'itself is a connect() on a local socket, so on a loaded machine the difference is mostly noise (its sign too).',
+    `F = \`node -e 0\`. Load average (1/5/15 min) ${loadStart} at the start, ${load()} at the end.`,
     '',
-    '| memories | F | search (files / server) | read (files / server) | fallback | probe: none / stale socket | round trip | ready (server / `--detach` wall) | server RSS |',
-    '|---|---|---|---|---|---|---|---|---|',
+    '| memories | F | off | no socket | difference | off (second round) | stale socket | difference |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|',
     ...rows.map(
       (r) =>
-        `| ${r.n.toLocaleString('en-US')} | ${fmt(r.F)} | ${fmt(r.noServer.search)} / ${fmt(r.withServer.search)} (F + ${fmt(r.withServer.search - r.F)}) | ${fmt(r.noServer.read)} / ${fmt(r.withServer.read)} (F + ${fmt(r.withServer.read - r.F)}) | ${r.fallback.toFixed(1)} ms | ${r.probeNone.toFixed(2)} / ${r.probeStale.toFixed(2)} ms | ${r.roundTrip.toFixed(2)} ms | ${fmt(r.status.readyMs)} / ${fmt(r.readyMs)} | ${r.status.memoryMB} MB |`,
+        `| ${r.n.toLocaleString('en')} | ${fmt(r.F)} | ${fmt(r.off)} | ${fmt(r.none)} | ${sign(r.none - r.off)} | ${fmt(r.offStale)} | ${fmt(r.stale)} | ${sign(r.stale - r.offStale)} |`,
     ),
     '',
     'The watcher: one process watching the team folder until ready (inotify watches, RSS after ready).',
     '',
-    '| memories | fs.watch on the folders | chokidar 5 |',
+    '| memories | fs.watch on the folders | chokidar |',
     '|---|---|---|',
     ...rows.map(
       (r) =>
-        `| ${r.n.toLocaleString('en-US')} | ${r.fsw.watches} watches, ${fmt(r.fsw.ms)}, ${mb(r.fsw.rss)} | ${r.chok.watches} watches, ${fmt(r.chok.ms)}, ${mb(r.chok.rss)} |`,
+        `| ${r.n.toLocaleString('en')} | ${r.fsw.watches} watches, ${fmt(r.fsw.ms)}, ${mb(r.fsw.rss)} | ${r.chok.watches} watches, ${fmt(r.chok.ms)}, ${mb(r.chok.rss)} |`,
     ),
   ].join('\n');
-  return { title: 'Index server', markdown };
+  return { title: 'Index server: looking for it, and the watcher (`scripts/bench/92-server.mjs`)', markdown };
 }
