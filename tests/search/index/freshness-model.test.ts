@@ -197,7 +197,7 @@ describe('folder-level freshness (model test against a fresh rebuild)', () => {
               else if (s.how === 'truncate') writeFileSync(state, '');
               else {
                 const gen = readdirSync(dir).find((x) => x.startsWith('g-'));
-                if (gen) writeFileSync(join(dir, gen, 'docs.json'), '[1,2');
+                if (gen) writeFileSync(join(dir, gen, 'docs.bin'), '[1,2');
               }
               break;
             }
