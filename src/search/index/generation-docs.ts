@@ -5,7 +5,8 @@
  * returns, so nothing per document is built when a generation is opened (100,000 records per cold
  * search otherwise; the JSON table it replaces took 176 ms to parse at 100,000 memories).
  *
- * Layout (all integers little-endian):
+ * Layout (the prefix little-endian; the sections typed arrays in the host's byte order, which is
+ * little-endian wherever Node runs but s390x; an index never leaves the machine that built it):
  *
  *   0    4 bytes  magic `vdoc`
  *   4    u32      {@link INDEX_FORMAT_VERSION}

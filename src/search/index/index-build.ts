@@ -44,21 +44,15 @@ export const BATCH_POSTINGS = 1 << 21;
  * runs (a few bytes per posting).
  */
 export class PostingsBuilder {
-  private batch: Map<string, FlatPostings>[] = [];
+  /** the current batch's terms, in order of first appearance (bucketed when the batch is encoded) */
+  private batch = new Map<string, FlatPostings>();
   private readonly runs: PostingsRun[][] = Array.from({ length: BUCKET_COUNT }, () => []);
   private pending = 0;
 
   /**
    * @param batchPostings numbers the current batch holds before it is encoded (default {@link BATCH_POSTINGS})
    */
-  constructor(private readonly batchPostings = BATCH_POSTINGS) {
-    this.newBatch();
-  }
-
-  private newBatch(): void {
-    this.batch = Array.from({ length: BUCKET_COUNT }, () => new Map());
-    this.pending = 0;
-  }
+  constructor(private readonly batchPostings = BATCH_POSTINGS) {}
 
   /**
    * Adds one document's terms.
@@ -67,11 +61,11 @@ export class PostingsBuilder {
    * @param terms term → frequency per field, in FIELDS order
    */
   add(doc: number, terms: Readonly<Record<string, readonly number[]>>): void {
+    const batch = this.batch;
     for (const term in terms) {
       const freqs = terms[term]!;
-      const map = this.batch[bucketOf(term)]!;
-      let list = map.get(term);
-      if (!list) map.set(term, (list = []));
+      let list = batch.get(term);
+      if (!list) batch.set(term, (list = []));
       for (let fid = 0; fid < freqs.length; fid++)
         if (freqs[fid]! > 0) {
           list.push(doc, fid, freqs[fid]!);
@@ -81,13 +75,19 @@ export class PostingsBuilder {
     if (this.pending >= this.batchPostings) this.flush();
   }
 
-  /** Encodes the current batch into one run per bucket. */
+  /** Encodes the current batch into one run per bucket (each bucket's terms in order of first appearance). */
   private flush(): void {
     if (this.pending === 0) return;
-    this.batch.forEach((terms, b) => {
-      if (terms.size > 0) this.runs[b]!.push(encodeRun(terms));
-    });
-    this.newBatch();
+    const byBucket = new Map<number, Map<string, FlatPostings>>();
+    for (const [term, list] of this.batch) {
+      const b = bucketOf(term);
+      let m = byBucket.get(b);
+      if (!m) byBucket.set(b, (m = new Map()));
+      m.set(term, list);
+    }
+    for (const [b, terms] of byBucket) this.runs[b]!.push(encodeRun(terms));
+    this.batch = new Map();
+    this.pending = 0;
   }
 
   /** One bucket file's bytes (see postings.ts); empty for a bucket without terms (no file is written). */
