@@ -2,12 +2,18 @@
  * Full build of one scope's index generation from the Markdown files (the only source of truth).
  * Used when there is no usable index, on `vault index --rebuild`, and to compact an overlay that
  * has grown large.
+ *
+ * The build streams: each file is read, its row appended to the documents table's typed columns
+ * (generation-docs.ts) and its terms to the current batch's postings; a batch is encoded into one
+ * compact run per bucket once it holds {@link BATCH_POSTINGS} numbers, and each bucket file is the
+ * merge of its runs (postings.ts). No record or term list of the whole corpus is kept.
  */
 import type { Scope } from '../../document/contract.js';
 import type { WalkedFile } from '../../scanner/scan-vault.js';
-import { BUCKET_COUNT, RACY_WINDOW_MS, bucketOf, type DocRecord, type InvalidRecord } from './index-format.js';
-import { encodeBucket, type FlatPostings } from './postings.js';
+import { BUCKET_COUNT, RACY_WINDOW_MS, bucketOf, type InvalidRecord } from './index-format.js';
+import { encodeRun, mergeRuns, type FlatPostings, type PostingsRun } from './postings.js';
 import { readIndexableFile } from './memory-terms.js';
+import { DocTableBuilder } from './generation-docs.js';
 
 /** A walked file with its scope-relative path and stat fingerprint. */
 export interface StatFile {
@@ -19,21 +25,34 @@ export interface StatFile {
 
 /** A built generation, in memory. */
 export interface BuiltGeneration {
-  docs: DocRecord[];
+  /** the documents table, ready to encode (docs.bin) */
+  table: DocTableBuilder;
   invalid: InvalidRecord[];
-  /** one bucket file's bytes (encoded on demand, to keep memory low) */
+  /** one bucket file's bytes (merged on demand) */
   bucket(b: number): Buffer;
 }
 
 /** Progress callback: files read so far, of total. */
 export type ProgressFn = (done: number, total: number) => void;
 
+/** Postings numbers (3 per posting) a batch collects before it is encoded: about 16 MB of them. */
+export const BATCH_POSTINGS = 1 << 21;
+
 /**
- * Collects the postings of a generation, bucket by bucket, as documents are added in order.
- * Kept flat (`[document, field, frequency, …]` per term) so 100,000 documents stay compact.
+ * Collects the postings of a generation, bucket by bucket, as documents are added in order: the
+ * current batch flat (`[document, field, frequency, …]` per term), earlier batches as encoded
+ * runs (a few bytes per posting).
  */
 export class PostingsBuilder {
-  private readonly buckets: Map<string, FlatPostings>[] = Array.from({ length: BUCKET_COUNT }, () => new Map());
+  /** the current batch's terms, in order of first appearance (bucketed when the batch is encoded) */
+  private batch = new Map<string, FlatPostings>();
+  private readonly runs: PostingsRun[][] = Array.from({ length: BUCKET_COUNT }, () => []);
+  private pending = 0;
+
+  /**
+   * @param batchPostings numbers the current batch holds before it is encoded (default {@link BATCH_POSTINGS})
+   */
+  constructor(private readonly batchPostings = BATCH_POSTINGS) {}
 
   /**
    * Adds one document's terms.
@@ -42,19 +61,39 @@ export class PostingsBuilder {
    * @param terms term → frequency per field, in FIELDS order
    */
   add(doc: number, terms: Readonly<Record<string, readonly number[]>>): void {
+    const batch = this.batch;
     for (const term in terms) {
       const freqs = terms[term]!;
-      const map = this.buckets[bucketOf(term)]!;
-      let list = map.get(term);
-      if (!list) map.set(term, (list = []));
-      for (let fid = 0; fid < freqs.length; fid++) if (freqs[fid]! > 0) list.push(doc, fid, freqs[fid]!);
+      let list = batch.get(term);
+      if (!list) batch.set(term, (list = []));
+      for (let fid = 0; fid < freqs.length; fid++)
+        if (freqs[fid]! > 0) {
+          list.push(doc, fid, freqs[fid]!);
+          this.pending += 3;
+        }
     }
+    if (this.pending >= this.batchPostings) this.flush();
+  }
+
+  /** Encodes the current batch into one run per bucket (each bucket's terms in order of first appearance). */
+  private flush(): void {
+    if (this.pending === 0) return;
+    const byBucket = new Map<number, Map<string, FlatPostings>>();
+    for (const [term, list] of this.batch) {
+      const b = bucketOf(term);
+      let m = byBucket.get(b);
+      if (!m) byBucket.set(b, (m = new Map()));
+      m.set(term, list);
+    }
+    for (const [b, terms] of byBucket) this.runs[b]!.push(encodeRun(terms));
+    this.batch = new Map();
+    this.pending = 0;
   }
 
   /** One bucket file's bytes (see postings.ts); empty for a bucket without terms (no file is written). */
   bucket(b: number): Buffer {
-    const terms = this.buckets[b]!;
-    return terms.size === 0 ? Buffer.alloc(0) : encodeBucket(terms);
+    this.flush();
+    return mergeRuns(this.runs[b]!);
   }
 }
 
@@ -67,7 +106,7 @@ export class PostingsBuilder {
  */
 export function buildGeneration(scope: Scope, files: readonly StatFile[], fsNow: () => number, onProgress?: ProgressFn): BuiltGeneration {
   void scope;
-  const docs: DocRecord[] = [];
+  const table = new DocTableBuilder();
   const invalid: InvalidRecord[] = [];
   const postings = new PostingsBuilder();
   let done = 0;
@@ -75,15 +114,14 @@ export function buildGeneration(scope: Scope, files: readonly StatFile[], fsNow:
     const r = readIndexableFile(f.file, f.rel);
     if ('invalid' in r) invalid.push(r.invalid);
     else {
-      const { terms, ...doc } = r.doc;
-      postings.add(docs.length, terms);
-      docs.push(doc);
+      postings.add(table.count, r.doc.terms);
+      table.add(r.doc);
     }
     if (onProgress && ++done % 500 === 0) onProgress(done, files.length);
   }
   onProgress?.(files.length, files.length);
   const now = fsNow();
-  for (const d of docs) if (d.mtime > now - RACY_WINDOW_MS) d.mtime = -1;
+  table.markRacy(now - RACY_WINDOW_MS);
   for (const d of invalid) if (d.mtime > now - RACY_WINDOW_MS) d.mtime = -1;
-  return { docs, invalid, bucket: (b) => postings.bucket(b) };
+  return { table, invalid, bucket: (b) => postings.bucket(b) };
 }

@@ -6,7 +6,8 @@
  *   <index dir>/.gitignore           "*": the folder never enters git, wherever it sits
  *   <index dir>/state.json           format, schema, generation, and the overlay of files changed
  *                                    since that generation was built (small; rewritten on refresh)
- *   <index dir>/g-<generation>/docs.json     per-file fingerprints and metadata (columns)
+ *   <index dir>/g-<generation>/docs.bin      per-file fingerprints and metadata: binary typed columns
+ *                                            and string heaps (see generation-docs.ts)
  *   <index dir>/g-<generation>/bNNN.bin      postings of the terms that fall in bucket NNN (see postings.ts)
  *
  * A generation folder is written once and never changed; refreshes only rewrite state.json.
@@ -19,7 +20,7 @@ import type { Diagnostic } from '../../diagnostics.js';
 import type { Kind, Scope, Status } from '../../document/contract.js';
 
 /** Bumped whenever the files' shape or the tokenizer changes: an index of another format is rebuilt. */
-export const INDEX_FORMAT_VERSION = 10;
+export const INDEX_FORMAT_VERSION = 11;
 /** Number of term buckets in a generation. */
 export const BUCKET_COUNT = 128;
 /** MiniSearch fields, in field-id order. */
@@ -28,7 +29,7 @@ export type FieldName = (typeof FIELDS)[number];
 /** A file modified less than this long before it was read may change again within the same mtime tick. */
 export const RACY_WINDOW_MS = 2000;
 
-/** Fingerprint and filter metadata of one indexed memory (a row of docs.json). */
+/** Fingerprint and filter metadata of one indexed memory (a row of docs.bin). */
 export interface DocRecord {
   /** the scope folder it is in (not stored: every generation belongs to one scope) */
   scope: Scope;
@@ -104,34 +105,6 @@ export interface IndexState {
   fullCheckAt: number;
   /** symbolic links the last full check found (vault-relative), reported by every search */
   symlinks: string[];
-}
-
-/** docs.json, as stored (columns keep it small and fast to parse). */
-export interface StoredDocs {
-  format: number;
-  schema: string;
-  scope: Scope;
-  generation: string;
-  bucketCount: number;
-  /** byte length of each bucket file (0 = no file) */
-  buckets: number[];
-  /** path, or 0 when it is the canonical `<kind>s/<id>.md` */
-  path: (string | 0)[];
-  id: string[];
-  kind: number[];
-  status: number[];
-  tags: string[][];
-  targets: string[][];
-  source: string[];
-  links: string[][];
-  updated: number[];
-  size: number[];
-  mtime: number[];
-  /** FIELDS.length numbers per document */
-  len: number[];
-  invalid: InvalidRecord[];
-  /** true when the documents are in walk order (as every build writes them): lookups by path binary-search without checking the order first */
-  ordered?: boolean;
 }
 
 /** Why an index (or one of its files) could not be used: it is then rebuilt from the files, never trusted. */

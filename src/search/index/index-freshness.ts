@@ -27,7 +27,7 @@ import { guardedDirs, scopeRoot, type VaultRoots } from '../../store/roots.js';
 import { buildGeneration, type BuiltGeneration, type ProgressFn, type StatFile } from './index-build.js';
 import { FULL_CHECK_INTERVAL_S, RACY_WINDOW_MS, type FolderRecord, type IndexState, type OverlayEntry } from './index-format.js';
 import { BucketReader } from './postings.js';
-import { GenerationDocs, compareWalkOrder, toColumns } from './generation-docs.js';
+import { DocTableBuilder, GenerationDocs, compareWalkOrder, toColumns } from './generation-docs.js';
 import { indexDirFor } from '../../store/layout.js';
 import {
   cleanIndexDir,
@@ -317,7 +317,7 @@ function rebuild(
   };
   try {
     ensureIndexDir(dir, ids);
-    writeGeneration(dir, generation, scope, built.docs, built.invalid, built.bucket, ids);
+    writeGeneration(dir, generation, scope, built, ids);
     const refreshedAt = writeState(dir, state, ids);
     cleanIndexDir(dir, generation, previous, refreshedAt);
     // re-read from disk lazily: the built postings are dropped, keeping memory flat
@@ -327,7 +327,7 @@ function rebuild(
     return { entry, persisted: true, refreshedAt, state };
   } catch (err) {
     if (err instanceof IndexUnusable) throw err;
-    const base: BaseDocs = new GenerationDocs(scope, generation, toColumns(built.docs, built.invalid), [], 0);
+    const base: BaseDocs = new GenerationDocs(scope, generation, built.table.table(built.invalid), [], 0);
     const entry: CacheEntry = { generation, base, built, buckets: new Map() };
     cache.set(dir, entry);
     return { entry, persisted: false, refreshedAt: undefined, state };
@@ -395,7 +395,7 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
   if (lstatSync(root, { throwIfNoEntry: false }) === undefined && list().files.length === 0) {
     const generation = newGeneration(ids);
     const base: BaseDocs = new GenerationDocs(scope, generation, toColumns([], []), [], 0);
-    const entry: CacheEntry = { generation, base, built: { docs: [], invalid: [], bucket: () => Buffer.alloc(0) }, buckets: new Map() };
+    const entry: CacheEntry = { generation, base, built: { table: new DocTableBuilder(), invalid: [], bucket: () => Buffer.alloc(0) }, buckets: new Map() };
     const empty: IndexState = {
       format: INDEX_FORMAT_VERSION,
       schema: SCHEMA_VERSION,

@@ -24,19 +24,10 @@ import { dirname, join } from 'node:path';
 import { KINDS, SCHEMA_VERSION, STATUSES, type Scope } from '../../document/contract.js';
 import type { ProcessIds } from '../../io/runtime.js';
 import { writeFileAtomic } from '../../store/atomic-write.js';
-import {
-  BUCKET_COUNT,
-  FIELDS,
-  INDEX_FORMAT_VERSION,
-  IndexUnusable,
-  bucketFileName,
-  type DocRecord,
-  type IndexState,
-  type InvalidRecord,
-  type StoredDocs,
-} from './index-format.js';
+import { BUCKET_COUNT, FIELDS, INDEX_FORMAT_VERSION, IndexUnusable, bucketFileName, type IndexState } from './index-format.js';
 import { BucketReader } from './postings.js';
-import { compareWalkOrder, GenerationDocs, isInvalidRecord, toColumns } from './generation-docs.js';
+import { DOCS_FILE, decodeDocTable, GenerationDocs, isInvalidRecord } from './generation-docs.js';
+import type { BuiltGeneration } from './index-build.js';
 
 export { IndexUnusable };
 
@@ -251,30 +242,12 @@ export function writeState(dir: string, state: IndexState, ids: ProcessIds): num
 /** A generation's documents (see generation-docs.ts). */
 export type BaseDocs = GenerationDocs;
 
-/** Reads and checks a generation's docs.json. @throws IndexUnusable */
+/** Reads and checks a generation's docs.bin (see generation-docs.ts). @throws IndexUnusable */
 export function readBaseDocs(dir: string, generation: string, scope: Scope): BaseDocs {
-  const text = readIndexFile(join(generationDir(dir, generation), 'docs.json'), `generation ${generation}`).bytes.toString('utf8');
-  let s: StoredDocs;
-  try {
-    s = JSON.parse(text) as StoredDocs;
-  } catch {
-    throw new IndexUnusable('docs.json is not valid JSON (truncated or garbage)');
-  }
-  if (
-    !isObj(s) ||
-    s.format !== INDEX_FORMAT_VERSION ||
-    s.schema !== SCHEMA_VERSION ||
-    s.scope !== scope ||
-    s.generation !== generation ||
-    s.bucketCount !== BUCKET_COUNT ||
-    !Array.isArray(s.buckets) ||
-    s.buckets.length !== BUCKET_COUNT ||
-    !s.buckets.every((b) => Number.isSafeInteger(b) && b >= 0)
-  ) {
-    throw new IndexUnusable('docs.json is of another format or generation');
-  }
-  const bytes = Buffer.byteLength(text) + s.buckets.reduce((a, b) => a + b, 0);
-  return new GenerationDocs(scope, generation, s, s.buckets, bytes);
+  const bytes = readIndexFile(join(generationDir(dir, generation), DOCS_FILE), `generation ${generation}`).bytes;
+  const table = decodeDocTable(bytes, { scope, generation });
+  const buckets = table.header.buckets;
+  return new GenerationDocs(scope, generation, table, buckets, bytes.length + buckets.reduce((a, b) => a + b, 0));
 }
 
 /** First bytes of a bucket read at once: the header of all but the largest buckets. */
@@ -311,41 +284,25 @@ export function readBucket(dir: string, base: BaseDocs, bucket: number): BucketR
 }
 
 /**
- * Writes a complete generation folder: bucket files, then docs.json, all into a temp folder that
+ * Writes a complete generation folder: bucket files, then docs.bin, all into a temp folder that
  * is renamed into place, so a reader never sees half a generation.
+ *
+ * @returns the bytes written
  */
-export function writeGeneration(
-  dir: string,
-  generation: string,
-  scope: Scope,
-  docs: DocRecord[],
-  invalid: InvalidRecord[],
-  bucket: (b: number) => Buffer,
-  ids: ProcessIds,
-): number {
+export function writeGeneration(dir: string, generation: string, scope: Scope, built: BuiltGeneration, ids: ProcessIds): number {
   const tmp = join(dir, `${tempName(ids)}-g`);
   mkdirSync(tmp, { mode: 0o700 });
   try {
     const sizes = Array.from({ length: BUCKET_COUNT }, (_, b) => {
-      const bytes = bucket(b);
+      const bytes = built.bucket(b);
       if (bytes.length === 0) return 0;
       writeFileSync(join(tmp, bucketFileName(b)), bytes, { mode: 0o600 });
       return bytes.length;
     });
-    const stored: StoredDocs = {
-      format: INDEX_FORMAT_VERSION,
-      schema: SCHEMA_VERSION,
-      scope,
-      generation,
-      bucketCount: BUCKET_COUNT,
-      buckets: sizes,
-      ...toColumns(docs, invalid),
-      ordered: docs.every((d, i) => i === 0 || compareWalkOrder(docs[i - 1]!.path, d.path) < 0),
-    };
-    const text = JSON.stringify(stored);
-    writeFileSync(join(tmp, 'docs.json'), text, { mode: 0o600 });
+    const docs = built.table.encode(scope, generation, sizes, built.invalid);
+    writeFileSync(join(tmp, DOCS_FILE), docs, { mode: 0o600 });
     renameSync(tmp, join(dir, `g-${generation}`));
-    return Buffer.byteLength(text) + sizes.reduce((a, b) => a + b, 0);
+    return docs.length + sizes.reduce((a, b) => a + b, 0);
   } catch (err) {
     rmSync(tmp, { recursive: true, force: true });
     throw err;

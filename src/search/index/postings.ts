@@ -73,6 +73,108 @@ export function encodeBucket(terms: ReadonlyMap<string, FlatPostings>): Buffer {
   return out;
 }
 
+/**
+ * A bucket's postings for one batch of documents, encoded as {@link encodeBucket} writes a bucket
+ * (so each term's first document is stored as its absolute number), with each term's last
+ * document: a full build encodes a run per bucket per batch and merges the runs at the end.
+ */
+export interface PostingsRun {
+  bytes: Buffer;
+  /** per term, in the run's term order: its last document */
+  lasts: Int32Array;
+}
+
+/** Encodes one batch's terms of a bucket as a run (see {@link PostingsRun}). */
+export function encodeRun(terms: ReadonlyMap<string, FlatPostings>): PostingsRun {
+  const lasts = new Int32Array(terms.size);
+  let i = 0;
+  for (const list of terms.values()) lasts[i++] = list[list.length - 3]!;
+  return { bytes: encodeBucket(terms), lasts };
+}
+
+/** A growable byte buffer. */
+class ByteWriter {
+  private data = Buffer.alloc(1024);
+  length = 0;
+  private room(n: number): void {
+    if (this.length + n <= this.data.length) return;
+    const next = Buffer.alloc(Math.max(this.data.length * 2, this.length + n));
+    this.data.copy(next, 0, 0, this.length);
+    this.data = next;
+  }
+  varint(v: number): void {
+    this.room(8);
+    while (v > 0x7f) {
+      this.data[this.length++] = (v & 0x7f) | 0x80;
+      v = Math.floor(v / 128);
+    }
+    this.data[this.length++] = v;
+  }
+  bytes(b: Uint8Array): void {
+    this.room(b.length);
+    this.data.set(b, this.length);
+    this.length += b.length;
+  }
+  view(): Buffer {
+    return this.data.subarray(0, this.length);
+  }
+}
+
+/**
+ * Merges the runs of one bucket, in document order, into the bucket file's bytes: exactly what
+ * {@link encodeBucket} writes for all their documents at once (terms in order of first
+ * appearance; each run's first posting of a term re-encoded relative to the previous run's last).
+ */
+export function mergeRuns(runs: readonly PostingsRun[]): Buffer {
+  if (runs.length === 0) return Buffer.alloc(0);
+  if (runs.length === 1) return runs[0]!.bytes;
+  type Segment = { run: number; from: number; to: number };
+  const order = new Map<string, { segments: Segment[]; lasts: number[]; docs: number }>();
+  runs.forEach((r, run) => {
+    const h = r.bytes.readUInt32LE(0);
+    const { t, o, n } = JSON.parse(r.bytes.toString('utf8', 4, 4 + h)) as { t: string[]; o: number[]; n: number[] };
+    t.forEach((term, i) => {
+      let e = order.get(term);
+      if (!e) order.set(term, (e = { segments: [], lasts: [], docs: 0 }));
+      e.segments.push({ run, from: 4 + h + (i === 0 ? 0 : o[i - 1]!), to: 4 + h + o[i]! });
+      e.lasts.push(r.lasts[i]!);
+      e.docs += n[i]!;
+    });
+  });
+  const body = new ByteWriter();
+  const t: string[] = [];
+  const o: number[] = [];
+  const n: number[] = [];
+  for (const [term, e] of order) {
+    let prevLast = 0;
+    e.segments.forEach((seg, k) => {
+      const bytes = runs[seg.run]!.bytes;
+      // the first varint is the segment's first document, absolute: make it relative
+      let p = seg.from;
+      let first = 0;
+      let mul = 1;
+      for (;;) {
+        const b = bytes[p++]!;
+        first += (b & 0x7f) * mul;
+        if (b < 0x80) break;
+        mul *= 128;
+      }
+      body.varint(first - prevLast);
+      body.bytes(bytes.subarray(p, seg.to));
+      prevLast = e.lasts[k]!;
+    });
+    t.push(term);
+    o.push(body.length);
+    n.push(e.docs);
+  }
+  const header = Buffer.from(JSON.stringify({ t, o, n }), 'utf8');
+  const out = Buffer.allocUnsafe(4 + header.length + body.length);
+  out.writeUInt32LE(header.length, 0);
+  header.copy(out, 4);
+  body.view().copy(out, 4 + header.length);
+  return out;
+}
+
 let scratch = { docs: new Int32Array(0), freqs: new Int32Array(0), length: 0 };
 
 /**

@@ -10,7 +10,10 @@
  * instance from stored postings dominated a cold search (measured: ~120 ms of 10,000 memories'
  * search). tests/search/query/ranking-oracle.test.ts checks that both rank alike on random corpora.
  */
+import { KINDS, STATUSES, type Kind, type Status } from '../../document/contract.js';
+import { canonicalHarness, targetsHarness } from '../../document/harness-names.js';
 import { FIELDS, bucketOf, type DocRecord } from '../index/index-format.js';
+import type { GenerationDocs } from '../index/generation-docs.js';
 import type { FieldPostings } from '../index/postings.js';
 import type { ScopeIndex } from '../index/index-freshness.js';
 import { isUnspacedTerm } from '../analysis/tokenizer.js';
@@ -18,13 +21,40 @@ import { isUnspacedTerm } from '../analysis/tokenizer.js';
 /** A live document of a scope index. */
 export type LiveDoc = DocRecord;
 
-/** A filter over live documents. */
-export type DocFilter = (doc: LiveDoc) => boolean;
+/**
+ * Which live documents a search keeps. Every set field narrows, unset ones do not. Evaluated on
+ * the generation's columns (no record per document) and, for files changed since it was built,
+ * on their records ({@link matchesFilter}); both give the same answer.
+ */
+export interface DocFilter {
+  /** any of these statuses */
+  statuses?: readonly Status[] | undefined;
+  /** any of these kinds */
+  kinds?: readonly Kind[] | undefined;
+  /** every one of these tags (as stored: lowercase, no `#`) */
+  tags?: readonly string[] | undefined;
+  /** a harness among target_harnesses (targetsHarness: `all` or the same harness); `all` or empty: any */
+  harness?: string | undefined;
+  /** source_harness, canonical (canonicalHarness) */
+  source?: string | undefined;
+  /** updated_at at or after, ms since the epoch */
+  since?: number | undefined;
+  /** updated_at at or before, ms since the epoch */
+  until?: number | undefined;
+}
 
 /** A scored candidate. */
 export interface Candidate {
   doc: LiveDoc;
   score: number;
+}
+
+/** The matches of a query: how many, and the best ones on demand. */
+export interface Ranked {
+  /** live documents that match and pass the filter */
+  total: number;
+  /** the best `k` (at most `total`), best first ({@link compareCandidates}); records are built for these only */
+  top(k: number): Candidate[];
 }
 
 /** Field weights: title weighs most, then tags, then id and kind, then body. */
@@ -36,17 +66,61 @@ export const BM25 = { k: 1.2, b: 0.7, d: 0.5 } as const;
 /** Weights of expanded terms, relative to an exact match (MiniSearch's `weights` option). */
 export const EXPANSION_WEIGHT = { prefix: 0.3, fuzzy: 0.2 } as const;
 
-/** Every live document of the indexes: the generation minus changed files, plus the overlay. */
-export function liveDocs(indexes: readonly ScopeIndex[]): LiveDoc[] {
-  const out: LiveDoc[] = [];
+/** Whether a document's record passes `f` (the reference the column filter follows). */
+export function matchesFilter(f: DocFilter, d: LiveDoc): boolean {
+  return (
+    (!f.statuses || f.statuses.includes(d.status)) &&
+    (!f.kinds || f.kinds.includes(d.kind)) &&
+    (!f.tags || f.tags.every((t) => d.tags.includes(t))) &&
+    (!f.harness || f.harness === 'all' || targetsHarness(d.targets, f.harness)) &&
+    (!f.source || canonicalHarness(d.source) === f.source) &&
+    (f.since === undefined || d.updated >= f.since) &&
+    (f.until === undefined || d.updated <= f.until)
+  );
+}
+
+/** `f` over a generation's columns: document number → passes. Only the few distinct tag and harness values are compared as strings. */
+function columnFilter(f: DocFilter, base: GenerationDocs): (i: number) => boolean {
+  const flags = <T>(all: readonly T[], want: readonly T[] | undefined) => (want ? Uint8Array.from(all, (v) => (want.includes(v) ? 1 : 0)) : undefined);
+  const statusOk = flags(STATUSES, f.statuses);
+  const kindOk = flags(KINDS, f.kinds);
+  const tags = f.tags?.map((t) => base.valueNumber(t));
+  if (tags?.some((t) => t < 0)) return () => false;
+  const harness = f.harness && f.harness !== 'all' ? f.harness : undefined;
+  const targetOk = harness ? Uint8Array.from(base.values, (v) => (targetsHarness([v], harness) ? 1 : 0)) : undefined;
+  const sourceOk = f.source ? Uint8Array.from(base.values, (v) => (canonicalHarness(v) === f.source ? 1 : 0)) : undefined;
+  const { since, until } = f;
+  return (i) => {
+    if (statusOk && !statusOk[base.statusCode[i]!]) return false;
+    if (kindOk && !kindOk[base.kindCode[i]!]) return false;
+    if (since !== undefined && !(base.updated[i]! >= since)) return false;
+    if (until !== undefined && !(base.updated[i]! <= until)) return false;
+    if (sourceOk && !sourceOk[base.sourceOf(i)]) return false;
+    if (tags) {
+      const ts = base.tagsOf(i);
+      for (const t of tags) if (!ts.includes(t)) return false;
+    }
+    if (targetOk) {
+      const ts = base.targetsOf(i);
+      let any = false;
+      for (let k = 0; k < ts.length && !any; k++) any = targetOk[ts[k]!] === 1;
+      if (!any) return false;
+    }
+    return true;
+  };
+}
+
+/** Live documents of the indexes: the generations' minus changed files, plus the overlays'. */
+export function liveCount(indexes: readonly ScopeIndex[]): number {
+  let n = 0;
   for (const ix of indexes) {
-    for (const d of ix.base.docs) if (!(d.path in ix.overlay)) out.push(d);
+    n += ix.base.count;
     for (const p in ix.overlay) {
-      const e = ix.overlay[p]!;
-      if ('doc' in e) out.push(e.doc);
+      if (ix.base.numberOf(p) >= 0) n--;
+      if ('doc' in ix.overlay[p]!) n++;
     }
   }
-  return out;
+  return n;
 }
 
 /** True when `a` and `b` differ by at most one insertion, deletion or substitution. */
@@ -75,7 +149,7 @@ export function matchWeight(term: string, q: string): number {
   return 0;
 }
 
-/** Orders candidates: higher score, then newer updated_at, then id (code-point order). */
+/** Orders candidates: higher score, then newer updated_at, then id (code-point order), then path. */
 export function compareCandidates(a: { score: number; doc: LiveDoc }, b: { score: number; doc: LiveDoc }): number {
   const sa = Math.round(a.score * 1e6);
   const sb = Math.round(b.score * 1e6);
@@ -84,15 +158,24 @@ export function compareCandidates(a: { score: number; doc: LiveDoc }, b: { score
   return a.doc.id < b.doc.id ? -1 : a.doc.id > b.doc.id ? 1 : a.doc.path < b.doc.path ? -1 : a.doc.path > b.doc.path ? 1 : 0;
 }
 
+/** A run of the corpus numbering: one generation, or one overlay's documents. */
+interface Part {
+  start: number;
+  end: number;
+  base?: GenerationDocs;
+  docs?: LiveDoc[];
+}
+
 /** Every document of the indexes under one numbering: each generation, then its overlay. */
 interface Corpus {
   /** total documents, live or not */
   size: number;
-  /** the record of document n (built on demand for generation documents) */
-  doc(n: number): LiveDoc;
+  parts: Part[];
   live: Uint8Array;
   /** terms per field, FIELDS.length per document */
   lens: Int32Array;
+  /** updated_at per document */
+  updated: Float64Array;
   /** live documents */
   count: number;
   /** average terms per field over the live documents */
@@ -103,15 +186,38 @@ interface Corpus {
   overlay: Map<number, Map<string, Array<[number, number[]]>>>;
 }
 
+function partOf(corpus: Corpus, n: number): Part {
+  const parts = corpus.parts;
+  let r = 0;
+  while (r + 1 < parts.length && parts[r + 1]!.start <= n) r++;
+  return parts[r]!;
+}
+
+/** The record of document n (built on demand for generation documents). */
+function docOf(corpus: Corpus, n: number): LiveDoc {
+  const p = partOf(corpus, n);
+  return p.base ? p.base.doc(n - p.start) : p.docs![n - p.start]!;
+}
+
+/** Document n's id, or path, without building its record. */
+function idOf(corpus: Corpus, n: number): string {
+  const p = partOf(corpus, n);
+  return p.base ? p.base.id(n - p.start) : p.docs![n - p.start]!.id;
+}
+function pathOf(corpus: Corpus, n: number): string {
+  const p = partOf(corpus, n);
+  return p.base ? p.base.path(n - p.start) : p.docs![n - p.start]!.path;
+}
+
 function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
   const F = FIELDS.length;
   const size = indexes.reduce((a, ix) => a + ix.base.count + Object.keys(ix.overlay).length, 0);
   const live = new Uint8Array(size);
   const lens = new Int32Array(size * F);
+  const updated = new Float64Array(size);
   const lenSum = new Array<number>(F).fill(0);
   const baseOffset: number[] = [];
-  const resolve: Array<(n: number) => LiveDoc> = [];
-  const starts: number[] = [];
+  const parts: Part[] = [];
   const overlay = new Map<number, Map<string, Array<[number, number[]]>>>();
   let count = 0;
   let n = 0;
@@ -119,14 +225,14 @@ function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
     const base = ix.base;
     const offset = n;
     baseOffset.push(offset);
-    starts.push(offset);
-    resolve.push((k) => base.doc(k - offset));
+    parts.push({ start: offset, end: offset + base.count, base });
     live.fill(1, offset, offset + base.count);
     for (const p in ix.overlay) {
       const k = base.numberOf(p);
       if (k >= 0) live[offset + k] = 0;
     }
     lens.set(base.len, offset * F);
+    updated.set(base.updated, offset);
     for (let k = 0; k < base.count; k++) {
       if (!live[offset + k]) continue;
       count++;
@@ -141,6 +247,7 @@ function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
       const d = e.doc;
       overlayDocs.push(d);
       live[n] = 1;
+      updated[n] = d.updated;
       count++;
       for (let f = 0; f < F; f++) {
         lens[n * F + f] = d.len[f]!;
@@ -156,16 +263,120 @@ function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
       }
       n++;
     }
-    starts.push(overlayStart);
-    resolve.push((k) => overlayDocs[k - overlayStart]!);
-    n = overlayStart + overlayDocs.length;
+    parts.push({ start: overlayStart, end: n, docs: overlayDocs });
   }
-  const doc = (k: number): LiveDoc => {
-    let r = 0;
-    while (r + 1 < starts.length && starts[r + 1]! <= k) r++;
-    return resolve[r]!(k);
+  return {
+    size: n,
+    parts,
+    live: live.subarray(0, n),
+    lens,
+    updated,
+    count,
+    avgLen: lenSum.map((x) => (count ? x / count : 0)),
+    baseOffset,
+    overlay,
   };
-  return { size: n, doc, live: live.subarray(0, n), lens, count, avgLen: lenSum.map((x) => (count ? x / count : 0)), baseOffset, overlay };
+}
+
+/** `filter` over the corpus: document number → passes (columns for generation documents, records for the overlay). */
+function corpusFilter(corpus: Corpus, filter: DocFilter): (n: number) => boolean {
+  const tests = corpus.parts.map((p) => (p.base ? columnFilter(filter, p.base) : (k: number) => matchesFilter(filter, p.docs![k]!)));
+  return (n) => {
+    let r = 0;
+    while (r + 1 < corpus.parts.length && corpus.parts[r + 1]!.start <= n) r++;
+    return tests[r]!(n - corpus.parts[r]!.start);
+  };
+}
+
+/**
+ * The matches `nums` (document numbers, increasing) with their `scores` as a {@link Ranked}: the
+ * best k come from a bounded heap over the numbers (score, updated_at, then id and path decoded
+ * only for ties), in exactly the order sorting every match by {@link compareCandidates} gives.
+ */
+function rankedOf(corpus: Corpus, nums: Int32Array, scores: Float64Array): Ranked {
+  const total = nums.length;
+  const rounded = scores.map((x) => Math.round(x * 1e6));
+  const upd = corpus.updated;
+  const ids = new Map<number, string>();
+  const paths = new Map<number, string>();
+  const id = (n: number) => {
+    let v = ids.get(n);
+    if (v === undefined) ids.set(n, (v = idOf(corpus, n)));
+    return v;
+  };
+  const path = (n: number) => {
+    let v = paths.get(n);
+    if (v === undefined) paths.set(n, (v = pathOf(corpus, n)));
+    return v;
+  };
+  // a before b: negative. Positions into nums; equal keys keep the numbering's order (a stable sort's)
+  const cmp = (a: number, b: number): number => {
+    if (rounded[a] !== rounded[b]) return rounded[b]! - rounded[a]!;
+    const na = nums[a]!;
+    const nb = nums[b]!;
+    if (upd[na] !== upd[nb]) return upd[nb]! - upd[na]!;
+    const ia = id(na);
+    const ib = id(nb);
+    if (ia !== ib) return ia < ib ? -1 : 1;
+    const pa = path(na);
+    const pb = path(nb);
+    if (pa !== pb) return pa < pb ? -1 : 1;
+    return a - b;
+  };
+  return {
+    total,
+    top(k) {
+      const size = Math.max(0, Math.min(k, total));
+      // a max-heap of the best `size` so far: its root is the worst of them
+      const heap = new Int32Array(size);
+      let h = 0;
+      const down = (i: number) => {
+        for (;;) {
+          const l = 2 * i + 1;
+          const r = l + 1;
+          let m = i;
+          if (l < h && cmp(heap[l]!, heap[m]!) > 0) m = l;
+          if (r < h && cmp(heap[r]!, heap[m]!) > 0) m = r;
+          if (m === i) return;
+          const t = heap[i]!;
+          heap[i] = heap[m]!;
+          heap[m] = t;
+          i = m;
+        }
+      };
+      for (let j = 0; j < total && size > 0; j++) {
+        if (h < size) {
+          heap[h] = j;
+          for (let i = h++; i > 0; ) {
+            const parent = (i - 1) >> 1;
+            if (cmp(heap[i]!, heap[parent]!) <= 0) break;
+            const t = heap[i]!;
+            heap[i] = heap[parent]!;
+            heap[parent] = t;
+            i = parent;
+          }
+        } else if (cmp(j, heap[0]!) < 0) {
+          heap[0] = j;
+          down(0);
+        }
+      }
+      return Array.from(heap)
+        .sort(cmp)
+        .map((j) => ({ doc: docOf(corpus, nums[j]!), score: scores[j]! }));
+    },
+  };
+}
+
+/**
+ * Every live document of the indexes that passes `filter`, as a {@link Ranked} with score 0
+ * (an empty query: newest first, then id).
+ */
+export function listDocuments(indexes: readonly ScopeIndex[], filter: DocFilter): Ranked {
+  const corpus = sessionOf(indexes).corpus;
+  const pass = corpusFilter(corpus, filter);
+  const nums: number[] = [];
+  for (let n = 0; n < corpus.size; n++) if (corpus.live[n] && pass(n)) nums.push(n);
+  return rankedOf(corpus, Int32Array.from(nums), new Float64Array(nums.length));
 }
 
 /** One field's postings of one matched term, from one generation (offset) or from the overlay. */
@@ -225,6 +436,12 @@ export function fuzzyFor(term: string): number | false {
 /** Per set of opened indexes (one search): the corpus and the expanded query terms. */
 const sessions = new WeakMap<readonly ScopeIndex[], { corpus: Corpus; expansions: Map<string, ReturnType<typeof expandTerm>> }>();
 
+function sessionOf(indexes: readonly ScopeIndex[]): { corpus: Corpus; expansions: Map<string, ReturnType<typeof expandTerm>> } {
+  let session = sessions.get(indexes);
+  if (!session) sessions.set(indexes, (session = { corpus: corpusOf(indexes), expansions: new Map() }));
+  return session;
+}
+
 /**
  * Scores the live documents of `indexes` for the query terms (combined with OR, so a query whose
  * words never co-occur still finds the best partial matches).
@@ -235,21 +452,16 @@ const sessions = new WeakMap<readonly ScopeIndex[], { corpus: Corpus; expansions
  * number of distinct query terms the document matched.
  *
  * @param terms distinct query terms from the tokenizer
+ * @param filter evaluated on the generation's columns: no record is built per match
  * @param termWeights optional weight per query term (default 1), e.g. for feedback terms
- * @returns every matching document that passes `filter`, best first
+ * @returns the matching documents that pass `filter`: their number, and the best k on demand
  * @throws IndexUnusable when a bucket it needs is damaged (the caller rebuilds)
  */
-export function rankDocuments(
-  indexes: readonly ScopeIndex[],
-  terms: readonly string[],
-  filter: DocFilter,
-  termWeights?: ReadonlyMap<string, number>,
-): Candidate[] {
-  if (terms.length === 0) return [];
+export function rankDocuments(indexes: readonly ScopeIndex[], terms: readonly string[], filter: DocFilter, termWeights?: ReadonlyMap<string, number>): Ranked {
   // a second pass over the same indexes (feedback expansion) reuses the corpus and the expansions
-  let session = sessions.get(indexes);
-  if (!session) sessions.set(indexes, (session = { corpus: corpusOf(indexes), expansions: new Map() }));
+  const session = sessionOf(indexes);
   const corpus = session.corpus;
+  if (terms.length === 0) return rankedOf(corpus, new Int32Array(0), new Float64Array(0));
   const expansions = session.expansions;
   const { live, lens, count: N, avgLen, size } = corpus;
   const F = FIELDS.length;
@@ -286,11 +498,13 @@ export function rankDocuments(
       });
     }
   });
-  const out: Candidate[] = [];
+  const pass = corpusFilter(corpus, filter);
+  const nums: number[] = [];
+  const scores: number[] = [];
   for (let n = 0; n < size; n++) {
-    if (matched[n]! === 0) continue;
-    const doc = corpus.doc(n);
-    if (filter(doc)) out.push({ doc, score: score[n]! * matched[n]! });
+    if (matched[n]! === 0 || !pass(n)) continue;
+    nums.push(n);
+    scores.push(score[n]! * matched[n]!);
   }
-  return out.sort(compareCandidates);
+  return rankedOf(corpus, Int32Array.from(nums), Float64Array.from(scores));
 }

@@ -10,13 +10,13 @@ import { readScopeFile } from '../../store/read-scope-file.js';
 import type { VaultRoots } from '../../store/roots.js';
 import { makeExcerpt } from './excerpt.js';
 import { diagnostic, type Diagnostic } from '../../diagnostics.js';
-import { canonicalHarness, targetsHarness } from '../../document/harness-names.js';
+import { canonicalHarness } from '../../document/harness-names.js';
 import { bucketOf } from '../index/index-format.js';
 import { openScopeIndex, type FreshnessReport, type ScopeIndex } from '../index/index-freshness.js';
 
 export { fullCheckIntervalFrom } from '../index/index-freshness.js';
 import { IndexUnusable } from '../index/index-store.js';
-import { compareCandidates, liveDocs, rankDocuments, type Candidate, type DocFilter, type LiveDoc } from './query-ranking.js';
+import { compareCandidates, listDocuments, liveCount, rankDocuments, type Candidate, type DocFilter, type LiveDoc, type Ranked } from './query-ranking.js';
 import { foldText, tokenize, tokenizeQuery } from '../analysis/tokenizer.js';
 import { quoteInput } from '../../document/echo-input.js';
 
@@ -156,14 +156,7 @@ export function resolveSearchOptions(options: SearchOptions): { scopes: Scope[];
     );
   const since = options.since !== undefined ? parseTimeBound('since', options.since) : undefined;
   const until = options.until !== undefined ? parseTimeBound('until', options.until) : undefined;
-  const filter: DocFilter = (d: LiveDoc) =>
-    statuses.includes(d.status) &&
-    (!kinds || kinds.includes(d.kind)) &&
-    (!tags || tags.every((t) => d.tags.includes(t))) &&
-    (!harness || harness === 'all' || targetsHarness(d.targets, harness)) &&
-    (!source || canonicalHarness(d.source) === source) &&
-    (since === undefined || d.updated >= since) &&
-    (until === undefined || d.updated <= until);
+  const filter: DocFilter = { statuses, kinds, tags, harness, source, since, until };
   return { scopes, limit, filter };
 }
 
@@ -332,11 +325,11 @@ function answer(
   let opened = first;
   const terms = tokenizeQuery(query);
   const read = memoReader(roots, !opened.full);
-  let candidates: Candidate[];
-  const rank = (indexes: ScopeIndex[]): Candidate[] => {
+  let candidates: Ranked;
+  const rank = (indexes: ScopeIndex[]): Ranked => {
     let ranked = rankOrList(indexes, query, terms, filter);
-    if (options.feedback !== false && terms.length >= FEEDBACK_MIN_TERMS && ranked.length > 0) {
-      const expansion = feedbackTerms(read, indexes, ranked.slice(0, FEEDBACK_DOCS), terms);
+    if (options.feedback !== false && terms.length >= FEEDBACK_MIN_TERMS && ranked.total > 0) {
+      const expansion = feedbackTerms(read, indexes, ranked.top(FEEDBACK_DOCS), terms);
       if (expansion.size > 0) ranked = rankDocuments(indexes, [...terms, ...expansion.keys()], filter, expansion);
     }
     return ranked;
@@ -349,15 +342,15 @@ function answer(
     opened = open(roots, scopes, `a damaged bucket (${err.message})`, { full: true, onProgress: options.onProgress });
     candidates = rank(opened.indexes);
   }
-  const total = candidates.length;
+  const total = candidates.total;
   const results: SearchHit[] = [];
   const stats = options.termStats ? termStatsOf(opened.indexes, terms) : undefined;
   const respond = (r: SearchHit[]): SearchResponse => ({ results: r, diagnostics: opened.diagnostics, total, ...(stats ? { termStats: stats } : {}) });
   if (query.trim() === '') {
-    for (const c of candidates) {
-      if (results.length >= limit) break;
+    for (const c of inOrder(candidates, limit)) {
       const m = read(c.doc);
       if (m) results.push(toHit(c.doc, m, 0, terms));
+      if (results.length >= limit) break;
     }
     return respond(results);
   }
@@ -365,8 +358,7 @@ function answer(
   // the phrase boost can reorder the best few dozen; without a phrase the order is final
   const want = phrase ? Math.max(limit * 3, 30) : limit;
   const reread: Array<{ c: Candidate; m: Memory }> = [];
-  for (const c of candidates) {
-    if (reread.length >= want) break;
+  for (const c of inOrder(candidates, want)) {
     const m = read(c.doc);
     if (!m) continue;
     let score = c.score;
@@ -375,6 +367,7 @@ function answer(
       else if (foldText(m.body).replace(/\s+/gu, ' ').includes(phrase)) score *= PHRASE_IN_BODY;
     }
     reread.push({ c: { ...c, score }, m });
+    if (reread.length >= want) break;
   }
   reread.sort((a, b) => compareCandidates(a.c, b.c));
   for (const { c, m } of reread.slice(0, limit)) results.push(toHit(c.doc, m, c.score, terms));
@@ -383,11 +376,7 @@ function answer(
 
 /** The memories of the indexes and the document frequency of each term (for prompt recall's relevance). */
 function termStatsOf(indexes: readonly ScopeIndex[], terms: readonly string[]): { docs: number; df: Record<string, number> } {
-  let docs = 0;
-  for (const ix of indexes) {
-    for (const d of ix.base.docs) if (!(d.path in ix.overlay)) docs++;
-    for (const p in ix.overlay) if ('doc' in ix.overlay[p]!) docs++;
-  }
+  const docs = liveCount(indexes);
   const count = docFrequency(indexes);
   const df: Record<string, number> = {};
   for (const t of new Set(terms)) df[t] = count(t);
@@ -455,12 +444,22 @@ function feedbackTerms(read: CandidateReader, indexes: readonly ScopeIndex[], to
   return new Map(chosen.map(([t]) => [t, FEEDBACK_WEIGHT]));
 }
 
-function rankOrList(indexes: ScopeIndex[], query: string, terms: string[], filter: DocFilter): Candidate[] {
-  if (query.trim() === '') {
-    return liveDocs(indexes)
-      .filter(filter)
-      .map((doc) => ({ doc, score: 0, terms: [] }))
-      .sort(compareCandidates);
+function rankOrList(indexes: ScopeIndex[], query: string, terms: string[], filter: DocFilter): Ranked {
+  return query.trim() === '' ? listDocuments(indexes, filter) : rankDocuments(indexes, terms, filter);
+}
+
+/**
+ * The candidates of `ranked`, best first: the best `first`, then twice as many each time the
+ * caller wants more (a candidate whose file can no longer be read is skipped).
+ */
+function* inOrder(ranked: Ranked, first: number): Generator<Candidate> {
+  let k = Math.max(1, first);
+  let from = 0;
+  for (;;) {
+    const top = ranked.top(k);
+    for (let i = from; i < top.length; i++) yield top[i]!;
+    if (top.length < k || top.length >= ranked.total) return;
+    from = top.length;
+    k *= 2;
   }
-  return rankDocuments(indexes, terms, filter);
 }

@@ -76,12 +76,18 @@ async function candidatePaths(open: IndexOpener, roots: VaultRoots, scope: Scope
     // titles with as many words as this one first: a same title has them (many titles may share
     // the words and outrank it on their bodies)
     const words = tokenize(title).length;
-    const titled = byTitle.length ? rankDocuments(indexes, byTitle, filter) : [];
+    const ranked = byTitle.length ? rankDocuments(indexes, byTitle, filter) : undefined;
+    const titled = ranked ? ranked.top(ranked.total) : [];
     const sameLength = [...titled.filter((c) => c.doc.len[0] === words), ...titled.filter((c) => c.doc.len[0] !== words)];
-    return [...new Set([...top(sameLength), ...(bySketch.length ? top(rankDocuments(indexes, bySketch, filter)) : [])])];
+    return [...new Set([...top(sameLength), ...(bySketch.length ? top(rankDocuments(indexes, bySketch, filter).top(TOP_K)) : [])])];
   } catch (err) {
     if (!(err instanceof IndexUnusable)) throw err;
-    const found = await searchMemoriesWith(open, roots, [title, ...sketch].join(' '), { scopes: [scope], statuses: [...ANY_STATUS], limit: 2 * TOP_K, feedback: false });
+    const found = await searchMemoriesWith(open, roots, [title, ...sketch].join(' '), {
+      scopes: [scope],
+      statuses: [...ANY_STATUS],
+      limit: 2 * TOP_K,
+      feedback: false,
+    });
     return found.results.map((h) => h.path);
   }
 }

@@ -10,7 +10,7 @@ import { SCOPES, type Scope } from '../../document/contract.js';
 import { scanVault, type ScanResult } from '../../scanner/scan-vault.js';
 import type { VaultRoots } from '../../store/roots.js';
 import type { ScopeIndex } from '../index/index-freshness.js';
-import { liveDocs } from '../query/query-ranking.js';
+import { liveCount } from '../query/query-ranking.js';
 import { findSimilarMemoriesWith, type SimilarMemory, type SimilarProbe } from '../query/similar-memories.js';
 import { openIndexes, searchMemoriesWith, type SearchDiagnostics, type SearchOptions, type SearchResponse } from '../query/search-memories.js';
 
@@ -85,7 +85,7 @@ export class ResidentEngine {
 
   stats(): EngineStats {
     const memories: Partial<Record<Scope, number>> = {};
-    for (const [scope, kept] of this.indexes) memories[scope] = liveDocs([kept.index]).length;
+    for (const [scope, kept] of this.indexes) memories[scope] = liveCount([kept.index]);
     return { memories, indexOpens: this.opens, scans: this.scanCount };
   }
 

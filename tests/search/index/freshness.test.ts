@@ -127,9 +127,9 @@ describe('index freshness (through the CLI)', () => {
     truncateSync(state, Math.floor(statSync(state).size / 2));
     await expectAll(/not valid JSON/);
 
-    const docs = join(generationDir(repo), 'docs.json');
+    const docs = join(generationDir(repo), 'docs.bin');
     truncateSync(docs, Math.floor(statSync(docs).size / 2));
-    await expectAll(/docs\.json/);
+    await expectAll(/docs\.bin/);
 
     // a term bucket cut in half: found when the query needs it, then rebuilt from the files
     const gen = generationDir(repo);

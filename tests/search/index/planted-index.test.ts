@@ -3,7 +3,7 @@
  * crafted counts, symbolic links) must never crash, hang or steer a search: it is rebuilt from the
  * Markdown files, and only memories in the vault are returned.
  */
-import { cpSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serializeMemory } from '../../../src/document/serialize.js';
@@ -23,7 +23,48 @@ const editJson = (file: string, edit: (v: any) => void) => {
   writeFileSync(file, JSON.stringify(v));
 };
 
-/** Rewrites the bucket holding `term` with an edited header, keeping docs.json's byte count in step. */
+/**
+ * Rewrites docs.bin (layout: src/search/index/generation-docs.ts) with its JSON header and its
+ * sections edited; `edit` gets the header, the sections' bytes and where each section starts.
+ */
+function editDocs(file: string, edit: (header: any, body: Buffer, at: Record<string, number>) => unknown): void {
+  const buf = readFileSync(file);
+  const h = buf.readUInt32LE(8);
+  const header = JSON.parse(buf.toString('utf8', 12, 12 + h));
+  const align = (n: number) => Math.ceil(n / 8) * 8;
+  const body = Buffer.from(buf.subarray(align(12 + h)));
+  const n = header.count;
+  const at: Record<string, number> = {};
+  let o = 0;
+  for (const [name, size] of [
+    ['updated', 8 * n],
+    ['size', 8 * n],
+    ['mtime', 8 * n],
+    ['len', 4 * n * 5],
+    ['source', 4 * n],
+    ['tagStart', 4 * (n + 1)],
+    ['tags', 4 * header.tagItems],
+    ['targetStart', 4 * (n + 1)],
+    ['targets', 4 * header.targetItems],
+    ['idEnd', 4 * n],
+    ['pathEnd', 4 * n],
+    ['linkStart', 4 * (n + 1)],
+    ['linkEnd', 4 * header.links],
+    ['kind', n],
+    ['status', n],
+  ] as const) {
+    at[name] = o;
+    o += size;
+  }
+  const edited = edit(header, body, at);
+  const out = Buffer.isBuffer(edited) ? edited : body;
+  const hj = Buffer.from(JSON.stringify(header));
+  const prefix = Buffer.from(buf.subarray(0, 12));
+  prefix.writeUInt32LE(hj.length, 8);
+  writeFileSync(file, Buffer.concat([prefix, hj, Buffer.alloc(align(12 + hj.length) - 12 - hj.length), out]));
+}
+
+/** Rewrites the bucket holding `term` with an edited header, keeping docs.bin's byte count of it in step. */
 function editBucketHeader(repo: string, term: string, edit: (h: { t: unknown[]; o: unknown[]; n: unknown[] }) => void): void {
   const gen = generationDir(repo);
   const b = bucketOf(term);
@@ -36,7 +77,7 @@ function editBucketHeader(repo: string, term: string, edit: (h: { t: unknown[]; 
   len.writeUInt32LE(hj.length);
   const out = Buffer.concat([len, hj, buf.subarray(4 + h)]);
   writeFileSync(join(gen, bucketFileName(b)), out);
-  editJson(join(gen, 'docs.json'), (d) => {
+  editDocs(join(gen, 'docs.bin'), (d) => {
     d.buckets[b] = out.length;
   });
 }
@@ -67,9 +108,26 @@ describe('a planted or damaged index', () => {
     for (const bad of [5, null, 'deleted', { doc: null }, { invalid: { path: 7 } }]) {
       await expectRebuilt(() => editJson(statePath(repo), (s) => (s.overlay = { [`notes/${ms[0]!.id}.md`]: bad })));
     }
-    // docs.json: an invalid-file record without a path, a document path that is not a string
-    await expectRebuilt(() => editJson(join(generationDir(repo), 'docs.json'), (d) => (d.invalid = [null])));
-    await expectRebuilt(() => editJson(join(generationDir(repo), 'docs.json'), (d) => (d.path[0] = 12)));
+    // docs.bin: an invalid-file record without a path; truncated; counts that do not match the
+    // sections' lengths; offsets and value indexes out of range; an unknown kind; another format
+    const docs = () => join(generationDir(repo), 'docs.bin');
+    await expectRebuilt(() => editDocs(docs(), (d) => (d.invalid = [null])));
+    await expectRebuilt(() => truncateSync(docs(), statSync(docs()).size - 1));
+    await expectRebuilt(() => editDocs(docs(), (_, body) => Buffer.concat([body, Buffer.alloc(8)])));
+    await expectRebuilt(() => editDocs(docs(), (d) => (d.count = 1e9)));
+    await expectRebuilt(() => editDocs(docs(), (d) => (d.idBytes += 1)));
+    await expectRebuilt(() => editDocs(docs(), (_, body, at) => body.writeUInt32LE(0xffffffff, at.idEnd!)));
+    await expectRebuilt(() => editDocs(docs(), (_, body, at) => body.writeUInt32LE(0xfffffff0, at.tagStart! + 4)));
+    await expectRebuilt(() => editDocs(docs(), (_, body, at) => body.writeUInt32LE(0xfffffff0, at.linkStart! + 4)));
+    await expectRebuilt(() => editDocs(docs(), (_, body, at) => body.writeUInt32LE(99_999, at.source!)));
+    await expectRebuilt(() => editDocs(docs(), (_, body, at) => body.writeUInt8(200, at.kind!)));
+    await expectRebuilt(() => editDocs(docs(), (d) => (d.values = [])));
+    await expectRebuilt(() => writeFileSync(docs(), Buffer.alloc(statSync(docs()).size, 0x41)));
+    await expectRebuilt(() => {
+      const b = readFileSync(docs());
+      b.writeUInt32LE(10, 4);
+      writeFileSync(docs(), b);
+    });
     // bucket headers: a term that is not a string, a document count that would allocate gigabytes
     await expectRebuilt(() => editBucketHeader(repo, 'widget', (h) => (h.t = h.t.map((t) => ({ t })))));
     await expectRebuilt(() => editBucketHeader(repo, 'widget', (h) => (h.n = h.n.map(() => 1e9))));
@@ -83,9 +141,9 @@ describe('a planted or damaged index', () => {
     });
     if (process.platform !== 'win32') {
       await expectRebuilt(() => {
-        const docs = join(generationDir(repo), 'docs.json');
-        rmSync(docs);
-        symlinkSync('/dev/zero', docs);
+        const file = docs();
+        rmSync(file);
+        symlinkSync('/dev/zero', file);
       });
     }
 

@@ -102,7 +102,8 @@ describe('query engine vs MiniSearch (oracle)', () => {
             combineWith: 'OR',
             boostTerm: (t) => weights.get(t) ?? 1,
           });
-          const got = rankDocuments(indexes, query, () => true, weights);
+          const ranked = rankDocuments(indexes, query, {}, weights);
+          const got = ranked.top(ranked.total);
           const keyOf = (d: DocRecord) =>
             `${indexes.findIndex((ix) => ix.base.docs.includes(d) || Object.values(ix.overlay).some((e) => 'doc' in e && e.doc === d))}:${d.id}`;
           const ours = new Map(got.map((c) => [keyOf(c.doc), c.score]));

@@ -1,0 +1,124 @@
+// docs.bin (src/search/index/generation-docs.ts) and the streamed build's postings runs: records
+// survive the binary table exactly; damaged bytes are refused as IndexUnusable, never a crash or an
+// out-of-bounds read; bucket files merged from runs equal the ones encoded in one go.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { KINDS, STATUSES, kindFolder } from '../../../src/document/contract.js';
+import { DocTableBuilder, GenerationDocs, decodeDocTable } from '../../../src/search/index/generation-docs.js';
+import { PostingsBuilder } from '../../../src/search/index/index-build.js';
+import { BUCKET_COUNT, IndexUnusable, bucketOf, type DocRecord } from '../../../src/search/index/index-format.js';
+import { encodeBucket, type FlatPostings } from '../../../src/search/index/postings.js';
+
+const text = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('é', '会话', 'a/b', '🙂x'));
+const record = fc
+  .record({
+    id: fc.stringMatching(/^mem_[a-z0-9]{1,6}$/),
+    kind: fc.constantFrom(...KINDS),
+    status: fc.constantFrom(...STATUSES),
+    tags: fc.array(fc.constantFrom('db', 'ops', 'ui', 'é'), { maxLength: 3 }),
+    targets: fc.array(fc.constantFrom('all', 'claude-code', 'codex'), { maxLength: 2 }),
+    source: fc.constantFrom('test', 'codex', 'claude'),
+    links: fc.array(text, { maxLength: 3 }),
+    updated: fc.integer({ min: 0, max: 2 ** 42 }),
+    size: fc.integer({ min: 0, max: 1 << 20 }),
+    mtime: fc.oneof(fc.constant(-1), fc.integer({ min: 0, max: 2 ** 42 })),
+    len: fc.array(fc.integer({ min: 0, max: 5000 }), { minLength: 5, maxLength: 5 }),
+    canonical: fc.boolean(),
+    folder: text,
+  })
+  .map(({ canonical, folder, ...r }): DocRecord => ({ ...r, scope: 'team', path: canonical ? `${kindFolder(r.kind)}/${r.id}.md` : `${folder}/${r.id}.md` }));
+
+const encode = (docs: DocRecord[]) => {
+  const b = new DocTableBuilder();
+  for (const d of docs) b.add(d);
+  return b.encode('team', 'g1', new Array(BUCKET_COUNT).fill(0), []);
+};
+
+describe('docs.bin', () => {
+  it('gives back every record exactly, and finds each by path', () => {
+    fc.assert(
+      fc.property(fc.uniqueArray(record, { maxLength: 20, selector: (d) => d.path }), (docs) => {
+        const base = new GenerationDocs('team', 'g1', decodeDocTable(encode(docs), { scope: 'team', generation: 'g1' }), [], 0);
+        expect(base.count).toBe(docs.length);
+        docs.forEach((d, i) => {
+          expect(base.doc(i)).toEqual(d);
+          expect(base.id(i)).toBe(d.id);
+          for (const l of d.links) expect(base.linksTo(i, l)).toBe(true);
+          expect(base.numberOf(d.path)).toBe(i);
+        });
+      }),
+    );
+  });
+
+  it('refuses damaged bytes as IndexUnusable: truncated, wrong lengths, offsets or codes out of range', () => {
+    const docs = fc.sample(record, { numRuns: 12, seed: 7 });
+    const good = encode(docs);
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.record({ cut: fc.integer({ min: 0, max: good.length - 1 }) }),
+          fc.record({ at: fc.integer({ min: 0, max: good.length - 1 }), byte: fc.integer({ min: 0, max: 255 }) }),
+          fc.record({ extra: fc.integer({ min: 1, max: 16 }) }),
+        ),
+        (damage) => {
+          let bytes: Buffer;
+          if ('cut' in damage) bytes = good.subarray(0, damage.cut);
+          else if ('extra' in damage) bytes = Buffer.concat([good, Buffer.alloc(damage.extra)]);
+          else {
+            bytes = Buffer.from(good);
+            bytes[damage.at] = damage.byte;
+          }
+          let base: GenerationDocs;
+          try {
+            base = new GenerationDocs('team', 'g1', decodeDocTable(bytes, { scope: 'team', generation: 'g1' }), [], 0);
+          } catch (err) {
+            expect(err).toBeInstanceOf(IndexUnusable);
+            return;
+          }
+          // a change the checks let through (a string's bytes, a number) still reads within bounds
+          expect('cut' in damage || 'extra' in damage).toBe(false);
+          for (let i = 0; i < base.count; i++) {
+            const d = base.doc(i);
+            expect(KINDS).toContain(d.kind);
+            expect(STATUSES).toContain(d.status);
+            expect(d.tags.every((t) => typeof t === 'string')).toBe(true);
+            expect(typeof base.path(i)).toBe('string');
+          }
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+});
+
+describe('streamed postings', () => {
+  it('bucket files merged from small batches equal the ones encoded in one go', () => {
+    const terms = fc.dictionary(
+      fc.constantFrom('alpha', 'alps', 'beta', 'bet', 'gamma', '会话', 'x1'),
+      fc.array(fc.integer({ min: 0, max: 300 }), { minLength: 5, maxLength: 5 }),
+      { maxKeys: 5 },
+    );
+    fc.assert(
+      fc.property(fc.array(terms, { maxLength: 40 }), fc.integer({ min: 3, max: 60 }), (docs, batch) => {
+        const streamed = new PostingsBuilder(batch);
+        const whole: Map<string, FlatPostings>[] = Array.from({ length: BUCKET_COUNT }, () => new Map());
+        docs.forEach((t, doc) => {
+          streamed.add(doc, t);
+          for (const term in t) {
+            const m = whole[bucketOf(term)]!;
+            if (!m.has(term)) m.set(term, []);
+            t[term]!.forEach((f, fid) => {
+              if (f > 0) m.get(term)!.push(doc, fid, f);
+            });
+          }
+        });
+        for (let b = 0; b < BUCKET_COUNT; b++) {
+          const m = whole[b]!;
+          const expected = [...m.values()].some((l) => l.length > 0) ? encodeBucket(new Map([...m].filter(([, l]) => l.length > 0))) : Buffer.alloc(0);
+          expect(streamed.bucket(b).equals(expected)).toBe(true);
+        }
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
