@@ -19,13 +19,13 @@ describe('outside any vault', () => {
     // the binary: an in-process --detach would start this test runner as the server
     for (const args of [['watch', '--detach'], ['watch'], ['watch', '--status']]) {
       const r = await runBin(args, { cwd, env });
-      expect(r.code, r.stderr).toBe(3);
+      expect(r.code, r.stderr).toBe(7);
       expect(r.stderr).toContain('cannot run the index server: no vault here');
       expect(r.stderr).toContain(NO_VAULT_HINT);
       expect(readdirSync(cwd)).toEqual([]);
     }
     const save = await runCli(['save', '--title', 't', '--body', 'b'], { cwd, env });
-    expect(save.code).toBe(3);
+    expect(save.code).toBe(7);
     expect(readdirSync(cwd)).toEqual([]);
   });
 
@@ -33,7 +33,7 @@ describe('outside any vault', () => {
     const cwd = fixture();
     const env = cliEnv();
     const r = await runCli(['index'], { cwd, env });
-    expect(r.code).toBe(3);
+    expect(r.code).toBe(7);
     expect(r.stderr).toContain('cannot index the project and team scopes: no vault here');
     expect(r.stderr).toContain(NO_VAULT_HINT);
     expect(r.stdout).not.toContain('kept in memory');
