@@ -20,7 +20,7 @@ import { join, relative, sep } from 'node:path';
 import { SCOPES, type Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
 import { readFromScan } from '../operations/read.js';
-import { askServer, foreignListenerError, serverPresence, type ClientIdentity } from '../search/resident/resident-client.js';
+import { foreignListenerError, serverPresence, type ClientIdentity } from '../search/resident/resident-client.js';
 import { fullCheckIntervalFrom } from '../search/index/index-freshness.js';
 import { ResidentEngine } from '../search/resident/resident-engine.js';
 import {

@@ -111,7 +111,10 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
   });
   const shown = response.results.length;
   // a credential pasted as a query is not echoed back (terminal logs, CI output)
-  const echo = shown === 0 && query.trim() ? (await import('../../document/echo-input.js')).quoteInput(/^".*"$/s.test(query.trim()) ? query.trim().slice(1, -1) : query) : '';
+  const echo =
+    shown === 0 && query.trim()
+      ? (await import('../../document/echo-input.js')).quoteInput(/^".*"$/s.test(query.trim()) ? query.trim().slice(1, -1) : query)
+      : '';
   lines.push(
     shown === 0
       ? query.trim()
