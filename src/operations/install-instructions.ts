@@ -7,8 +7,11 @@
  * - Codex and Cursor (and Gemini CLI, in `<worktree>/GEMINI.md`): a delimited block in `<worktree>/AGENTS.md` between {@link BLOCK_BEGIN} and
  *   {@link BLOCK_END}; the rest of the file is never touched. Cursor reads AGENTS.md as project
  *   instructions (cursor.com/docs/rules).
+ * - With `--scope user`, where each harness reads a person's own instructions for every project:
+ *   `~/.claude/skills/vault-recall/SKILL.md`, `$CODEX_HOME/AGENTS.md` (default `~/.codex`),
+ *   `~/.gemini/GEMINI.md`. Cursor keeps user rules in its settings, not in a file: refused.
  *
- * Unlike `.claude/settings.local.json`, these files hold no machine paths and are meant to be
+ * Unlike `.claude/settings.local.json`, the project files hold no machine paths and are meant to be
  * committed. Installing twice equals once; uninstall removes exactly what install added (the
  * skill file and its folder when empty; the block and the blank line before it; AGENTS.md itself
  * when nothing else is left). Files are never written through a symbolic link.
@@ -19,6 +22,14 @@ import { VaultError } from '../errors.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 import type { HookHarness } from '../sessions/hook-events.js';
 import { readSettingsFile, type SettingsPlan } from './install-hooks.js';
+
+/** Where the protocol goes: the folder it is installed under (never written through a link) and the file. */
+export interface InstructionsTarget {
+  /** the worktree (project scope) or the home folder the harness reads (user scope); absolute */
+  root: string;
+  /** the file under `root` */
+  file: string;
+}
 
 /** First and last line of the AGENTS.md block. */
 export const BLOCK_BEGIN = '<!-- vault:recall-protocol:begin (managed by `vault hooks install --instructions`; removed by uninstall) -->';
@@ -49,10 +60,32 @@ export const SKILL_TEXT = [
 export const AGENTS_BLOCK = [BLOCK_BEGIN, '## Vault recall protocol', '', PROTOCOL, BLOCK_END].join('\n');
 
 /** Where the protocol goes for a harness, in a worktree. */
-export function instructionsFileFor(harness: HookHarness, worktreeRoot: string): string {
-  if (harness === 'claude-code') return join(worktreeRoot, '.claude', 'skills', 'vault-recall', 'SKILL.md');
-  // Gemini CLI reads GEMINI.md by default (its context.fileName setting), not AGENTS.md
-  return join(worktreeRoot, harness === 'gemini-cli' ? 'GEMINI.md' : 'AGENTS.md');
+/**
+ * The file that holds the protocol for a harness at an install scope.
+ *
+ * @param where the worktree root, and for user scope the absolute home folder and CODEX_HOME (absolute, already checked)
+ * @returns the target, or undefined for a harness that reads no user-level instructions file (Cursor)
+ */
+export function instructionsTargetFor(
+  harness: HookHarness,
+  scope: 'project' | 'user',
+  where: { worktreeRoot: string; home: string; codexHome?: string },
+): InstructionsTarget | undefined {
+  if (scope === 'project') {
+    const file =
+      harness === 'claude-code'
+        ? join(where.worktreeRoot, '.claude', 'skills', 'vault-recall', 'SKILL.md')
+        : // Gemini CLI reads GEMINI.md by default (its context.fileName setting), not AGENTS.md
+          join(where.worktreeRoot, harness === 'gemini-cli' ? 'GEMINI.md' : 'AGENTS.md');
+    return { root: where.worktreeRoot, file };
+  }
+  if (harness === 'claude-code') return { root: where.home, file: join(where.home, '.claude', 'skills', 'vault-recall', 'SKILL.md') };
+  if (harness === 'gemini-cli') return { root: where.home, file: join(where.home, '.gemini', 'GEMINI.md') };
+  if (harness === 'codex') {
+    const root = where.codexHome ?? join(where.home, '.codex');
+    return { root, file: join(root, 'AGENTS.md') };
+  }
+  return undefined;
 }
 
 /** The AGENTS.md text without our block (and the blank line install put before it). */
@@ -77,8 +110,8 @@ function withoutBlock(text: string): { text: string; found: boolean } {
  *
  * @throws VaultError `symlink-refused`, `io-error`, `invalid-input` (a block without its end)
  */
-export function planInstructions(harness: HookHarness, worktreeRoot: string, action: 'install' | 'uninstall'): SettingsPlan {
-  const file = instructionsFileFor(harness, worktreeRoot);
+export function planInstructions(harness: HookHarness, target: InstructionsTarget, action: 'install' | 'uninstall'): SettingsPlan {
+  const { file } = target;
   const before = readSettingsFile(file);
   let after: string | undefined;
   if (harness === 'claude-code') {
@@ -120,10 +153,10 @@ function noLinkBelow(root: string, dir: string): boolean {
  *
  * @throws VaultError `symlink-refused`, `io-error`
  */
-export function applyInstructionsPlan(plan: SettingsPlan, worktreeRoot: string, randomHex: (n: number) => string): void {
+export function applyInstructionsPlan(plan: SettingsPlan, target: InstructionsTarget, randomHex: (n: number) => string): void {
   if (!plan.changed) return;
   const dir = dirname(plan.file);
-  if (!noLinkBelow(worktreeRoot, dir))
+  if (!noLinkBelow(target.root, dir))
     throw new VaultError('symlink-refused', `a folder on the way to ${plan.file} is a symbolic link; not writing through it`, { rule: 'no symlinks' });
   try {
     if (plan.after === undefined) {

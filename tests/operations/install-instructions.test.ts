@@ -160,4 +160,35 @@ describe('vault hooks install --instructions', () => {
     expect(u.stderr).toMatch(/changed since vault installed it/);
     expect(readFileSync(skill, 'utf8')).toContain('My own note.');
   });
+
+  it('--scope user: the files each harness reads for every project (skill in ~/.claude, $CODEX_HOME/AGENTS.md, ~/.gemini/GEMINI.md), never the worktree; Cursor is refused', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const codexHome = join(tempDir(), 'codex-home');
+    const home = env.HOME!;
+    const skill = join(home, '.claude', 'skills', 'vault-recall', 'SKILL.md');
+    const c = await run(repo, env, 'install', '--harness', 'claude-code', '--scope', 'user', '--instructions');
+    expect(c.code, c.stderr).toBe(0);
+    expect(readFileSync(skill, 'utf8')).toBe(SKILL_TEXT);
+    expect(c.stdout).not.toContain('meant to be committed');
+    const x = await run(repo, { ...env, CODEX_HOME: codexHome }, 'install', '--harness', 'codex', '--scope', 'user', '--instructions');
+    expect(x.code, x.stderr).toBe(0);
+    expect(readFileSync(join(codexHome, 'AGENTS.md'), 'utf8')).toBe(`${AGENTS_BLOCK}\n`);
+    const g = await run(repo, env, 'install', '--harness', 'gemini-cli', '--scope', 'user', '--instructions');
+    expect(g.code, g.stderr).toBe(0);
+    expect(readFileSync(join(home, '.gemini', 'GEMINI.md'), 'utf8')).toBe(`${AGENTS_BLOCK}\n`);
+    for (const f of ['.claude/skills', 'AGENTS.md', 'GEMINI.md']) expect(existsSync(join(repo, f)), f).toBe(false);
+    const cursor = await run(repo, env, 'install', '--harness', 'cursor', '--scope', 'user', '--instructions');
+    expect(cursor.code).toBe(3);
+    expect(cursor.stderr).toMatch(/Cursor reads no user-level instructions file/);
+    expect(existsSync(join(home, '.cursor', 'hooks.json'))).toBe(false);
+    // uninstall at user scope removes the user files and leaves the worktree's own alone
+    writeFileSync(join(repo, 'AGENTS.md'), `# Ours\n\n${AGENTS_BLOCK}\n`);
+    const u = await run(repo, env, 'uninstall', '--harness', 'claude-code', '--scope', 'user');
+    expect(u.code, u.stderr).toBe(0);
+    expect(existsSync(join(home, '.claude', 'skills', 'vault-recall'))).toBe(false);
+    expect((await run(repo, { ...env, CODEX_HOME: codexHome }, 'uninstall', '--harness', 'codex', '--scope', 'user')).code).toBe(0);
+    expect(existsSync(join(codexHome, 'AGENTS.md'))).toBe(false);
+    expect(readFileSync(join(repo, 'AGENTS.md'), 'utf8')).toBe(`# Ours\n\n${AGENTS_BLOCK}\n`);
+  });
 });

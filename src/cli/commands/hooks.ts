@@ -24,8 +24,8 @@ async function defaultPrefix(): Promise<string> {
  * Asks on the terminal whether to install the recall protocol too: one y/N question, one key
  * (`y` yes; anything else, Enter and Ctrl-C included, no).
  */
-async function askInstructions(ctx: CliContext, file: string, readKey: () => Promise<string>): Promise<boolean> {
-  ctx.io.stdout(`Also install the recall protocol in ${file} (a file meant to be committed)? [y/N] `);
+async function askInstructions(ctx: CliContext, file: string, scope: 'project' | 'user', readKey: () => Promise<string>): Promise<boolean> {
+  ctx.io.stdout(`Also install the recall protocol in ${file}${scope === 'project' ? ' (a file meant to be committed)' : ''}? [y/N] `);
   const yes = (await readKey()).toLowerCase() === 'y';
   ctx.io.stdout(`${yes ? 'y' : 'n'}\n`);
   return yes;
@@ -55,7 +55,7 @@ export const hooksCommand = (ctx: CliContext) => ({
       .option('instructions', {
         type: 'boolean',
         describe:
-          'also install the recall protocol where the harness reads instructions: a skill (.claude/skills/vault-recall/SKILL.md) or a block in AGENTS.md (Codex, Cursor) or GEMINI.md (Gemini CLI); files meant to be committed. On a terminal, install asks when neither --instructions nor --no-instructions is given; elsewhere the default is no. uninstall removes them',
+          'also install the recall protocol where the harness reads instructions: a skill (.claude/skills/vault-recall/SKILL.md) or a block in AGENTS.md (Codex, Cursor) or GEMINI.md (Gemini CLI); files meant to be committed. With --scope user: ~/.claude/skills/vault-recall/SKILL.md, $CODEX_HOME/AGENTS.md (default ~/.codex), ~/.gemini/GEMINI.md (not Cursor). On a terminal, install asks when neither --instructions nor --no-instructions is given; elsewhere the default is no. uninstall removes them',
       })
       .example('$0 hooks install --harness codex --instructions', 'hooks in .codex/hooks.json and the recall protocol in AGENTS.md')
       .example('$0 hooks install --harness claude-code --dry-run', 'show what would change in .claude/settings.local.json'),
@@ -75,7 +75,10 @@ export const hooksCommand = (ctx: CliContext) => ({
         backupPathFor,
         gitignoreLinesFor,
       } = await import('../../operations/install-hooks.js');
-      const [{ checkAbsoluteEnvPath, findWorktreeRoot }, { isAbsolute, join }] = await Promise.all([import('../../store/roots.js'), import('node:path')]);
+      const [{ checkAbsoluteEnvPath, findWorktreeRoot }, { dirname, isAbsolute, join }] = await Promise.all([
+        import('../../store/roots.js'),
+        import('node:path'),
+      ]);
       const rt = ctx.io.runtime;
       // a user-scope settings file under an empty or relative HOME would land in the working directory
       const home =
@@ -93,23 +96,29 @@ export const hooksCommand = (ctx: CliContext) => ({
       } else plan = planUninstall(file, before, harness);
       const dryRun = Boolean(argv['dry-run']);
       // the recall protocol: installed with --instructions, removed by every uninstall that finds it unchanged
-      const worktreeRoot = findWorktreeRoot(rt.cwd);
       const instr = await import('../../operations/install-instructions.js');
+      const codexHome = scope === 'user' && harness === 'codex' && rt.env.CODEX_HOME !== undefined ? dirname(file) : undefined;
+      const target = instr.instructionsTargetFor(harness, scope, { worktreeRoot: findWorktreeRoot(rt.cwd), home, codexHome });
+      if (!target && argv.instructions)
+        throw new VaultError('invalid-input', `${HARNESS_TITLES[harness]} reads no user-level instructions file`, {
+          field: 'instructions',
+          hint: 'install the recall protocol per project (--scope project --instructions), or add it to your user rules in its settings',
+        });
       let wantInstructions = argv.instructions;
-      if (argv.action === 'install' && wantInstructions === undefined && !argv.json && ctx.io.readKey)
-        wantInstructions = await askInstructions(ctx, instr.instructionsFileFor(harness, worktreeRoot), ctx.io.readKey);
+      if (target && argv.action === 'install' && wantInstructions === undefined && !argv.json && ctx.io.readKey)
+        wantInstructions = await askInstructions(ctx, target.file, scope, ctx.io.readKey);
       let instructions: ReturnType<typeof instr.planInstructions> | undefined;
-      if (argv.action === 'install' && wantInstructions) instructions = instr.planInstructions(harness, worktreeRoot, 'install');
-      else if (argv.action === 'uninstall') {
+      if (target && argv.action === 'install' && wantInstructions) instructions = instr.planInstructions(harness, target, 'install');
+      else if (target && argv.action === 'uninstall') {
         try {
-          instructions = instr.planInstructions(harness, worktreeRoot, 'uninstall');
+          instructions = instr.planInstructions(harness, target, 'uninstall');
         } catch (err) {
           if (argv.instructions) throw err;
           ctx.io.stderr(`warning: ${(err as Error).message}\n`);
         }
       }
       const backup = dryRun ? undefined : applySettingsPlan(plan, rt.randomHex);
-      if (instructions && !dryRun) instr.applyInstructionsPlan(instructions, worktreeRoot, rt.randomHex);
+      if (instructions && target && !dryRun) instr.applyInstructionsPlan(instructions, target, rt.randomHex);
       // a project-scope file holds this machine's paths: offer the .gitignore lines git still lacks
       let gitignoreLines: string[] = [];
       if (scope === 'project' && argv.action === 'install' && plan.changed) {
@@ -162,7 +171,8 @@ export const hooksCommand = (ctx: CliContext) => ({
           printText(ctx, diffLines(instructions.before ?? '', instructions.after ?? ''));
         } else {
           for (const c of instructions.changes) printText(ctx, `  ${c}`);
-          if (argv.action === 'install') printText(ctx, '  this file holds no machine paths and is meant to be committed (unlike settings.local.json)');
+          if (argv.action === 'install' && scope === 'project')
+            printText(ctx, '  this file holds no machine paths and is meant to be committed (unlike settings.local.json)');
         }
       };
       if (alsoInstalledAt)
