@@ -50,6 +50,8 @@ export const DIAGNOSTIC_CODES = [
   'save-leftover',
   /** an active handoff older than ECC_HANDOFF_STALE_DAYS (default 30) */
   'stale-handoff',
+  /** an active memory with the same title and body as an older active one */
+  'duplicate-memory',
 ] as const;
 
 /** A stable diagnostic code (the rule id). */

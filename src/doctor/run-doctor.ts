@@ -28,6 +28,7 @@ import { checkSecrets } from './rules/suspected-secret.js';
 import { checkSaveLeftovers } from './rules/save-leftover.js';
 import { checkStrayFiles } from './rules/stray-file.js';
 import { checkSuperseded } from './rules/probably-superseded.js';
+import { checkDuplicateMemories } from './rules/duplicate-memory.js';
 import { checkSymlinks } from './rules/symlink.js';
 import { checkTeamLinksLocal } from './rules/team-links-local.js';
 import { checkSyncConflicts, findConflictCopies } from './rules/sync-conflict.js';
@@ -77,6 +78,7 @@ export const DOCTOR_RULES: ReadonlyArray<Rule> = [
   checkStrayFiles,
   checkSaveLeftovers,
   checkSuperseded,
+  checkDuplicateMemories,
   checkTimestamps,
   checkStaleHandoffs,
   checkObsidianTags,

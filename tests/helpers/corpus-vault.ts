@@ -20,7 +20,8 @@ const FIELDS = ['schema', 'id', 'title', 'kind', 'scope', 'trust', 'status', 'so
 export function memoryText(o: Record<string, unknown> & { id: string }, body = `Body text. ${MARKER}`): string {
   const d: Record<string, unknown> = {
     schema: 'ecc.memory.v1',
-    title: 'A corpus memory',
+    // distinct titles: the corpus means one finding per file, and copies would also be duplicate-memory
+    title: `A corpus memory: ${o.id}`,
     kind: 'note',
     scope: 'team',
     trust: 'unreviewed',
