@@ -334,3 +334,25 @@ describe('a detected secret is redacted wherever the text repeats it', () => {
     expect(out.snapshot).toContain('use password [REDACTED password in a URL]');
   });
 });
+
+describe('a credential in the transcript path', () => {
+  it('is redacted in every file the stop hook writes, the proposals file included', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const token = `ghp_${'Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7d'}`;
+    const source = claudeTranscript(repo, [
+      { user: 'We decided to use postgres for the queue from now on, because it is already deployed.', assistant: 'Noted.' },
+    ]);
+    const folder = join(tempDir('vault-transcript-'), token);
+    mkdirSync(folder);
+    const transcript = join(folder, `${SESSION}.jsonl`);
+    writeFileSync(transcript, readFileSync(source));
+    const r = await hook('stop', stop(repo, transcript), { cwd: repo, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).not.toContain(token);
+    const dir = sessionsDirOf(env);
+    const files = filesUnder(dir);
+    expect(files.some((f) => f.startsWith('.proposals/'))).toBe(true);
+    for (const f of files) expect(readFileSync(join(dir, f), 'utf8'), f).not.toContain(token.slice(0, 16));
+  });
+});
