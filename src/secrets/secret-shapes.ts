@@ -422,13 +422,14 @@ const buildShapes = (): readonly SecretShape[] => [
     ),
     { secret: VALUE_GROUPS, keep: (v) => v.length >= 8 && !isPlaceholder(v) && notAPath(v) && /\d/.test(v) && /[A-Za-z]/.test(v) },
   ),
-  // an environment list of Kubernetes or CI YAML: `- name: DB_PASSWORD` then `value: ...`
+  // an environment list of Kubernetes or CI YAML: `- name: DB_PASSWORD` then `value: ...` (the
+  // name's word in a lookahead: a long name of repeated words is not scanned again per word)
   shape(
     'yaml-name-value-credential',
     'password assignment',
-    /name:[ \t]*["']?[a-z0-9_.-]*(?:passw|passphrase|secret|token|api[_-]?key|private[_-]?key)[a-z0-9_.-]*["']?[ \t]*\r?\n[ \t-]*value:/,
+    /name:[ \t]*["']?(?=[a-z0-9_.-]*?(?:passw|passphrase|secret|token|api[_-]?key|private[_-]?key))[a-z0-9_.-]+["']?[ \t]*\r?\n[ \t-]*value:/,
     new RegExp(
-      String.raw`name:[ \t]*["']?[A-Za-z0-9_.-]*(?:passw(?:or)?d|passphrase|secret|token|api[_-]?key|private[_-]?key)[A-Za-z0-9_.-]*["']?[ \t]*\r?\n[ \t-]*value:[ \t]*${VALUE}`,
+      String.raw`name:[ \t]*["']?(?=[A-Za-z0-9_.-]*?(?:passw(?:or)?d|passphrase|secret|token|api[_-]?key|private[_-]?key))[A-Za-z0-9_.-]+["']?[ \t]*\r?\n[ \t-]*value:[ \t]*${VALUE}`,
       'dgi',
     ),
     { secret: VALUE_GROUPS, keep: realValue(8) },
@@ -559,5 +560,5 @@ export const ANCHOR_REGEXES: readonly RegExp[] = [
   /(?:token|key)(?:[_-]?\d+)?["']?[ \t]*[:=]/,
   /--(?:passw|token|api-key|secret|client-secret|access-key)/,
   /(?:pass(?:word|wd|phrase|code)|pwd|secret|token|key)["']?[ \t]*:[ \t]*(?:[|>][+-]?[ \t]*)?\r?\n[ \t]/,
-  /name:[ \t]*["']?[a-z0-9_.-]*(?:passw|passphrase|secret|token|api[_-]?key|private[_-]?key)[a-z0-9_.-]*["']?[ \t]*\r?\n[ \t-]*value:/,
+  /name:[ \t]*["']?(?=[a-z0-9_.-]*?(?:passw|passphrase|secret|token|api[_-]?key|private[_-]?key))[a-z0-9_.-]+["']?[ \t]*\r?\n[ \t-]*value:/,
 ];
