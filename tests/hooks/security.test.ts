@@ -356,3 +356,27 @@ describe('a credential in the transcript path', () => {
     for (const f of files) expect(readFileSync(join(dir, f), 'utf8'), f).not.toContain(token.slice(0, 16));
   });
 });
+
+describe('a credential in a snapshot file (written before its shape was known, or edited by hand)', () => {
+  it('is redacted as the snapshot is read: sessions list, list --json, show, session start', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const transcript = claudeTranscript(repo, [{ user: 'We decided to use postgres for the queue.', assistant: 'Noted.' }]);
+    expect((await hook('stop', stop(repo, transcript), { cwd: repo, env })).code).toBe(0);
+    const token = `ghp_${'Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7d'}`;
+    const [name] = snapshotNames(env);
+    const path = join(sessionsDirOf(env), name!);
+    const text = readFileSync(path, 'utf8');
+    expect(text).toMatch(/^\*\*Branch:\*\* /m);
+    writeFileSync(path, text.replace(/^(\*\*Branch:\*\* ).*$/m, `$1${token}`).replace('We decided to use postgres', `We decided to use ${token}`));
+    const outputs = {
+      list: (await runCli(['sessions', 'list'], { cwd: repo, env })).stdout,
+      json: (await runCli(['sessions', 'list', '--json'], { cwd: repo, env })).stdout,
+      show: (await runCli(['sessions', 'show', SHORT], { cwd: repo, env })).stdout,
+      start: (await hook('session-start', start(repo), { cwd: repo, env })).stdout,
+    };
+    expect(outputs.show).toContain('[REDACTED GitHub token]');
+    expect(outputs.start).toContain('SessionStart');
+    for (const [where, out] of Object.entries(outputs)) expect(out, where).not.toContain(token.slice(0, 12));
+  });
+});
