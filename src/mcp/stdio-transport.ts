@@ -13,6 +13,7 @@
  * - An error answer is sent without the SDK's "MCP error <code>: " prefix (the client adds one).
  */
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { redactSecretShapes } from '../secrets/scan-secrets.js';
 import { JSONRPCMessageSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 /** Longest accepted message line in bytes, newline excluded (1 MiB, as the reference server). */
@@ -44,7 +45,10 @@ function withoutCodePrefix(message: JSONRPCMessage): JSONRPCMessage {
   const error = (message as { error?: { code?: unknown; message?: unknown } }).error;
   if (!error || typeof error.message !== 'string') return message;
   const prefix = `MCP error ${String(error.code)}: `;
-  return error.message.startsWith(prefix) ? ({ ...message, error: { ...error, message: error.message.slice(prefix.length) } } as JSONRPCMessage) : message;
+  const text = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+  // the SDK's own answers quote what the client sent ("Prompt <name> not found", "Resource <uri> not found"): no credential is echoed
+  const clean = redactSecretShapes(text).text;
+  return clean === error.message ? message : ({ ...message, error: { ...error, message: clean } } as JSONRPCMessage);
 }
 
 /** A bounded newline-delimited JSON-RPC transport over a readable and a writable stream. */

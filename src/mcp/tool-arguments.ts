@@ -11,9 +11,8 @@
  */
 import { isJSONRPCRequest, type JSONRPCErrorResponse, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type * as z from 'zod';
-import { redactSecretShapes } from '../secrets/scan-secrets.js';
 import { ProtocolError } from './protocol-error.js';
-import { quoteInput } from '../document/echo-input.js';
+import { boundInput, quoteInput } from '../document/echo-input.js';
 
 /** JSON-RPC 2.0 "Invalid params". */
 const INVALID_PARAMS = -32602;
@@ -35,7 +34,7 @@ function shown(name: string): string {
 function schemaOf(name: string, inputs: Readonly<Record<string, z.ZodObject>>): z.ZodObject {
   const schema = Object.hasOwn(inputs, name) ? inputs[name] : undefined;
   if (!schema) {
-    throw new ProtocolError(INVALID_PARAMS, `Unknown tool ${shown(name)}; this server has ${Object.keys(inputs).join(', ')}`, { tool: name.slice(0, 64) });
+    throw new ProtocolError(INVALID_PARAMS, `Unknown tool ${shown(name)}; this server has ${Object.keys(inputs).join(', ')}`, { tool: boundInput(name, 64) });
   }
   return schema;
 }
@@ -62,7 +61,7 @@ export function checkToolArguments(
     throw new ProtocolError(
       INVALID_PARAMS,
       `Invalid arguments for ${name}: unknown argument${unknown.length > 1 ? 's' : ''} ${keys}${notes.length ? ` (${notes.join('; ')})` : ''}; allowed: ${allowed.join(', ')}`,
-      { tool: name, unknown: unknown.slice(0, 8).map((k) => redactSecretShapes(k.slice(0, 64)).text) },
+      { tool: name, unknown: unknown.slice(0, 8).map((k) => boundInput(k, 64)) },
     );
   }
   const parsed = schema.safeParse(args);

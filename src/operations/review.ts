@@ -4,13 +4,16 @@
  * session's harness as the writer and a link to the most related memory of the scope; reject is
  * remembered by fingerprint. Nothing else writes a proposal into the vault.
  */
-import { VaultError } from '../errors.js';
+import { createHash } from 'node:crypto';
+import type { Scope } from '../document/contract.js';
+import { isVaultError, VaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
 import { searchMemories } from '../search/query/search-memories.js';
 import { decideProposal, listProposals, type StoredProposal } from '../sessions/proposal-store.js';
 import { WHY_PLACEHOLDER } from '../sessions/proposals/types.js';
 import { identifyWorktree } from '../sessions/snapshots/worktree-identity.js';
 import type { VaultRoots } from '../store/roots.js';
+import { readMemory } from './read.js';
 import { save, type SaveResult } from './save.js';
 import { quoteInput } from '../document/echo-input.js';
 
@@ -88,9 +91,56 @@ export async function reviewAccept(
     const top = found?.results[0];
     links = top && top.score > 0 ? [top.id] : [];
   }
-  const saved = await save(roots, { title, body, kind: proposal.kind, scope, tags: proposal.tags, links, sourceHarness: proposal.evidence.harness }, rt);
-  decideProposal(sessionsDir, proposal, { accepted: saved.memory.id }, rt);
+  const id = proposalMemoryId(proposal);
+  let saved: SaveResult;
+  try {
+    saved = await save(roots, { title, body, kind: proposal.kind, scope, tags: proposal.tags, links, sourceHarness: proposal.evidence.harness, id }, rt);
+  } catch (err) {
+    // an earlier accept saved this very memory and stopped before it recorded the decision (killed,
+    // or the decision lock was busy): record it now instead of saving a second copy
+    if (
+      !isVaultError(err) ||
+      err.code !== 'already-exists' ||
+      !(scope === 'project' || scope === 'team' || scope === 'user') ||
+      !isEarlierAccept(roots, id, scope, proposal.kind, title, body)
+    )
+      throw err;
+    decideProposal(sessionsDir, proposal, { accepted: id }, rt);
+    throw new VaultError('already-exists', `proposal ${proposal.id} was already saved as ${id} by an accept that did not finish; it is now marked accepted`, {
+      hint: `vault read ${id}${scope === 'project' ? '' : ` --scope ${scope}`}`,
+    });
+  }
+  try {
+    decideProposal(sessionsDir, proposal, { accepted: saved.memory.id }, rt);
+  } catch (err) {
+    if (!isVaultError(err)) throw err;
+    throw new VaultError(err.code, `saved ${saved.memory.id} (${saved.path}), but could not mark proposal ${proposal.id} accepted: ${err.message}`, {
+      hint: `run \`vault review accept ${proposal.id}\` again to record it (it does not save a second copy)`,
+      cause: err,
+    });
+  }
   return { proposal, saved };
+}
+
+/**
+ * The id a proposal's memory gets: fixed by the proposal's fingerprint and the day it was
+ * proposed, so that an accept interrupted after its save is finished by the next accept (the save
+ * then meets its own file) instead of saving a second copy.
+ */
+export function proposalMemoryId(proposal: Pick<StoredProposal, 'fingerprint' | 'createdAt'>): string {
+  const day = /^(\d{4})-(\d{2})-(\d{2})T/.exec(proposal.createdAt);
+  const hex = createHash('sha256').update(`ecc-memory-proposal\u0000${proposal.fingerprint}`).digest('hex').slice(0, 20);
+  return `mem_${day ? `${day[1]}${day[2]}${day[3]}` : '00000000'}_${hex}`;
+}
+
+/** Whether memory `id` of `scope` is what this accept would save (same kind, title and body), so an earlier accept of it. */
+function isEarlierAccept(roots: VaultRoots, id: string, scope: Scope, kind: string, title: string, body: string): boolean {
+  try {
+    const found = readMemory(roots, id, { scopes: [scope] });
+    return found.memory.kind === kind && found.memory.title === title && found.memory.body.trim() === body.trim();
+  } catch {
+    return false;
+  }
 }
 
 /** Rejects a proposal: its fingerprint is remembered, and it is never proposed again. */

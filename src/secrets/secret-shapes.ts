@@ -410,6 +410,30 @@ const buildShapes = (): readonly SecretShape[] => [
     ),
     { secret: VALUE_GROUPS, keep: assignedValue(8) },
   ),
+  // YAML with the value on the next line: `password:` or `password: |` (a block scalar), then the
+  // value alone on an indented line (prose after a bare `password:` has spaces and is not taken)
+  shape(
+    'yaml-next-line-credential',
+    'password assignment',
+    /(?:pass(?:word|wd|phrase|code)|pwd|secret|token|key)["']?[ \t]*:[ \t]*(?:[|>][+-]?[ \t]*)?\r?\n[ \t]/,
+    new RegExp(
+      String.raw`(?:pass(?:word|wd|phrase|code)|pwd(?<![a-z]pwd)|secret(?:[_-]?key)?|(?:api|access|auth|private|client|app|service|signing)[_-]?(?:key|token)|token(?<!(?:page|continuation|sync|next|cancellation)[_-]?token))(?:[_-]?\d+)?(?<kq>["'])?[ \t]*:[ \t]*(?:[|>][+-]?[ \t]*)?\r?\n[ \t]+${VALUE}[ \t]*(?=\r?\n|$)`,
+      'dgi',
+    ),
+    { secret: VALUE_GROUPS, keep: (v) => v.length >= 8 && !isPlaceholder(v) && notAPath(v) && /\d/.test(v) && /[A-Za-z]/.test(v) },
+  ),
+  // an environment list of Kubernetes or CI YAML: `- name: DB_PASSWORD` then `value: ...` (the
+  // name's word in a lookahead: a long name of repeated words is not scanned again per word)
+  shape(
+    'yaml-name-value-credential',
+    'password assignment',
+    /name:[ \t]*["']?(?=[a-z0-9_.-]*?(?:passw|passphrase|secret|token|api[_-]?key|private[_-]?key))[a-z0-9_.-]+["']?[ \t]*\r?\n[ \t-]*value:/,
+    new RegExp(
+      String.raw`name:[ \t]*["']?(?=[A-Za-z0-9_.-]*?(?:passw(?:or)?d|passphrase|secret|token|api[_-]?key|private[_-]?key))[A-Za-z0-9_.-]+["']?[ \t]*\r?\n[ \t-]*value:[ \t]*${VALUE}`,
+      'dgi',
+    ),
+    { secret: VALUE_GROUPS, keep: realValue(8) },
+  ),
   // `--password hunter2`, `--token abc...` on a command line
   shape(
     'credential-flag',
@@ -535,4 +559,6 @@ export const ANCHOR_REGEXES: readonly RegExp[] = [
   /secret(?:[_-]?key(?:[_-]?base)?)?(?:[_-]?\d+)?["']?[ \t]*[:=]/,
   /(?:token|key)(?:[_-]?\d+)?["']?[ \t]*[:=]/,
   /--(?:passw|token|api-key|secret|client-secret|access-key)/,
+  /(?:pass(?:word|wd|phrase|code)|pwd|secret|token|key)["']?[ \t]*:[ \t]*(?:[|>][+-]?[ \t]*)?\r?\n[ \t]/,
+  /name:[ \t]*["']?(?=[a-z0-9_.-]*?(?:passw|passphrase|secret|token|api[_-]?key|private[_-]?key))[a-z0-9_.-]+["']?[ \t]*\r?\n[ \t-]*value:/,
 ];

@@ -214,7 +214,8 @@ export function captureProposals(rt: Runtime, input: CaptureInput): CaptureOutco
       sessionId: input.sessionId,
       shortId: input.shortId,
       worktree: input.worktree,
-      transcript: input.transcript,
+      // kept for a person reading the file, never read back: a credential in a folder name is redacted like in the snapshot
+      transcript: redact(input.transcript),
       harness: input.harness,
       updatedAt: nowIso,
       state: JSON.parse(serializeExtractorState(result.state)) as ExtractorState,

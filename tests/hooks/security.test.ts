@@ -334,3 +334,49 @@ describe('a detected secret is redacted wherever the text repeats it', () => {
     expect(out.snapshot).toContain('use password [REDACTED password in a URL]');
   });
 });
+
+describe('a credential in the transcript path', () => {
+  it('is redacted in every file the stop hook writes, the proposals file included', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const token = `ghp_${'Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7d'}`;
+    const source = claudeTranscript(repo, [
+      { user: 'We decided to use postgres for the queue from now on, because it is already deployed.', assistant: 'Noted.' },
+    ]);
+    const folder = join(tempDir('vault-transcript-'), token);
+    mkdirSync(folder);
+    const transcript = join(folder, `${SESSION}.jsonl`);
+    writeFileSync(transcript, readFileSync(source));
+    const r = await hook('stop', stop(repo, transcript), { cwd: repo, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).not.toContain(token);
+    const dir = sessionsDirOf(env);
+    const files = filesUnder(dir);
+    expect(files.some((f) => f.startsWith('.proposals/'))).toBe(true);
+    for (const f of files) expect(readFileSync(join(dir, f), 'utf8'), f).not.toContain(token.slice(0, 16));
+  });
+});
+
+describe('a credential in a snapshot file (written before its shape was known, or edited by hand)', () => {
+  it('is redacted as the snapshot is read: sessions list, list --json, show, session start', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const transcript = claudeTranscript(repo, [{ user: 'We decided to use postgres for the queue.', assistant: 'Noted.' }]);
+    expect((await hook('stop', stop(repo, transcript), { cwd: repo, env })).code).toBe(0);
+    const token = `ghp_${'Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7d'}`;
+    const [name] = snapshotNames(env);
+    const path = join(sessionsDirOf(env), name!);
+    const text = readFileSync(path, 'utf8');
+    expect(text).toMatch(/^\*\*Branch:\*\* /m);
+    writeFileSync(path, text.replace(/^(\*\*Branch:\*\* ).*$/m, `$1${token}`).replace('We decided to use postgres', `We decided to use ${token}`));
+    const outputs = {
+      list: (await runCli(['sessions', 'list'], { cwd: repo, env })).stdout,
+      json: (await runCli(['sessions', 'list', '--json'], { cwd: repo, env })).stdout,
+      show: (await runCli(['sessions', 'show', SHORT], { cwd: repo, env })).stdout,
+      start: (await hook('session-start', start(repo), { cwd: repo, env })).stdout,
+    };
+    expect(outputs.show).toContain('[REDACTED GitHub token]');
+    expect(outputs.start).toContain('SessionStart');
+    for (const [where, out] of Object.entries(outputs)) expect(out, where).not.toContain(token.slice(0, 12));
+  });
+});

@@ -180,3 +180,25 @@ describe('vault mcp: protocol hygiene', () => {
     expect(byId.get(7).result.structuredContent.ok).toBe(true); // no arguments at all is an empty object
   });
 });
+
+describe('vault mcp: a credential in a name the client sends is never echoed', () => {
+  it('an unknown tool, an unknown argument, an unknown prompt and an unknown resource: neither message nor data holds it', async () => {
+    const token = `ghp_${'Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4zAb7d'}`;
+    const r = await runRawMcp(gitRepo(), cliEnv({ ECC_MEMORY_HARNESS: 'cursor' }), [
+      INIT,
+      INITIALIZED,
+      call(2, token, {}),
+      call(3, 'memory_save', { title: 'x', body: 'y', [`${'k'.repeat(40)}${token}`]: 1 }),
+      { jsonrpc: '2.0', id: 4, method: 'prompts/get', params: { name: token } },
+      { jsonrpc: '2.0', id: 5, method: 'resources/read', params: { uri: `file:///${token}` } },
+    ]);
+    const answers = r.stdout
+      .toString('utf8')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as { id: number; error?: { message: string } });
+    for (const id of [2, 3, 4, 5]) expect(answers.find((a) => a.id === id)?.error?.message, `answer ${id}`).toBeTruthy();
+    expect(r.stdout.toString('utf8')).not.toContain(token.slice(0, 12));
+    expect(r.stderr).not.toContain(token.slice(0, 12));
+  });
+});

@@ -101,7 +101,7 @@ export const sessionsCommand = (ctx: CliContext) => ({
         throw new VaultError('not-found', `no session snapshot with short id, session id or file name ${quoteInput(ref)}`, {
           hint: 'run `vault sessions list` to see them',
         });
-      const text = store.readSnapshotText(file.path) ?? '';
+      const text = store.readSnapshotShown(file.path) ?? '';
       if (argv.json) {
         printJson(ctx, { file: file.path, snapshot: store.loadSnapshot(file.path) ?? null, text });
         return;

@@ -21,6 +21,7 @@ import { join } from 'node:path';
 import type { Runtime } from '../../io/runtime.js';
 import { parseSnapshot, parseSnapshotHeader, type SessionSnapshot } from './snapshot.js';
 import {
+  readSnapshotShown,
   readSnapshotText,
   sameRepoInstance,
   SNAPSHOT_FILE,
@@ -271,7 +272,7 @@ function newestOf(
   }
   files.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? 1 : -1));
   for (const file of files) {
-    const text = readSnapshotText(file.path);
+    const text = readSnapshotShown(file.path);
     const snapshot = text === undefined ? undefined : parseSnapshot(text);
     if (!snapshot) continue; // incomplete: skipped, never injected
     const actual: IndexEntry = snapshot.repo ? { w: snapshot.worktree, r: snapshot.repo } : { w: snapshot.worktree };

@@ -34,6 +34,7 @@ import { homeDir } from '../../store/roots.js';
 import { DirHandle } from '../../store/dir-handle.js';
 import { parseSnapshot, parseSnapshotHeader, renderSnapshot, type SessionSnapshot } from './snapshot.js';
 import { quoteInput } from '../../document/echo-input.js';
+import { redactSecretShapes } from '../../secrets/scan-secrets.js';
 
 /**
  * The subfolder of the sessions folder that holds what session start caches: start records
@@ -318,9 +319,19 @@ export function readSnapshotText(path: string, maxBytes = MAX_SNAPSHOT_BYTES): s
   }
 }
 
+/**
+ * The text of a snapshot file as it is shown or parsed: redacted again as it is read, so that a
+ * snapshot written before a credential shape was known, or edited by hand, does not bring a
+ * credential back to a list, a show, a session start or a hand-off.
+ */
+export function readSnapshotShown(path: string): string | undefined {
+  const text = readSnapshotText(path);
+  return text === undefined ? undefined : redactSecretShapes(text).text;
+}
+
 /** Reads and parses a snapshot file; undefined when unreadable or incomplete. */
 export function loadSnapshot(path: string): SessionSnapshot | undefined {
-  const text = readSnapshotText(path);
+  const text = readSnapshotShown(path);
   return text === undefined ? undefined : parseSnapshot(text);
 }
 

@@ -29,6 +29,7 @@ import type { ListProof } from './memory-titles.js';
 import { parseSnapshot, type SessionSnapshot } from '../snapshots/snapshot.js';
 import {
   ensureStartDir,
+  readSnapshotShown,
   readSnapshotText,
   removeStaleWorkFiles,
   sameRepoInstance,
@@ -211,7 +212,7 @@ export function startFromRecord(
   const path = join(dir, record.snapshot);
   const st = lstatSync(path, { throwIfNoEntry: false });
   if (!st?.isFile() || nowMs - st.mtimeMs > maxAgeMs) return undefined;
-  const text = readSnapshotText(path);
+  const text = readSnapshotShown(path);
   const snapshot = text === undefined ? undefined : parseSnapshot(text);
   if (!snapshot || snapshot.worktree !== key.worktree || (snapshot.repo && key.repo && snapshot.repo !== key.repo) || !sameRepoInstance(snapshot, key))
     return undefined;

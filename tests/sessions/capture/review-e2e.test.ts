@@ -110,6 +110,30 @@ describe('capture and review, end to end', () => {
     expect(filesUnder(join(repo, '.ecc', 'memory')).filter((f) => f.endsWith('.md'))).toHaveLength(1);
   });
 
+  it('an accept that saved but could not record the decision (busy lock, or killed) is finished by the next accept, never a second copy', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    expect((await hook('stop', stop(repo, CLAUDE_DECISION, '3c091e7d-9540-4562-9383-c47b7fd51cc6'), { cwd: repo, env })).code).toBe(0);
+    const decision = (await list(repo, env)).find((p) => p.kind === 'decision' && /Redis/.test(p.title + p.body))!;
+    const memories = () => filesUnder(join(repo, '.ecc', 'memory')).filter((f) => f.endsWith('.md'));
+    // another live process holds the decision lock: the save happens, the decision cannot be written
+    const lock = join(sessionsDirOf(env), '.lock-proposals-decided');
+    writeFileSync(lock, `${process.ppid} held`);
+    const first = await runCli(['review', 'accept', decision.id], { cwd: repo, env });
+    rmSync(lock);
+    expect(first.code).toBe(7);
+    expect(first.stderr).toMatch(/^error: saved mem_\d{8}_[0-9a-f]{20} .*could not mark proposal/m);
+    expect(memories()).toHaveLength(1);
+    expect((await list(repo, env)).some((p) => p.id === decision.id)).toBe(true);
+    // the next accept meets its own memory: it records the decision and saves nothing
+    const again = await runCli(['review', 'accept', decision.id], { cwd: repo, env });
+    expect(again.code).toBe(5);
+    expect(again.stderr).toMatch(/already saved as mem_\d{8}_[0-9a-f]{20} by an accept that did not finish; it is now marked accepted/);
+    expect(memories()).toHaveLength(1);
+    expect((await list(repo, env)).some((p) => p.id === decision.id)).toBe(false);
+    expect((await runCli(['doctor'], { cwd: repo, env })).code).toBe(0);
+  });
+
   it('a compaction proposes nothing twice: the compaction summary is not read as the person, and a decision said again keeps its proposal', async () => {
     const repo = gitRepo();
     const env = cliEnv();
