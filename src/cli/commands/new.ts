@@ -100,7 +100,10 @@ export const newCommand = (ctx: CliContext) => ({
         type: 'string',
         describe: 'reopen a draft kept by an earlier `vault new` (its path was printed); removed after saving only if vault new made it',
       })
-      .option('dry-run', { type: 'boolean', describe: 'check everything, write nothing (also ECC_DRY_RUN=1)' })
+      .option('dry-run', {
+        type: 'boolean',
+        describe: 'check the memory, its links and folders, write nothing; the similar-memory check runs only on a real save (also ECC_DRY_RUN=1)',
+      })
       .example('EDITOR=nano $0 new --kind decision --title "Use Redis sessions" --scope team', 'write an ADR-style decision in nano')
       .epilog(
         'The draft is a Markdown file in a private temp folder: a short frontmatter (title, kind, scope, tags, links, ' +
