@@ -17,10 +17,15 @@ describe('outside any vault', () => {
     expect(locateVault(cwd), 'a vault above the temp folder (a stray /.ecc/memory?) makes this test meaningless').toBeUndefined();
     const env = cliEnv();
     // the binary: an in-process --detach would start this test runner as the server
-    for (const args of [['watch', '--detach'], ['watch'], ['watch', '--status']]) {
-      const r = await runBin(args, { cwd, env });
+    for (const [args, what] of [
+      [['watch', '--detach'], 'run the index server'],
+      [['watch'], 'run the index server'],
+      [['watch', '--status'], "show an index server's status"],
+      [['watch', '--stop'], 'stop an index server'],
+    ] as const) {
+      const r = await runBin([...args], { cwd, env });
       expect(r.code, r.stderr).toBe(7);
-      expect(r.stderr).toContain('cannot run the index server: no vault here');
+      expect(r.stderr).toContain(`cannot ${what}: no vault here`);
       expect(r.stderr).toContain(NO_VAULT_HINT);
       expect(readdirSync(cwd)).toEqual([]);
     }

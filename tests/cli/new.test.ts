@@ -68,6 +68,7 @@ describe('vault new (fake $EDITOR)', () => {
     const [draft] = editedDrafts();
     expect(r.stderr).toContain(`nothing saved; draft kept: ${draft}`);
     expect(r.stderr).toMatch(/error: the editor \(.*\) exited with status 1; nothing was saved/);
+    expect(r.stderr).toContain('hint: save and quit normally to write the memory');
     expect(memories()).toEqual([]);
     expect(readFileSync(draft!, 'utf8')).toContain('We will use Redis.');
     const again = await runCli(['new', '--draft', draft!, '--json'], { cwd: repo, env: env('noop') });
@@ -75,6 +76,17 @@ describe('vault new (fake $EDITOR)', () => {
     expect(memories()).toHaveLength(1);
     expect(existsSync(draft!)).toBe(false);
     expect(existsSync(dirname(draft!))).toBe(false); // the private draft folder is gone too
+  });
+
+  it('an editor command that is not found: the hint says to fix $EDITOR, not how to quit', async () => {
+    const { repo, env, memories } = setup();
+    const r = await runCli(['new', '--kind', 'note', '--title', 'x'], { cwd: repo, env: env('fill', { EDITOR: 'vault-no-such-editor-xyz' }) });
+    expect(r.code).toBe(7);
+    expect(r.stderr).toMatch(/error: the editor \(vault-no-such-editor-xyz\) exited with status 127; nothing was saved/);
+    expect(r.stderr).toContain('hint: the editor command "vault-no-such-editor-xyz" was not found: set $VISUAL or $EDITOR');
+    expect(r.stderr).not.toContain('save and quit normally');
+    expect(r.stderr).toMatch(/draft kept: .*\n {2}edit it again: vault new --draft /);
+    expect(memories()).toEqual([]);
   });
 
   it('writes nothing when the result is invalid, names the field, keeps the draft; fixing it saves', async () => {

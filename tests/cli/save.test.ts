@@ -90,6 +90,20 @@ describe('vault save: ids and dry runs', () => {
     expect(filesUnder(user)).toEqual([]);
     expect(existsSync(join(user, 'mem'))).toBe(false);
   });
+
+  it('a dry run does not run the similar-memory check, so --unique cannot refuse it (as --dry-run --help says)', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const first = await runCli(['save', '--title', 'Sessions live in Redis', '--body', 'one'], { cwd: repo, env });
+    expect(first.code, first.stderr).toBe(0);
+    const dry = await runCli(['save', '--title', 'Sessions live in Redis', '--body', 'two', '--unique', '--dry-run', '--json'], { cwd: repo, env });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ written: false, similar: [] });
+    const real = await runCli(['save', '--title', 'Sessions live in Redis', '--body', 'two', '--unique'], { cwd: repo, env });
+    expect(real.code).toBe(5);
+    const help = await runCli(['save', '--help'], { cwd: repo, env });
+    expect(help.stdout.replace(/\s+/g, ' ')).toContain('the similar-memory check (and --unique) runs only on a real save');
+  });
 });
 
 /** Credential-shaped strings, built at run time so this file does not itself look like a leak. */

@@ -35,3 +35,17 @@ describe('docs/hooks.md settings examples', () => {
     });
   }
 });
+
+describe('docs/hooks.md "Not done on purpose"', () => {
+  it('does not deny injecting on a SessionStart source the installed matcher injects on', () => {
+    const block = docBlock('Claude Code', '.claude/settings.local.json') as { hooks: { SessionStart: { matcher: string }[] } };
+    const sources = block.hooks.SessionStart[0]!.matcher.split('|');
+    expect(sources).toEqual(['startup', 'clear', 'compact']);
+    const section = DOC.slice(DOC.indexOf('## Not done on purpose'));
+    const line = section.split('\n').find((l) => l.startsWith('- No injection on'));
+    expect(line, 'a "- No injection on" line').toBeDefined();
+    // "compact" also catches "compaction"
+    for (const source of sources) expect(line).not.toMatch(new RegExp(`\\b${source}`));
+    expect(line).toMatch(/\bresume\b/);
+  });
+});

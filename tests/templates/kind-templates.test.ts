@@ -38,6 +38,14 @@ describe('kind templates', () => {
     expect(files).toEqual(KINDS.map((k) => `${k}.md`).sort());
   });
 
+  it('no guidance tells the writer to edit a status by hand: retiring is `vault retire`', () => {
+    for (const kind of KINDS) {
+      const text = readFileSync(join(REPO, 'templates', `${kind}.md`), 'utf8');
+      expect(text, kind).not.toMatch(/status to superseded|set(ting)? (its|this one's|the) status/i);
+    }
+    expect(readFileSync(join(REPO, 'templates', 'decision.md'), 'utf8')).toContain('vault retire <this id> --superseded-by <new id>');
+  });
+
   it.each(KINDS.map((k) => [k]))('%s has its sections, each with guidance, and a preamble', (kind) => {
     const t = loadTemplate(kind);
     expect(t.sections.map((s) => s.name)).toEqual(EXPECTED_SECTIONS[kind]);

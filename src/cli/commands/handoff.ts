@@ -51,7 +51,10 @@ export const handoffCommand = (ctx: CliContext) => ({
       })
       .option('id', { type: 'string', describe: 'explicit id' })
       .option('unique', { type: 'boolean', describe: 'refuse to save when the scope already holds a memory with the same title or a near-identical body' })
-      .option('dry-run', { type: 'boolean', describe: 'check everything, write nothing' })
+      .option('dry-run', {
+        type: 'boolean',
+        describe: 'check the memory, its links and folders, write nothing; the similar-memory check (and --unique) runs only on a real save',
+      })
       .example(
         '$0 handoff --from-session 6e4f2a1b --title "Auth refactor: where it stands" --target-harness codex',
         'hand a Claude Code session over to Codex',

@@ -39,6 +39,19 @@ export async function runEditor(
   return { status: r.status, signal: r.signal, ...(r.error ? { error: r.error.message } : {}) };
 }
 
+/**
+ * The hint for an editor that did not exit 0. The shell (`/bin/sh -c`) exits 127 when the
+ * editor's command is not found and 126 when it cannot be run: then the fix is $EDITOR, not the
+ * way the person quit.
+ */
+function editorHint(status: number | null, editor: string): string {
+  if (process.platform !== 'win32' && (status === 127 || status === 126)) {
+    const what = status === 127 ? 'was not found' : 'could not be run';
+    return `the editor command ${JSON.stringify(editor)} ${what}: set $VISUAL or $EDITOR to an installed editor (e.g. EDITOR=nano), then run the \`vault new --draft\` line above`;
+  }
+  return 'save and quit normally to write the memory; quitting with an error aborts';
+}
+
 /** The private folder of one draft: `<temp>/vault-new-XXXXXX/<kind>.md` (mkdtemp, mode 0700). */
 const DRAFT_FOLDER_PREFIX = 'vault-new-';
 
@@ -87,7 +100,10 @@ export const newCommand = (ctx: CliContext) => ({
         type: 'string',
         describe: 'reopen a draft kept by an earlier `vault new` (its path was printed); removed after saving only if vault new made it',
       })
-      .option('dry-run', { type: 'boolean', describe: 'check everything, write nothing (also ECC_DRY_RUN=1)' })
+      .option('dry-run', {
+        type: 'boolean',
+        describe: 'check the memory, its links and folders, write nothing; the similar-memory check runs only on a real save (also ECC_DRY_RUN=1)',
+      })
       .example('EDITOR=nano $0 new --kind decision --title "Use Redis sessions" --scope team', 'write an ADR-style decision in nano')
       .epilog(
         'The draft is a Markdown file in a private temp folder: a short frontmatter (title, kind, scope, tags, links, ' +
@@ -153,7 +169,7 @@ export async function runNew(ctx: CliContext, argv: NewArgs): Promise<void> {
     throw new VaultError('io-error', `the editor (${editor}) ${how}; nothing was saved`, {
       field: 'editor',
       rule: 'editor exits 0',
-      hint: 'save and quit normally to write the memory; quitting with an error aborts',
+      hint: editorHint(run.status, editor),
     });
   }
   try {

@@ -106,7 +106,11 @@ export const saveCommand = (ctx: CliContext) => ({
       .option('source-harness', { type: 'string', requiresArg: true, describe: 'who writes it (default $ECC_MEMORY_HARNESS, $VAULT_HARNESS, else "unknown")' })
       .option('target-harness', { type: 'string', requiresArg: true, array: true, describe: 'harness that should recall it (repeatable; default all)' })
       .option('id', { type: 'string', requiresArg: true, describe: 'explicit id (default mem_<YYYYMMDD>_<20 hex>)' })
-      .option('dry-run', { type: 'boolean', describe: 'check everything, write nothing (also ECC_DRY_RUN=1)' })
+      .option('dry-run', {
+        type: 'boolean',
+        describe:
+          'check the memory, its links and folders, write nothing; the similar-memory check (and --unique) runs only on a real save (also ECC_DRY_RUN=1)',
+      })
       .option('template', { type: 'boolean', describe: "fill the body from the kind's template (templates/<kind>.md) with the --section values" })
       .option('section', {
         type: 'string',

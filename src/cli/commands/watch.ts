@@ -40,7 +40,7 @@ async function runWatch(ctx: CliContext, argv: WatchArgs): Promise<number | void
   const roots = await rootsFor(ctx, argv);
   // no vault here: refuse before anything is created (the server's folder is <vault>/.index)
   const { assertVault } = await import('../../store/roots.js');
-  assertVault(roots, 'run the index server');
+  assertVault(roots, argv.status ? "show an index server's status" : argv.stop ? 'stop an index server' : 'run the index server');
   const who = clientIdentity(ctx);
   const { askServer, foreignListenerError, serverPresence } = await import('../../search/resident/resident-client.js');
   const status = async () => {
