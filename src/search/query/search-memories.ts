@@ -45,6 +45,12 @@ export interface SearchOptions {
    * results, at a lower weight (pseudo-relevance feedback; default true)
    */
   feedback?: boolean | undefined;
+  /**
+   * boost a hit whose title or body holds the whole query as a phrase (default true); costs
+   * reading the best max(3 × limit, 30) candidates instead of the best `limit`. The memory digest
+   * turns it off: its context query (branch, goal, paths) is no phrase a memory holds.
+   */
+  phrase?: boolean | undefined;
   /** called while an index is built from the files: files read so far and in all (every 500 files, and at the end) */
   onProgress?: ((scope: Scope, done: number, total: number) => void) | undefined;
   /** also return how many memories hold each query term ({@link SearchResponse.termStats}; default false) */
@@ -354,7 +360,7 @@ function answer(
     }
     return respond(results);
   }
-  const phrase = terms.length >= 2 ? foldText(query).replace(/\s+/gu, ' ').trim() : '';
+  const phrase = terms.length >= 2 && options.phrase !== false ? foldText(query).replace(/\s+/gu, ' ').trim() : '';
   // the phrase boost can reorder the best few dozen; without a phrase the order is final
   const want = phrase ? Math.max(limit * 3, 30) : limit;
   const reread: Array<{ c: Candidate; m: Memory }> = [];
