@@ -192,11 +192,32 @@ function readCandidate(roots: VaultRoots, doc: LiveDoc, verify: boolean): Memory
   if (verify && (!r.ok || r.size !== doc.size || (doc.mtime !== -1 && r.mtimeMs !== doc.mtime))) throw new StaleCandidate(doc.path);
   if (!r.ok) return undefined;
   try {
-    const m = parseMemory(r.bytes).memory;
+    const m = parsedOf(`${doc.scope}\u0000${doc.path}`, r.bytes);
     return m.id === doc.id ? m : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** Memories parsed by this process, by scope and path, with the bytes they were parsed from (see {@link parsedOf}). */
+const parsed = new Map<string, { bytes: Buffer; memory: Memory }>();
+/** Entries kept at most (the oldest go first): a few MB of small files. */
+const PARSED_MAX = 4096;
+
+/**
+ * The memory of a candidate file's bytes, just read: parsed, or the memory parsed before from the
+ * very same bytes (compared whole, so it is the same answer). A resident process (the index
+ * server) then parses each returned file once until it changes; a one-shot process loses nothing.
+ *
+ * @throws what parseMemory throws (a failed parse is not kept)
+ */
+function parsedOf(key: string, bytes: Buffer): Memory {
+  const known = parsed.get(key);
+  if (known?.bytes.equals(bytes)) return known.memory;
+  const memory = parseMemory(bytes).memory;
+  if (parsed.size >= PARSED_MAX) parsed.delete(parsed.keys().next().value as string);
+  parsed.set(key, { bytes: Buffer.from(bytes), memory }); // a copy: `bytes` may view a larger read buffer
+  return memory;
 }
 
 /** How {@link openIndexes} checks freshness (see index-freshness.ts). */
@@ -265,7 +286,7 @@ function toHit(doc: LiveDoc, m: Memory, score: number, terms: readonly string[])
     kind: m.kind,
     scope: doc.scope,
     status: m.status,
-    tags: m.tags,
+    tags: [...m.tags],
     score: Math.round(score * 1000) / 1000,
     path: `${doc.scope}/${doc.path}`,
     excerpt: makeExcerpt(m.body, terms),
