@@ -246,16 +246,19 @@ async function sessionStart(
         import('../store/roots.js'),
       ]);
       const roots = resolveRoots({ ...rt, cwd: outcome.worktree.key.worktree });
-      const { digest, fromRecord } = await startDigest({
-        sessionsDir,
-        roots,
-        harness,
-        key: outcome.worktree.key,
-        branch: outcome.worktree.branch,
-        snapshot: outcome.snapshot,
-        budget: Math.min(settings.memoryChars, settings.maxChars),
-        who: rt,
-      });
+      const { digest, fromRecord } = await startDigest(
+        {
+          sessionsDir,
+          roots,
+          harness,
+          key: outcome.worktree.key,
+          branch: outcome.worktree.branch,
+          snapshot: outcome.snapshot,
+          budget: Math.min(settings.memoryChars, settings.maxChars),
+          who: rt,
+        },
+        rt,
+      );
       if (digest.text) {
         context = buildInjectionText(outcome.snapshot, [], settings.maxChars, digest.text);
         if (context.includes(digest.text)) {

@@ -4,7 +4,7 @@
  * (src/sessions/start/memory-digest.ts, start-digest.ts) and prompt recall
  * (`vault hook user-prompt-submit`, src/sessions/prompt-recall.ts).
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serializeMemory } from '../../src/document/serialize.js';
@@ -248,6 +248,71 @@ describe('the memory digest at session start', () => {
     age(repo);
     const again = contextOf((await hook('session-start', start(repo, 'startup', 'sess-e'), { cwd: repo, env })).stdout);
     expect(again).toContain(fresh.id);
+  });
+});
+
+describe('the digest record after a change of the vault', () => {
+  const start = (repo: string, session: string) => ({ session_id: session, cwd: repo, hook_event_name: 'SessionStart', source: 'startup' });
+  const lastLog = (env: Record<string, string>) =>
+    readFileSync(join(sessionsDirOf(env), 'hooks.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .at(-1) ?? '';
+
+  it('a start after a new memory searches once and stores the digest: the same text as a full recompute, reused by the next start', async () => {
+    const { repo, env } = vault();
+    const debug = { ...env, ECC_HOOK_DEBUG: '1' };
+    git(repo, 'checkout', '-q', '-b', 'feature');
+    mkdirSync(join(repo, 'src', 'billing'), { recursive: true });
+    writeFileSync(join(repo, 'src', 'billing', 'invoice-queue.ts'), 'export {};\n');
+    git(repo, 'add', '.');
+    git(repo, 'commit', '-q', '-m', 'billing');
+    const stop = { session_id: 'prev', transcript_path: CLAUDE_SESSION, cwd: repo, hook_event_name: 'Stop', stop_hook_active: false };
+    expect((await hook('stop', stop, { cwd: repo, env: debug })).code).toBe(0); // the record, with the branch's changed paths
+    const before = contextOf((await hook('session-start', start(repo, 's0'), { cwd: repo, env: debug })).stdout);
+    expect(lastLog(env)).toMatch(/\(digest record\)/);
+    // new memories (one of a kind with a quota, one matching the changed paths): the record no longer holds
+    const fresh = memory({ kind: 'preference', title: 'Invoice queue naming', body: 'Queues are named after their service.' });
+    const billing = memory({ kind: 'decision', title: 'Billing invoice queue is FIFO', body: 'The billing invoice queue keeps order.' });
+    putMemories(repo, fresh, billing);
+    age(repo);
+    const first = await hook('session-start', start(repo, 's1'), { cwd: repo, env: debug });
+    expect(first.code).toBe(0);
+    expect(lastLog(env)).not.toMatch(/\(digest record\)/);
+    const refreshed = contextOf(first.stdout);
+    expect(refreshed).not.toBe(before);
+    expect(refreshed).toContain(fresh.id);
+    // the next start takes the stored digest, the same text
+    const second = await hook('session-start', start(repo, 's2'), { cwd: repo, env: debug });
+    expect(lastLog(env)).toMatch(/\(digest record\)/);
+    expect(contextOf(second.stdout)).toBe(refreshed);
+    // a full recompute (ECC_INDEX_FULL_CHECK_S=0 trusts no record and checks every file): the same text
+    const full = await hook('session-start', start(repo, 's3'), { cwd: repo, env: { ...debug, ECC_INDEX_FULL_CHECK_S: '0' } });
+    expect(lastLog(env)).not.toMatch(/\(digest record\)/);
+    expect(contextOf(full.stdout)).toBe(refreshed);
+    // and the digest the stop hook computes from scratch for the same vault (the snapshot part now has the new stop's time)
+    const digestPart = (ctx: string) => ctx.slice(ctx.indexOf('UNREVIEWED VAULT MEMORIES:'));
+    expect((await hook('stop', stop, { cwd: repo, env: debug })).code).toBe(0);
+    const restarted = contextOf((await hook('session-start', start(repo, 's4'), { cwd: repo, env: debug })).stdout);
+    expect(digestPart(restarted)).toBe(digestPart(refreshed));
+    expect(digestPart(refreshed)).toContain(fresh.id);
+    expect(lastLog(env)).toMatch(/\(digest record\)/);
+  });
+
+  it('a vault changed within the last 2 s is searched but not stored', async () => {
+    const { repo, env } = vault();
+    const debug = { ...env, ECC_HOOK_DEBUG: '1' };
+    putMemories(repo, memory({ kind: 'fact', title: 'Just saved', body: 'Saved a moment ago.' })); // not aged: racy
+    const a = contextOf((await hook('session-start', start(repo, 'r1'), { cwd: repo, env: debug })).stdout);
+    expect(lastLog(env)).not.toMatch(/\(digest record\)/);
+    expect(
+      existsSync(join(sessionsDirOf(env), '.start')) ? readdirSync(join(sessionsDirOf(env), '.start')).filter((n) => n.startsWith('digest-')) : [],
+    ).toEqual([]);
+    age(repo);
+    expect(contextOf((await hook('session-start', start(repo, 'r2'), { cwd: repo, env: debug })).stdout)).toBe(a);
+    expect(lastLog(env)).not.toMatch(/\(digest record\)/);
+    expect(contextOf((await hook('session-start', start(repo, 'r3'), { cwd: repo, env: debug })).stdout)).toBe(a);
+    expect(lastLog(env)).toMatch(/\(digest record\)/);
   });
 });
 

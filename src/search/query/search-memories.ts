@@ -45,6 +45,12 @@ export interface SearchOptions {
    * results, at a lower weight (pseudo-relevance feedback; default true)
    */
   feedback?: boolean | undefined;
+  /**
+   * boost a hit whose title or body holds the whole query as a phrase (default true); costs
+   * reading the best max(3 × limit, 30) candidates instead of the best `limit`. The memory digest
+   * turns it off: its context query (branch, goal, paths) is no phrase a memory holds.
+   */
+  phrase?: boolean | undefined;
   /** called while an index is built from the files: files read so far and in all (every 500 files, and at the end) */
   onProgress?: ((scope: Scope, done: number, total: number) => void) | undefined;
   /** also return how many memories hold each query term ({@link SearchResponse.termStats}; default false) */
@@ -186,11 +192,32 @@ function readCandidate(roots: VaultRoots, doc: LiveDoc, verify: boolean): Memory
   if (verify && (!r.ok || r.size !== doc.size || (doc.mtime !== -1 && r.mtimeMs !== doc.mtime))) throw new StaleCandidate(doc.path);
   if (!r.ok) return undefined;
   try {
-    const m = parseMemory(r.bytes).memory;
+    const m = parsedOf(`${doc.scope}\u0000${doc.path}`, r.bytes);
     return m.id === doc.id ? m : undefined;
   } catch {
     return undefined;
   }
+}
+
+/** Memories parsed by this process, by scope and path, with the bytes they were parsed from (see {@link parsedOf}). */
+const parsed = new Map<string, { bytes: Buffer; memory: Memory }>();
+/** Entries kept at most (the oldest go first): a few MB of small files. */
+const PARSED_MAX = 4096;
+
+/**
+ * The memory of a candidate file's bytes, just read: parsed, or the memory parsed before from the
+ * very same bytes (compared whole, so it is the same answer). A resident process (the index
+ * server) then parses each returned file once until it changes; a one-shot process loses nothing.
+ *
+ * @throws what parseMemory throws (a failed parse is not kept)
+ */
+function parsedOf(key: string, bytes: Buffer): Memory {
+  const known = parsed.get(key);
+  if (known?.bytes.equals(bytes)) return known.memory;
+  const memory = parseMemory(bytes).memory;
+  if (parsed.size >= PARSED_MAX) parsed.delete(parsed.keys().next().value as string);
+  parsed.set(key, { bytes: Buffer.from(bytes), memory }); // a copy: `bytes` may view a larger read buffer
+  return memory;
 }
 
 /** How {@link openIndexes} checks freshness (see index-freshness.ts). */
@@ -259,7 +286,7 @@ function toHit(doc: LiveDoc, m: Memory, score: number, terms: readonly string[])
     kind: m.kind,
     scope: doc.scope,
     status: m.status,
-    tags: m.tags,
+    tags: [...m.tags],
     score: Math.round(score * 1000) / 1000,
     path: `${doc.scope}/${doc.path}`,
     excerpt: makeExcerpt(m.body, terms),
@@ -354,7 +381,7 @@ function answer(
     }
     return respond(results);
   }
-  const phrase = terms.length >= 2 ? foldText(query).replace(/\s+/gu, ' ').trim() : '';
+  const phrase = terms.length >= 2 && options.phrase !== false ? foldText(query).replace(/\s+/gu, ' ').trim() : '';
   // the phrase boost can reorder the best few dozen; without a phrase the order is final
   const want = phrase ? Math.max(limit * 3, 30) : limit;
   const reread: Array<{ c: Candidate; m: Memory }> = [];

@@ -10,7 +10,7 @@ import { indexDirFor } from '../../store/layout.js';
 import type { VaultRoots } from '../../store/roots.js';
 
 /** Bumped whenever a request or reply changes shape; a client and a server of different versions never talk. */
-export const PROTOCOL_VERSION = 2;
+export const PROTOCOL_VERSION = 3;
 
 /** A request or reply line longer than this (bytes) is refused (a search reply of 100 hits stays far below). */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;

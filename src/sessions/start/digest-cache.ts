@@ -1,6 +1,7 @@
 /**
  * The digest record of a worktree and harness: the memory digest (memory-digest.ts) computed when
- * a snapshot is written (stop, pre-compact, session-end), so session start reuses it instead of
+ * a snapshot is written (stop, pre-compact, session-end), or by a session start that had to search
+ * (start-digest.ts: the same context and proof), so session start reuses it instead of
  * searching, and the paths changed on the branch, which only that hook asks git for (through the
  * git port): session start never runs git.
  *

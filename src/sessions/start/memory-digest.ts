@@ -107,7 +107,8 @@ function entryOf(roots: VaultRoots, hit: SearchHit): DigestEntry | undefined {
  * @throws VaultError only for a bug in the options; a broken vault gives fewer entries
  */
 export async function collectDigestEntries(roots: VaultRoots, harness: string, context: string, who: ClientIdentity): Promise<DigestEntry[]> {
-  const options = { scopes: ['project', 'team'] as Scope[], kinds: DIGEST_KINDS, targetHarness: harness, limit: CANDIDATES, feedback: false };
+  // no phrase boost: the context query is no phrase a memory holds, and the boost would read 3 × CANDIDATES files
+  const options = { scopes: ['project', 'team'] as Scope[], kinds: DIGEST_KINDS, targetHarness: harness, limit: CANDIDATES, feedback: false, phrase: false };
   const hits: SearchHit[] = [];
   const seen = new Set<string>();
   const add = (list: readonly SearchHit[]) => {

@@ -71,18 +71,53 @@ export async function precomputeDigest(rt: Runtime, t: DigestTarget, git: GitRun
   }
 }
 
+/** ECC_INDEX_FULL_CHECK_S=0 (as index-freshness.ts reads it): every search checks every file, so no record is trusted. */
+function checksEveryFile(env: Readonly<Record<string, string | undefined>>): boolean {
+  const v = env.ECC_INDEX_FULL_CHECK_S?.trim();
+  return v !== undefined && /^0{1,9}$/.test(v);
+}
+
 /**
  * The digest for a session start: the stored one while its record holds, else searched now
- * (with the changed paths the record kept, if any).
+ * (with the changed paths the record kept, if any). With `rt`, a digest searched now is stored as
+ * the record (the same context, the same proof as at a stop: only from a vault unchanged for 2 s),
+ * so the starts after one change search once, not each time. ECC_INDEX_FULL_CHECK_S=0 (in
+ * `t.who.env`) neither trusts nor stores a record.
  *
  * @returns the digest and whether it came from the record
  * @throws what the search throws on a broken vault (the hook catches it)
  */
-export async function startDigest(t: DigestTarget): Promise<{ digest: MemoryDigest; fromRecord: boolean }> {
+export async function startDigest(t: DigestTarget, rt?: Runtime): Promise<{ digest: MemoryDigest; fromRecord: boolean }> {
+  const everyFile = checksEveryFile(t.who.env);
   const record = readDigestRecord(t.sessionsDir, t.key, t.harness);
-  const context = contextOf(t, record?.changed ?? []);
-  if (record && digestStillValid(record, t.roots, context, t.budget)) return { digest: digestOf(record), fromRecord: true };
-  return { digest: await (await builder()).buildMemoryDigest(t.roots, t.harness, context, t.who, t.budget), fromRecord: false };
+  const changed = record?.changed ?? [];
+  const context = contextOf(t, changed);
+  if (record && !everyFile && digestStillValid(record, t.roots, context, t.budget)) return { digest: digestOf(record), fromRecord: true };
+  const proof = rt && !everyFile ? vaultFolders(t.roots) : undefined;
+  const digest = await (await builder()).buildMemoryDigest(t.roots, t.harness, context, t.who, t.budget);
+  if (rt && proof) {
+    try {
+      finishProof(proof, digest.files, rt.now().getTime());
+      writeDigestRecord(
+        t.sessionsDir,
+        t.key,
+        {
+          harness: t.harness,
+          budget: t.budget,
+          roots: [t.roots.project, t.roots.team],
+          changed,
+          context: fnv1a32(context),
+          proof,
+          text: digest.text,
+          ids: digest.ids,
+        },
+        rt,
+      );
+    } catch {
+      /* a cache: the next start searches */
+    }
+  }
+  return { digest, fromRecord: false };
 }
 
 /**
