@@ -18,6 +18,7 @@ import type { Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
 import { quoteInput } from '../document/echo-input.js';
+import { UNSAFE_CHARS } from '../unicode/unsafe-characters.js';
 
 /** Resolved locations of a vault. All paths are absolute. */
 export interface VaultRoots {
@@ -102,12 +103,14 @@ function checkOverride(name: string, value: string, cwd: string): string {
  * @throws VaultError `invalid-input` naming the variable, the rule (an absolute path) and the fix
  */
 export function checkAbsoluteEnvPath(name: string, value: string, fix: string): string {
-  if (value.length > MAX_ENV_PATH || value.includes('\u0000') || !isAbsolute(value)) {
+  // control and bidi characters: a folder named with them is made, and its name printed raw, in every later message
+  if (value.length > MAX_ENV_PATH || UNSAFE_CHARS.test(value) || !isAbsolute(value)) {
     const got =
       value === '' ? 'it is empty' : value.length > MAX_ENV_PATH || value.includes('\u0000') ? 'got an unusable path' : `got ${quoteInput(value, 200)}`;
-    throw new VaultError('invalid-input', `${name} must be an absolute path (${got})`, {
+    const what = UNSAFE_CHARS.test(value) && isAbsolute(value) ? 'an absolute path without control characters' : 'an absolute path';
+    throw new VaultError('invalid-input', `${name} must be ${what} (${got})`, {
       field: name,
-      rule: 'absolute path of at most 4096 characters',
+      rule: 'absolute path of at most 4096 characters, no control or bidirectional formatting characters',
       hint: fix,
     });
   }

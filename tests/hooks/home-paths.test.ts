@@ -7,7 +7,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { cliEnv, git, gitRepo, runCli } from '../helpers/cli.js';
+import { cliEnv, git, gitRepo, runCli, tempDir } from '../helpers/cli.js';
 import { CLAUDE_SESSION, hook } from '../helpers/hooks.js';
 
 const stop = (cwd: string) => ({ session_id: 'home-paths', transcript_path: CLAUDE_SESSION, cwd, hook_event_name: 'Stop', stop_hook_active: false });
@@ -108,6 +108,20 @@ describe('an empty or relative ECC_MEMORY_USER_ROOT or ECC_SESSIONS_DIR', () => 
     }
     expect(await hook('session-start', start(repo), { cwd: repo, env })).toMatchObject({ code: 0, stdout: '' });
     expectUntouched(repo, `ECC_MEMORY_USER_ROOT=${JSON.stringify(value)}`);
+  });
+
+  it('ECC_MEMORY_USER_ROOT with control characters is refused, its value escaped: no folder of that name is made', async () => {
+    const repo = gitRepo();
+    const base = tempDir();
+    const value = join(base, 'me\u001b[31m\nforged');
+    const env = cliEnv({ ECC_MEMORY_USER_ROOT: value });
+    const r = await runCli(['save', '--scope', 'user', '--title', 'Private', '--body', 'mine'], { cwd: repo, env });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain('error: ECC_MEMORY_USER_ROOT must be an absolute path without control characters');
+    expect(r.stderr).not.toMatch(/[\u001b]|\nforged/);
+    expect(readdirSync(base)).toEqual([]);
+    expect(await hook('session-start', start(repo), { cwd: repo, env })).toMatchObject({ code: 0, stdout: '' });
+    expect(readdirSync(base)).toEqual([]);
   });
 
   it.each(['', 'sessions', './.ecc/sessions'])('ECC_SESSIONS_DIR=%j: hooks write nothing in the repository; sessions list names it', async (value) => {
