@@ -18,6 +18,7 @@ import type { Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
 import { quoteInput } from '../document/echo-input.js';
+import { forceProcFdFallback } from './dir-handle.js';
 
 /** Resolved locations of a vault. All paths are absolute. */
 export interface VaultRoots {
@@ -245,6 +246,8 @@ export function readGitDirs(worktreeRoot: string): { gitDir?: string; commonGitD
  *   folder of the user root
  */
 export function resolveRoots(rt: Runtime, opts: RootOptions & { here?: boolean } = {}): VaultRoots {
+  // every command resolves its roots first: the one place the folder-handle mode is chosen
+  forceProcFdFallback(rt.env.ECC_VAULT_NO_PROCFD === '1');
   const rootOverride = opts.root ?? rt.env.ECC_MEMORY_PROJECT_ROOT;
   const userFix = 'unset it to use ~/.ecc/memory, or set it to an absolute folder';
   const user =
