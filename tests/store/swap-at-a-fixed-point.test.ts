@@ -16,12 +16,19 @@ const hook = vi.hoisted(() => ({
   /** runs once, right before the first rename/link (its source path) or unlink that matches `match` */
   match: undefined as RegExp | undefined,
   run: undefined as ((from: string, to: string) => void) | undefined,
+  /** matching calls to let pass before the hook runs */
+  skip: 0,
+  /** with `opens`: also an openSync of a matching path is a fixed point */
+  opens: false,
+  /** called with every descriptor openSync returns */
+  onOpen: undefined as ((fd: number) => void) | undefined,
 }));
 
 vi.mock('node:fs', async (importOriginal) => {
   const fs = await importOriginal<typeof import('node:fs')>();
   const fire = (from: unknown, to: unknown) => {
     if (hook.run && hook.match?.test(String(from))) {
+      if (hook.skip-- > 0) return;
       const run = hook.run;
       hook.run = undefined;
       run(String(from), String(to));
@@ -39,7 +46,20 @@ vi.mock('node:fs', async (importOriginal) => {
     fire(path, path);
     return fs.unlinkSync(path);
   };
-  return { ...fs, default: { ...fs, renameSync, linkSync, unlinkSync }, renameSync, linkSync, unlinkSync };
+  const openSync = (path: realFs.PathLike, flags?: realFs.OpenMode, mode?: realFs.Mode) => {
+    if (hook.opens) fire(path, path);
+    const fd = fs.openSync(path, flags, mode);
+    hook.onOpen?.(fd);
+    return fd;
+  };
+  return {
+    ...fs,
+    default: { ...fs, renameSync, linkSync, unlinkSync, openSync },
+    renameSync,
+    linkSync,
+    unlinkSync,
+    openSync,
+  };
 });
 
 const LINUX = process.platform === 'linux';
@@ -48,7 +68,21 @@ const CRLF_MEMORY = memoryText({ id: 'mem_swap_fmt' }, 'Inside the vault.').repl
 afterEach(() => {
   hook.run = undefined;
   hook.match = undefined;
+  hook.skip = 0;
+  hook.opens = false;
+  hook.onOpen = undefined;
 });
+
+/** Records every open of a file outside the vault (by inode): nothing outside may ever be read. */
+function watchOutside(outside: string): string[] {
+  const inodes = new Map(realFs.readdirSync(outside).map((n) => [realFs.statSync(join(outside, n)).ino, n]));
+  const opened: string[] = [];
+  hook.onOpen = (fd) => {
+    const name = inodes.get(realFs.fstatSync(fd).ino);
+    if (name) opened.push(name);
+  };
+  return opened;
+}
 
 /** Swaps `folder` for a link to `outside` (the real folder moves to `<folder>.real`), planting `plant` there first. */
 function swapper(folder: string, outside: string, plant?: (from: string) => string): (from: string) => void {
@@ -152,4 +186,45 @@ describe.skipIf(!LINUX)('a kind folder swapped for a link at a fixed point of a 
       expect(realFs.readFileSync(join(`${v.notes}.real`, 'mem_swap_fmt.md'), 'utf8')).toBe(CRLF_MEMORY);
     });
   }
+
+  it('the index build (procfs) reads each file through the folder handles: a kind folder swapped after the walk is never read through', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const notes = join(repo, '.ecc/memory/team/notes');
+    realFs.mkdirSync(notes, { recursive: true });
+    const outside = tempDir('vault-outside-');
+    for (const n of ['a', 'b']) {
+      realFs.writeFileSync(join(notes, `mem_swap_${n}.md`), memoryText({ id: `mem_swap_${n}` }, 'Inside the vault: queue.'));
+      realFs.writeFileSync(join(outside, `mem_swap_${n}.md`), memoryText({ id: `mem_swap_${n}` }, 'Outside canaryword.'));
+    }
+    const opened = watchOutside(outside);
+    // the walk only lstats; the build's first read of a file is the fixed point
+    hook.opens = true;
+    hook.match = /mem_swap_a\.md$/;
+    hook.run = swapper(notes, outside);
+    const r = await runCli(['search', 'canaryword', '--json'], { cwd: repo, env });
+    expect(hook.run, 'the swap happened').toBeUndefined();
+    expect(opened).toEqual([]);
+    expect(r.stdout).not.toContain('canaryword');
+  });
+
+  it('doctor (procfs) re-reads an invalid file through the folder handles, never through a kind folder swapped after the scan', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const notes = join(repo, '.ecc/memory/team/notes');
+    realFs.mkdirSync(notes, { recursive: true });
+    const outside = tempDir('vault-outside-');
+    // a decision in the notes folder: invalid (location), so doctor reads it again for the line
+    realFs.writeFileSync(join(notes, 'mem_swap_bad.md'), memoryText({ id: 'mem_swap_bad', kind: 'decision' }, 'Misplaced.'));
+    realFs.writeFileSync(join(outside, 'mem_swap_bad.md'), memoryText({ id: 'mem_swap_bad', kind: 'decision' }, 'Outside.'));
+    const opened = watchOutside(outside);
+    hook.opens = true;
+    hook.match = /mem_swap_bad\.md$/;
+    hook.skip = 1; // the scan's read; the rule's read again is the fixed point
+    hook.run = swapper(notes, outside);
+    const r = await runCli(['doctor', '--json', '--no-index-check'], { cwd: repo, env });
+    expect(hook.run, 'the swap happened').toBeUndefined();
+    expect(opened).toEqual([]);
+    expect(JSON.parse(r.stdout).problems.map((p: { code: string }) => p.code)).toContain('location-mismatch');
+  });
 });
