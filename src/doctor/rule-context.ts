@@ -5,7 +5,7 @@
  */
 import { FIELD_ORDER, LIMITS, linkedIds, type Scope } from '../document/contract.js';
 import type { FileDiagnostic, ScanEntry, ScanResult } from '../scanner/scan-vault.js';
-import { readFileSafe } from '../store/read-file-safe.js';
+import { readScopeFile } from '../store/read-scope-file.js';
 import type { VaultRoots } from '../store/roots.js';
 
 /** The files a `--changed` / `--staged` run is limited to. */
@@ -82,13 +82,14 @@ export function bodyLineOf(entry: ScanEntry, needle: string): number | undefined
 }
 
 /**
- * Re-reads an invalid file's text (bounded, no symlinks) for rules that need a line number.
- * Returns undefined when it cannot be read; the text is used for locating, never printed.
+ * Re-reads an invalid file's text (bounded, no symlinks, through the scope's folder handles:
+ * store/read-scope-file.ts) for rules that need a line number. Returns undefined when it cannot
+ * be read; the text is used for locating, never printed.
  */
-export function readInvalidText(file: FileDiagnostic, ctx?: DoctorContext): string | undefined {
-  const staged = ctx?.contents.get(file.path);
+export function readInvalidText(file: FileDiagnostic, ctx: DoctorContext): string | undefined {
+  const staged = ctx.contents.get(file.path);
   if (staged) return staged.toString('utf8');
-  const r = readFileSafe(file.absPath, LIMITS.documentMaxBytes);
+  const r = readScopeFile(ctx.roots, file.scope, file.path.slice(file.scope.length + 1), LIMITS.documentMaxBytes);
   return r.ok ? r.bytes.toString('utf8') : undefined;
 }
 

@@ -5,22 +5,25 @@
  * back to exactly the same values, canonically, or nothing is written. Invalid files, files with
  * a suspected secret and symbolic links are refused and left alone.
  *
- * A rewrite goes through the atomic writer (store/atomic-write.ts: a hidden temporary file in the
- * same folder with the same permissions, fsynced, renamed over the original) only if the original
- * did not change in the meantime; a crash leaves the old file or the new one, never half of either.
+ * A file is read and rewritten through a handle on its folder (store/dir-handle.ts), and the rewrite
+ * is the one rewrite primitive (`replaceFileInFolder`, store/atomic-write.ts: a hidden temporary
+ * file in the same folder with the same permissions, fsynced, renamed over the original through the
+ * handle) only if the original did not change in the meantime; a crash leaves the old file or the
+ * new one, never half of either.
  */
 import { lstatSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { LIMITS, SCOPES, type Memory, type Scope } from '../document/contract.js';
 import { parseMemory, type NonCanonicalReason } from '../document/parse.js';
 import { serializeMemory } from '../document/serialize.js';
-import { isVaultError, VaultError } from '../errors.js';
+import { isVaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
 import { describeParseError } from '../scanner/parse-problem.js';
 import { walkVault, DEFAULT_SCAN_LIMITS } from '../scanner/scan-vault.js';
-import { readFileSafe } from '../store/read-file-safe.js';
 import { findSecretShapes } from '../secrets/scan-secrets.js';
-import { writeFileAtomic } from '../store/atomic-write.js';
+import { replaceFileInFolder } from '../store/atomic-write.js';
+import { DirHandle, isLinkRefusal } from '../store/dir-handle.js';
+import { readFileSafe } from '../store/read-file-safe.js';
 import { guardedDirs, scopeRoot, type VaultRoots } from '../store/roots.js';
 
 /** What happened to one file. */
@@ -201,19 +204,50 @@ function isSymlink(abs: string): boolean {
 }
 
 /**
- * Formats one memory file (or, with `check`, says whether it would change).
+ * Opens the folder `dir` through {@link DirHandle}: `top` as given, then each folder below it from
+ * its parent's handle, never through a link.
+ *
+ * @throws the file system's error (`ELOOP`/`ENOTDIR` for a link or a file on the way, `EXDEV`
+ *   when `dir` is not inside `top`)
+ */
+function openBelow(top: string, dir: string): DirHandle {
+  const rel = relative(top, dir);
+  if (rel.startsWith('..') || isAbsolute(rel)) throw Object.assign(new Error('outside the vault'), { code: 'ENOTDIR' });
+  return DirHandle.open(dirname(top), [basename(top), ...(rel ? rel.split(sep) : [])]);
+}
+
+const SYMLINK_ON_PATH = 'a folder on the path is a symbolic link (or not a folder): never followed, nothing below it is rewritten';
+
+/**
+ * Formats one memory file (or, with `check`, says whether it would change). The file is read and
+ * rewritten through a handle on its folder, opened from `linkFreeFrom` down without following a
+ * link (store/dir-handle.ts), so a folder swapped for a link meanwhile is never followed.
  *
  * @param absPath the file
  * @param path how to name it in the result
  * @param rt random names for the temporary file
+ * @param linkFreeFrom the folder below which no link may sit (default: the file's folder)
  * @returns the outcome; refusals are values, not exceptions
  */
 export function formatMemoryFile(absPath: string, path: string, rt: Runtime, check: boolean, linkFreeFrom: string = dirname(absPath)): FmtFileResult {
   const base: FmtFileResult = { path, absPath, status: 'refused' };
-  if (linkOnPath(linkFreeFrom, dirname(absPath)) !== undefined) {
-    return { ...base, code: 'symlink', message: 'a folder on the path is a symbolic link (or not a folder): never followed, nothing below it is rewritten' };
+  let dir: DirHandle;
+  try {
+    dir = openBelow(linkFreeFrom, dirname(absPath));
+  } catch (err) {
+    if (isLinkRefusal(err)) return { ...base, code: 'symlink', message: SYMLINK_ON_PATH };
+    return { ...base, code: 'unreadable', message: `file could not be read (${(err as NodeJS.ErrnoException).code ?? 'read-error'})` };
   }
-  const read = readFileSafe(absPath, LIMITS.documentMaxBytes);
+  try {
+    return formatIn(dir, basename(absPath), base, rt, check);
+  } finally {
+    dir.close();
+  }
+}
+
+function formatIn(dir: DirHandle, name: string, base: FmtFileResult, rt: Runtime, check: boolean): FmtFileResult {
+  const read = readFileSafe(dir.child(name), LIMITS.documentMaxBytes);
+  if (!dir.stillThere()) return { ...base, code: 'symlink', message: SYMLINK_ON_PATH };
   if (!read.ok) {
     const why =
       read.code === 'too-large'
@@ -241,59 +275,14 @@ export function formatMemoryFile(absPath: string, path: string, rt: Runtime, che
     return { ...base, code: 'internal', message: 'the canonical form would not keep the same values; not formatted (please report this)' };
   }
   if (check) return { ...base, status: 'would-format', reasons: parsed.nonCanonical };
-  writeOver(absPath, text, read.bytes, rt, linkFreeFrom);
+  replaceFileInFolder(dir, name, text, read.bytes, {
+    tempPrefix: '.ecc-memory-fmt-',
+    randomHex: (n) => rt.randomHex(n),
+    maxBytes: LIMITS.documentMaxBytes,
+    defaultMode: 0o600,
+    wording: { shown: name, doing: 'formatted', nothing: 'nothing was written', again: 'vault fmt' },
+  });
   return { ...base, status: 'formatted', reasons: parsed.nonCanonical };
-}
-
-/**
- * Replaces `absPath` with `text` via a temporary file + rename, if it still holds `expected`.
- * Every folder from `linkFreeFrom` down to the file's folder is lstat-checked (no link, real
- * folder) before the temporary file is created and again before the rename, and the temporary
- * file must be the one just created (same inode), so a folder swapped for a link in between
- * makes the rewrite fail instead of landing outside the vault.
- */
-function writeOver(absPath: string, text: string, expected: Buffer, rt: Runtime, linkFreeFrom: string): void {
-  const dir = dirname(absPath);
-  const linked = () => {
-    if (linkOnPath(linkFreeFrom, dir) !== undefined) {
-      throw new VaultError('symlink-refused', `a folder on the path of ${basename(absPath)} is a symbolic link; nothing was written`, {
-        rule: 'never follow symbolic links',
-        hint: 'replace the link with a real folder (see vault doctor)',
-      });
-    }
-  };
-  linked();
-  const st = lstatSync(absPath);
-  if (!st.isFile())
-    throw new VaultError('symlink-refused', `${basename(absPath)} is not a regular file; nothing was written`, {
-      rule: 'never follow symbolic links',
-      hint: 'see vault doctor',
-    });
-  try {
-    writeFileAtomic(absPath, text, {
-      tempPath: join(dir, `.ecc-memory-fmt-${rt.randomHex(8)}.tmp`),
-      commit: 'replace',
-      mode: st.mode & 0o777,
-      beforeCommit: (temp) => {
-        const now = readFileSafe(absPath, LIMITS.documentMaxBytes);
-        if (!now.ok || !now.bytes.equals(expected)) {
-          throw new VaultError('io-error', `${basename(absPath)} changed while it was being formatted; nothing was written`, { hint: 'run vault fmt again' });
-        }
-        linked();
-        const tmpSt = lstatSync(temp.path);
-        if (!tmpSt.isFile() || tmpSt.ino !== temp.ino)
-          throw new VaultError('symlink-refused', `the folder of ${basename(absPath)} changed while it was being formatted; nothing was written`, {
-            hint: 'run vault doctor',
-          });
-      },
-    });
-  } catch (err) {
-    if (isVaultError(err)) throw err;
-    throw new VaultError('io-error', `cannot rewrite ${basename(absPath)} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, {
-      hint: 'check the folder permissions',
-      cause: err,
-    });
-  }
 }
 
 /**

@@ -17,7 +17,6 @@ import { openScopeIndex, type ScopeIndex } from '../search/index/index-freshness
 export { fullCheckIntervalFrom } from '../search/index/index-freshness.js';
 import type { InvalidRecord } from '../search/index/index-format.js';
 import { assertMemoryId } from '../store/ids.js';
-import { readFileSafe } from '../store/read-file-safe.js';
 import { readScopeFile } from '../store/read-scope-file.js';
 import { NO_VAULT_HINT, noVaultMessage, scopeRoot, type VaultRoots } from '../store/roots.js';
 
@@ -80,10 +79,10 @@ const ESCAPED_ID_LINE = /^[ \t]*["']?id["']?[ \t]*:[^\n]*\\/m;
  * @param absPath the file
  * @param record its diagnostic: code, and the id it claims when it parsed
  */
-export function couldBeMemory(id: string, absPath: string, record: { code: string; id?: string | undefined }): boolean {
-  const name = absPath.slice(absPath.lastIndexOf(sep) + 1);
+export function couldBeMemory(id: string, roots: VaultRoots, scope: Scope, relPath: string, record: { code: string; id?: string | undefined }): boolean {
+  const name = relPath.slice(relPath.lastIndexOf('/') + 1);
   if (name === `${id}.md` || record.id === id || record.code === 'unreadable' || record.code === 'document-too-large') return true;
-  const read = readFileSafe(absPath, LIMITS.documentMaxBytes);
+  const read = readScopeFile(roots, scope, relPath, LIMITS.documentMaxBytes);
   if (!read.ok) return true;
   if (read.bytes.includes(id)) return true;
   let text: string;
@@ -156,7 +155,7 @@ export function readMemory(roots: VaultRoots, id: string, options: ReadOptions =
 }
 
 function readAnswer(roots: VaultRoots, id: string, scopes: readonly Scope[], options: ReadOptions): ReadResult {
-  if (options.limits) return readFromScan(scanVault(roots, options), id, options.backlinkFilter);
+  if (options.limits) return readFromScan(roots, scanVault(roots, options), id, options.backlinkFilter);
   const full = options.fresh === true;
   try {
     return readThroughIndex(roots, id, scopes, { full, fullCheckIntervalS: options.fullCheckIntervalS }, options.backlinkFilter);
@@ -226,10 +225,7 @@ function readThroughIndex(
         else if (e.doc.links.includes(id)) linking.push({ index, path, size: e.doc.size, mtime: e.doc.mtime });
       }
     }
-    const root = scopeRoot(roots, index.scope);
-    const blocking = invalid
-      .filter((r) => couldBeMemory(id, root + sep + r.path.split('/').join(sep), r))
-      .sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    const blocking = invalid.filter((r) => couldBeMemory(id, roots, index.scope, r.path, r)).sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
     if (blocking.length > 0) {
       const first = blocking[0]!;
       throw incomplete(`${index.scope}/${first.path} could be memory ${id} but is not a valid memory (${first.code}: ${first.message})`, scopes);
@@ -254,9 +250,9 @@ function readThroughIndex(
  *
  * @param backlinkFilter keep only the backlinks from memories it accepts (default all)
  */
-export function readFromScan(scan: ScanResult, id: string, backlinkFilter?: (m: Memory) => boolean): ReadResult {
+export function readFromScan(roots: VaultRoots, scan: ScanResult, id: string, backlinkFilter?: (m: Memory) => boolean): ReadResult {
   if (!scan.complete) throw incomplete(scan.incompleteReasons[0] ?? 'the vault could not be read completely', scan.scopes);
-  const blocking = scan.invalid.filter((f) => couldBeMemory(id, f.absPath, f));
+  const blocking = scan.invalid.filter((f) => couldBeMemory(id, roots, f.scope, f.path.slice(f.scope.length + 1), f));
   if (blocking.length > 0) {
     const first = blocking[0]!;
     throw incomplete(`${first.path} could be memory ${id} but is not a valid memory (${first.code}: ${first.message})`, scan.scopes);

@@ -3,23 +3,22 @@
  * of an active memory to `superseded` (a successor that links to it exists) or `rejected`, and its
  * `updated_at` to now, and changes nothing else: the file must be in canonical form, is checked in
  * full first (parse, schema, location, secrets: the fail-closed lookup of operations/read.ts), and
- * only its `status` and `updated_at` lines are replaced, so every other byte stays. The rewrite
- * goes through the atomic writer (store/atomic-write.ts) inside the kind folder opened through a
- * folder handle (store/dir-handle.ts), and only if the file did not change in the meantime.
+ * only its `status` and `updated_at` lines are replaced, so every other byte stays. The file is read
+ * through folder handles (store/read-scope-file.ts) and rewritten by the one rewrite primitive
+ * (`replaceFileInFolder`, store/atomic-write.ts) through a handle on its folder
+ * (store/dir-handle.ts), only if the file did not change in the meantime.
  *
  * A reason is never written into the old body: it becomes a new memory (a `decision` for a
  * supersession, a `lesson` for a rejection) saved through the one save operation, linking to the
  * retired id. Not exposed through MCP or hooks: retiring is a person's act.
  */
-import { lstatSync } from 'node:fs';
-import { kindFolder, LIMITS, linkedIds, type Memory, type Scope, type Status } from '../document/contract.js';
+import { LIMITS, linkedIds, type Memory, type Scope, type Status } from '../document/contract.js';
 import { parseMemory } from '../document/parse.js';
 import { isVaultError, VaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
 import { findSecretShapes } from '../secrets/scan-secrets.js';
-import { writeFileAtomic } from '../store/atomic-write.js';
-import { isLinkRefusal } from '../store/dir-handle.js';
-import { readFileSafe } from '../store/read-file-safe.js';
+import { replaceFileInFolder } from '../store/atomic-write.js';
+import { readScopeFile } from '../store/read-scope-file.js';
 import type { VaultRoots } from '../store/roots.js';
 import { modesFor, openScopeDir } from '../store/scope-folders.js';
 import { readMemory, type ReadResult } from './read.js';
@@ -140,7 +139,7 @@ export async function retireMemory(roots: VaultRoots, input: RetireInput, rt: Ru
     );
   if (input.supersededBy) checkSuccessor(roots, input.id, old, input.supersededBy, scopes);
 
-  const read = readFileSafe(old.absPath, LIMITS.documentMaxBytes);
+  const read = readScopeFile(roots, old.scope, old.path.slice(old.scope.length + 1), LIMITS.documentMaxBytes);
   if (!read.ok) throw new VaultError('io-error', `cannot read ${old.path} (${read.code}); nothing was changed`, { hint: 'run vault doctor' });
   const text = read.bytes.toString('utf8');
   const labels = findSecretShapes(text);
@@ -182,45 +181,18 @@ export async function retireMemory(roots: VaultRoots, input: RetireInput, rt: Ru
   return result;
 }
 
-/** Replaces the memory file with `next` through a handle on its kind folder, if it still holds `expected`. */
+/** Replaces the memory file with `next` through a handle on its folder (the one rewrite primitive), if it still holds `expected`. */
 function writeOver(roots: VaultRoots, old: ReadResult, expected: Buffer, next: string, rt: Runtime): void {
-  const name = `${old.memory.id}.md`;
-  let dir;
+  const segments = old.path.split('/').slice(1);
+  const name = segments.pop()!;
+  const dir = openScopeDir(roots, old.scope, segments);
   try {
-    dir = openScopeDir(roots, old.scope, [kindFolder(old.memory.kind)]);
-  } catch (err) {
-    if (isVaultError(err)) throw err;
-    throw new VaultError('io-error', `cannot open the folder of ${old.path}`, { cause: err });
-  }
-  try {
-    const target = dir.child(name);
-    const st = lstatSync(target);
-    if (!st.isFile())
-      throw new VaultError('symlink-refused', `${old.path} is not a regular file; nothing was changed`, {
-        rule: 'never follow symbolic links',
-        hint: 'see vault doctor',
-      });
-    writeFileAtomic(target, next, {
-      tempPath: dir.child(`.ecc-memory-retire-${rt.randomHex(8)}.tmp`),
-      commit: 'replace',
-      mode: st.mode & 0o777 || modesFor(old.scope).file,
-      beforeCommit: () => {
-        const now = readFileSafe(target, LIMITS.documentMaxBytes);
-        if (!now.ok || !now.bytes.equals(expected))
-          throw new VaultError('io-error', `${old.path} changed while it was being retired; nothing was changed`, { hint: 'run vault retire again' });
-        if (!dir!.stillThere())
-          throw new VaultError('symlink-refused', `the folder of ${old.path} changed while it was being retired; nothing was changed`, {
-            hint: 'run vault doctor',
-          });
-      },
-    });
-  } catch (err) {
-    if (isVaultError(err)) throw err;
-    if (isLinkRefusal(err))
-      throw new VaultError('symlink-refused', `refusing to write through a symbolic link: ${old.path}`, { rule: 'no symlinks in the vault', cause: err });
-    throw new VaultError('io-error', `cannot rewrite ${old.path} (${(err as NodeJS.ErrnoException).code ?? 'error'}); nothing was changed`, {
-      hint: 'check the folder permissions',
-      cause: err,
+    replaceFileInFolder(dir, name, next, expected, {
+      tempPrefix: '.ecc-memory-retire-',
+      randomHex: (n) => rt.randomHex(n),
+      maxBytes: LIMITS.documentMaxBytes,
+      defaultMode: modesFor(old.scope).file,
+      wording: { shown: old.path, doing: 'retired', nothing: 'nothing was changed', again: 'vault retire' },
     });
   } finally {
     dir.close();

@@ -379,7 +379,7 @@ export function writeMemoryFile(roots: VaultRoots, memory: Memory, text: string,
     if (staging) removeStaleSaveTemps(staging, now);
     removeStaleSaveTemps(kindDir, now);
     const into = staging;
-    writeFileExclusive(kindDir.child(`${memory.id}.md`), text, mode.file, () => rt.randomHex(8), into && ((name) => into.child(name)));
+    writeFileExclusive(kindDir.child(`${memory.id}.md`), text, mode.file, () => rt.randomHex(8), into && ((name) => into.child(name)), kindDir);
   } catch (err) {
     if (err instanceof VaultError) throw err;
     const where = vaultRelativePath(memory.scope, memory.kind, memory.id);

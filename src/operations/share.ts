@@ -1,44 +1,39 @@
 /**
  * `vault share <id>`: moves a local project-scope memory into the committed team scope so it can
  * be reviewed in a pull request. The team file is created exclusively (create-only writer) with
- * `scope: team` and every other value unchanged (trust stays "unreviewed"); only then is the
- * project file removed. If any step fails, the project file stays and no team copy is left. Then
+ * `scope: team` and every other value unchanged (trust stays "unreviewed"), through the team kind
+ * folder's handle as a save writes; only then is the project file removed, through a handle on its
+ * folder (store/dir-handle.ts). If any step fails, the project file stays and no team copy is left. Then
  * the search index of both scopes is refreshed.
  */
 import { lstatSync, unlinkSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, sep } from 'node:path';
-import { LIMITS, type Memory } from '../document/contract.js';
+import { kindFolder, LIMITS, type Memory } from '../document/contract.js';
 import { parseMemory } from '../document/parse.js';
 import { serializeMemory } from '../document/serialize.js';
 import { VaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
+import type { DirHandle } from '../store/dir-handle.js';
 import { readFileSafe } from '../store/read-file-safe.js';
+import { readScopeFile } from '../store/read-scope-file.js';
 import { memoryFilePath, vaultRelativePath } from '../store/layout.js';
-import { guardedDirs, type VaultRoots } from '../store/roots.js';
-import { writeFileExclusive } from '../store/atomic-write.js';
-import { modesFor, prepareScope } from '../store/scope-folders.js';
+import type { VaultRoots } from '../store/roots.js';
+import { openScopeDir, prepareScope } from '../store/scope-folders.js';
 import { readMemory } from './read.js';
-import { assertNoSecrets, refreshIndexAfterWrite } from './save.js';
+import { assertNoSecrets, refreshIndexAfterWrite, writeMemoryFile } from './save.js';
 
-/** Throws unless every folder from `top` down to `dir` is a real folder (lstat, one component at a time). */
-function assertNoLinkOnPath(top: string, dir: string): void {
-  const rel = relative(top, dir);
-  const parts = rel === '' ? [] : rel.split(sep);
-  let at = top;
-  for (const part of ['', ...parts]) {
-    at = part ? join(at, part) : at;
-    let st;
-    try {
-      st = lstatSync(at);
-    } catch {
-      st = undefined;
-    }
-    if (rel.startsWith('..') || isAbsolute(rel) || !st || st.isSymbolicLink() || !st.isDirectory()) {
-      throw new VaultError('symlink-refused', 'a folder on the path of the project memory is a symbolic link (or not a folder); nothing was moved', {
+const LINKED_PROJECT_FOLDER = 'a folder on the path of the project memory is a symbolic link (or not a folder); nothing was moved';
+
+/** Opens the folder of a project memory (`project/<segments…>/<name>`) through folder handles, no link on the way. */
+function openProjectFolder(roots: VaultRoots, segments: readonly string[]): DirHandle {
+  try {
+    return openScopeDir(roots, 'project', segments);
+  } catch (err) {
+    if (err instanceof VaultError && err.code === 'symlink-refused')
+      throw new VaultError('symlink-refused', LINKED_PROJECT_FOLDER, {
         rule: 'never follow symbolic links',
         hint: 'replace the link with a real folder (see vault doctor)',
       });
-    }
+    throw err;
   }
 }
 
@@ -102,8 +97,16 @@ export async function shareMemory(roots: VaultRoots, id: string, rt: Runtime): P
       hint: 'only a project-scope memory can be shared',
     });
   }
-  const before = readFileSafe(found.absPath, LIMITS.documentMaxBytes);
-  if (!before.ok) throw new VaultError('io-error', `cannot read ${found.path} (${before.code})`, { hint: 'check the file permissions' });
+  const rel = found.path.slice(found.scope.length + 1);
+  const before = readScopeFile(roots, 'project', rel, LIMITS.documentMaxBytes);
+  if (!before.ok) {
+    if (before.code === 'symlink-refused')
+      throw new VaultError('symlink-refused', LINKED_PROJECT_FOLDER, {
+        rule: 'never follow symbolic links',
+        hint: 'replace the link with a real folder (see vault doctor)',
+      });
+    throw new VaultError('io-error', `cannot read ${found.path} (${before.code})`, { hint: 'check the file permissions' });
+  }
   const memory: Memory = { ...found.memory, scope: 'team' };
   const text = serializeMemory(memory);
   const back = parseMemory(text);
@@ -115,22 +118,37 @@ export async function shareMemory(roots: VaultRoots, id: string, rt: Runtime): P
   await assertNoSecrets(text);
   const absPath = memoryFilePath(roots, 'team', memory.kind, memory.id);
   prepareScope(roots, 'team', [memory.kind]);
-  writeFileExclusive(absPath, text, modesFor('team').file, () => rt.randomHex(8));
+  // create-only through the team kind folder's handle, as a save writes
+  writeMemoryFile(roots, memory, text, rt);
+  const segments = rel.split('/');
+  const name = segments.pop()!;
   try {
-    const now = readFileSafe(found.absPath, LIMITS.documentMaxBytes);
-    if (!now.ok || !now.bytes.equals(before.bytes)) {
-      throw new VaultError('io-error', `${found.path} changed while it was being shared; nothing was moved`, { hint: 'run vault share again' });
-    }
-    // The file the scan found, in the folder the scan walked: refuse if a folder on the way has
-    // since become a link (unlink would otherwise remove a file outside the vault).
-    assertNoLinkOnPath(guardedDirs(roots, 'project')[0]!, dirname(found.absPath));
-    if (!lstatSync(found.absPath).isFile())
-      throw new VaultError('symlink-refused', `${found.path} is no longer a regular file; nothing was moved`, { hint: 'run vault doctor' });
-    unlinkSync(found.absPath);
-  } catch (err) {
-    // Roll back: the original stays, the team copy goes, so the id is never claimed twice.
+    const dir = openProjectFolder(roots, segments);
     try {
-      unlinkSync(absPath);
+      // The file the scan found, in the folder the scan walked, through the folder's handle: a
+      // folder on the way that has since become a link is never followed (unlink would otherwise
+      // remove a file outside the vault).
+      const now = readFileSafe(dir.child(name), LIMITS.documentMaxBytes);
+      if (!dir.stillThere()) throw new VaultError('symlink-refused', LINKED_PROJECT_FOLDER, { hint: 'run vault doctor' });
+      if (!now.ok || !now.bytes.equals(before.bytes)) {
+        throw new VaultError('io-error', `${found.path} changed while it was being shared; nothing was moved`, { hint: 'run vault share again' });
+      }
+      if (!lstatSync(dir.child(name)).isFile())
+        throw new VaultError('symlink-refused', `${found.path} is no longer a regular file; nothing was moved`, { hint: 'run vault doctor' });
+      unlinkSync(dir.child(name));
+    } finally {
+      dir.close();
+    }
+  } catch (err) {
+    // Roll back: the original stays, the team copy goes (through the team kind folder's handle),
+    // so the id is never claimed twice.
+    try {
+      const team = openScopeDir(roots, 'team', [kindFolder(memory.kind)]);
+      try {
+        unlinkSync(team.child(`${memory.id}.md`));
+      } finally {
+        team.close();
+      }
     } catch {
       /* nothing to undo */
     }

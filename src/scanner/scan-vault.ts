@@ -3,7 +3,7 @@
  * symbolic link, never enters hidden folders, never throws for a malformed file, and never puts
  * raw file content into a diagnostic. Bounded (files, depth, bytes) and says when a bound was hit.
  */
-import { lstatSync, readdirSync, type Dirent, type Stats } from 'node:fs';
+import { lstatSync, readdirSync, statSync, type Dirent, type Stats } from 'node:fs';
 import { basename, dirname, relative, sep } from 'node:path';
 import { kindFolder, kindOfFolder, LIMITS, SCOPES, type Memory, type Scope } from '../document/contract.js';
 import type { NonCanonicalReason } from '../document/parse.js';
@@ -281,7 +281,10 @@ export function walkVault(
         // A link named like a memory file is one file that was not read (a lookup of its id is
         // incomplete, see operations/read.ts); any other link may be a folder of memories,
         // which was not seen: no lookup can be complete.
-        if (!name.endsWith('.md')) incomplete(`a symbolic link that may be a folder was not followed: ${toVaultPath(scope, root, abs)}`);
+        // A link named like a memory file that points to a folder (statted, never opened or
+        // listed) is a folder of memories all the same.
+        if (!name.endsWith('.md') || linksToFolder(handle.child(name)))
+          incomplete(`a symbolic link that may be a folder was not followed: ${toVaultPath(scope, root, abs)}`);
         continue;
       }
       if (d.isDirectory()) {
@@ -381,6 +384,15 @@ export function walkVault(
     }
   }
   return result;
+}
+
+/** True when the link at `path` resolves to a folder (stat follows it; nothing is opened or listed). */
+function linksToFolder(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false; // dangling, a loop, no permission: one file that was not read
+  }
 }
 
 /** The temporary files in a scope's staging folder (its own `.gitignore` aside), through the scope's handle. */

@@ -255,7 +255,7 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
       if (req.op === 'search') return { v: PROTOCOL_VERSION, ok: true, result: await engine.search(String(req.query), req.options as SearchOptions) };
       if (req.op === 'similar') return { v: PROTOCOL_VERSION, ok: true, result: await engine.similar(similarProbe(req.memory)) };
       const scan = engine.scan(req.scopes as Scope[]);
-      const r = readFromScan(scan, String(req.id));
+      const r = readFromScan(roots, scan, String(req.id));
       return { v: PROTOCOL_VERSION, ok: true, result: r };
     } catch (err) {
       if (err instanceof VaultError) return { v: PROTOCOL_VERSION, ok: false, error: err.toJSON() as { code: string; message: string } };

@@ -12,10 +12,12 @@
  * file never survives a call (a killed process may leave it: see store/layout.ts, STAGING_DIR). Caches that are rebuilt when they read back torn (the search index,
  * session start's caches) skip the two fsyncs (`durable: false`); the rename stays atomic.
  */
-import { closeSync, constants, fstatSync, fsyncSync, linkSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, constants, fstatSync, fsyncSync, linkSync, lstatSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { VaultError } from '../errors.js';
 import { processIds } from '../io/runtime.js';
+import { type DirHandle, isLinkRefusal, usesProcFd } from './dir-handle.js';
+import { readFileSafe } from './read-file-safe.js';
 
 /** How {@link writeFileAtomic} writes. */
 export interface AtomicWriteOptions {
@@ -40,6 +42,21 @@ export interface AtomicWriteOptions {
    * not change and that no folder became a link.
    */
   beforeCommit?: (temp: { path: string; ino: number }) => void;
+  /**
+   * the handle of the target's folder (`target` and `tempPath` are its `child` paths). Without
+   * procfs (store/dir-handle.ts) those paths are ordinary paths: the folder is checked by dev/ino
+   * right before the commit, and again after it, and a file that landed elsewhere because a folder
+   * was swapped in between is removed again (by its path, only while it is the file this call
+   * made: same inode), then the write fails with `symlink-refused`.
+   */
+  folder?: DirHandle;
+}
+
+function folderMoved(): VaultError {
+  return new VaultError('symlink-refused', 'a folder of the vault changed while a file was being written; nothing was written', {
+    rule: 'no symlinks in the vault',
+    hint: 'run vault doctor',
+  });
 }
 
 function syncDir(dir: string): void {
@@ -78,9 +95,17 @@ export function writeFileAtomic(target: string, content: string | Uint8Array, op
     closeSync(fd);
     fd = undefined;
     options.beforeCommit?.({ path: tmp, ino: st.ino });
+    const checked = options.folder !== undefined && !usesProcFd() ? options.folder : undefined;
+    if (checked && !checked.stillThere()) throw folderMoved();
     if (options.commit === 'create') linkSync(tmp, target);
     else renameSync(tmp, target);
     if (options.commit === 'replace') created = false; // renamed: nothing left to remove
+    if (checked && !checked.stillThere()) {
+      // the fallback's undo: the file went wherever the paths led; remove it if it is ours
+      const landed = lstatSync(target, { throwIfNoEntry: false });
+      if (landed?.isFile() && landed.ino === st.ino && landed.dev === st.dev) unlinkSync(target);
+      throw folderMoved();
+    }
     if (options.durable !== false) syncDir(dirname(target));
     return { mtimeMs: st.mtimeMs };
   } finally {
@@ -116,17 +141,25 @@ function errnoOf(err: unknown): string | undefined {
  * @param mode permission bits of the new file
  * @param tempName returns a unique suffix for the temporary file
  * @param staging path of a child of the staging folder, for a name (a folder handle's `child`)
+ * @param folder the handle `target` belongs to (the fallback's check and undo, see {@link AtomicWriteOptions.folder})
  * @throws VaultError `already-exists` when `target` exists (file, folder or symlink);
  *   `io-error` on any other failure. The temporary file never survives.
  */
-export function writeFileExclusive(target: string, content: string, mode: number, tempName: () => string, staging?: (name: string) => string): void {
+export function writeFileExclusive(
+  target: string,
+  content: string,
+  mode: number,
+  tempName: () => string,
+  staging?: (name: string) => string,
+  folder?: DirHandle,
+): void {
   try {
     try {
       if (!staging) throw Object.assign(new Error('no staging folder'), { code: 'EXDEV' });
-      writeFileAtomic(target, content, { tempPath: staging(`${processIds.pid}-${tempName()}.tmp`), commit: 'create', mode });
+      writeFileAtomic(target, content, { tempPath: staging(`${processIds.pid}-${tempName()}.tmp`), commit: 'create', mode, folder });
     } catch (err) {
       if (errnoOf(err) !== 'EXDEV') throw err;
-      writeFileAtomic(target, content, { tempPath: join(dirname(target), `.ecc-memory-${processIds.pid}-${tempName()}.tmp`), commit: 'create', mode });
+      writeFileAtomic(target, content, { tempPath: join(dirname(target), `.ecc-memory-${processIds.pid}-${tempName()}.tmp`), commit: 'create', mode, folder });
     }
   } catch (err) {
     if (err instanceof VaultError) throw err;
@@ -139,6 +172,80 @@ export function writeFileExclusive(target: string, content: string, mode: number
     const code = errnoOf(err) ?? 'unknown';
     throw new VaultError('io-error', `cannot write the memory file (${code})`, {
       hint: code === 'EACCES' ? 'check the folder permissions' : 'check the path and try again',
+      cause: err,
+    });
+  }
+}
+
+/** How {@link replaceFileInFolder} names the file in its refusals. */
+export interface ReplaceWording {
+  /** the file as shown to the user (a vault path) */
+  shown: string;
+  /** what is being done to it: `formatted`, `retired` */
+  doing: string;
+  /** what was left undone: `nothing was written`, `nothing was changed` */
+  nothing: string;
+  /** the command to run again: `vault fmt` */
+  again: string;
+}
+
+/**
+ * The one rewrite of an existing vault file (`vault fmt`, `vault retire`): replaces the file
+ * `name` of the folder `dir` (a folder handle, store/dir-handle.ts) with `content`, only if it is a
+ * regular file that still holds `expected`. The temporary file is `<tempPrefix><random>.tmp` in
+ * the same folder, with the file's permission bits; it is written and fsynced, then, right before
+ * it is renamed over the file through the handle, the file is read again through the handle and
+ * compared, and the temporary file must still be the one just made (same inode). A folder swapped
+ * for a link is never followed (procfs), or the write is undone (the fallback, see
+ * {@link AtomicWriteOptions.folder}).
+ *
+ * @param maxBytes the largest file that is compared (a larger one counts as changed)
+ * @param defaultMode permission bits when the file's own are 0
+ * @throws VaultError `symlink-refused` (not a regular file, a folder changed), `io-error` (the
+ *   file changed, or the file system failed); the original is kept on every one of them
+ */
+export function replaceFileInFolder(
+  dir: DirHandle,
+  name: string,
+  content: string,
+  expected: Buffer,
+  options: { tempPrefix: string; randomHex: (bytes: number) => string; maxBytes: number; defaultMode: number; wording: ReplaceWording },
+): void {
+  const w = options.wording;
+  const target = dir.child(name);
+  try {
+    const st = lstatSync(target);
+    if (!st.isFile())
+      throw new VaultError('symlink-refused', `${w.shown} is not a regular file; ${w.nothing}`, {
+        rule: 'never follow symbolic links',
+        hint: 'see vault doctor',
+      });
+    const tempName = `${options.tempPrefix}${options.randomHex(8)}.tmp`;
+    writeFileAtomic(target, content, {
+      tempPath: dir.child(tempName),
+      commit: 'replace',
+      mode: st.mode & 0o777 || options.defaultMode,
+      folder: dir,
+      beforeCommit: (temp) => {
+        const now = readFileSafe(target, options.maxBytes);
+        if (!now.ok || !now.bytes.equals(expected))
+          throw new VaultError('io-error', `${w.shown} changed while it was being ${w.doing}; ${w.nothing}`, { hint: `run ${w.again} again` });
+        const tmpSt = lstatSync(dir.child(tempName), { throwIfNoEntry: false });
+        if (!dir.stillThere() || !tmpSt?.isFile() || tmpSt.ino !== temp.ino)
+          throw new VaultError('symlink-refused', `the folder of ${w.shown} changed while it was being ${w.doing}; ${w.nothing}`, {
+            hint: 'run vault doctor',
+          });
+      },
+    });
+  } catch (err) {
+    if (err instanceof VaultError) throw err;
+    if (isLinkRefusal(err))
+      throw new VaultError('symlink-refused', `refusing to write through a symbolic link: ${w.shown}; ${w.nothing}`, {
+        rule: 'no symlinks in the vault',
+        cause: err,
+      });
+    throw new VaultError('io-error', `cannot rewrite ${w.shown} (${errnoOf(err) ?? 'error'}); ${w.nothing}`, {
+      hint: 'check the folder permissions',
       cause: err,
     });
   }

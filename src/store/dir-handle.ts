@@ -16,6 +16,21 @@ import { join } from 'node:path';
 const DIR_FLAGS = constants.O_RDONLY | (constants.O_DIRECTORY ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
 let procFdWorks: boolean | undefined;
+let procFdForcedOff = false;
+
+/**
+ * Forces the fallback without procfs (paths, checked by dev/ino) even where procfs works, for the
+ * whole process: `ECC_VAULT_NO_PROCFD=1`, read from the runtime's environment by `resolveRoots`
+ * (store/roots.ts), so that the fallback can be tested on Linux.
+ */
+export function forceProcFdFallback(forced: boolean): void {
+  procFdForcedOff = forced;
+}
+
+/** True when folder handles are used through `/proc/self/fd/<fd>/` (else by path, see the module comment). */
+export function usesProcFd(): boolean {
+  return !procFdForcedOff && hasProcFd();
+}
 
 /** True when `/proc/self/fd/<fd>/` names the folder of an open handle (Linux procfs). */
 function hasProcFd(): boolean {
@@ -77,12 +92,12 @@ export class DirHandle {
    * this very folder on Linux (see the module comment), else it is the ordinary path.
    */
   child(name: string): string {
-    return hasProcFd() ? `/proc/self/fd/${this.fd}/${name}` : join(this.path, name);
+    return usesProcFd() ? `/proc/self/fd/${this.fd}/${name}` : join(this.path, name);
   }
 
   /** The path that lists this folder (readdir). */
   get listPath(): string {
-    return hasProcFd() ? `/proc/self/fd/${this.fd}` : this.path;
+    return usesProcFd() ? `/proc/self/fd/${this.fd}` : this.path;
   }
 
   /**

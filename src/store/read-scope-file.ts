@@ -1,42 +1,78 @@
 /**
- * The safe read of one memory file named by the index or a search hit: like
+ * The safe read of memory files named by the index, a search hit or an earlier walk: like
  * {@link readFileSafe}, and also never through a folder that became a link after the index or the
- * scan saw it.
+ * scan saw it. Every read of a vault file by its scope path goes through here.
  */
 import { basename, dirname } from 'node:path';
 import type { Scope } from '../document/contract.js';
-import { DirHandle, isLinkRefusal } from './dir-handle.js';
+import { DirHandle, isLinkRefusal, usesProcFd } from './dir-handle.js';
 import { readFileSafe } from './read-file-safe.js';
 import { guardedDirs, type VaultRoots } from './roots.js';
 
+type ReadResult = ReturnType<typeof readFileSafe>;
+
+/** Reads files of one scope in turn (see {@link openScopeReader}); close it when done. */
+export interface ScopeReader {
+  /** as {@link readScopeFile} */
+  read(relPath: string, maxBytes: number): ReadResult;
+  close(): void;
+}
+
+/**
+ * A reader of one scope's files that keeps the folder of the last file open, so that reading a
+ * whole folder (the index build, a refresh) opens each folder once, not once per file. Each folder
+ * on the way (`.ecc`, `.ecc/memory`, the scope, the kind folder, its subfolders) is opened from
+ * its parent's handle without following a link (store/dir-handle.ts), so a folder swapped for a
+ * link after it was checked is never followed: nothing outside the vault is read. Without procfs
+ * the folders are re-checked by dev/ino after each read, and a change refuses the bytes.
+ */
+export function openScopeReader(roots: VaultRoots, scope: Scope): ScopeReader {
+  const guarded = guardedDirs(roots, scope);
+  let held: { key: string; dir: DirHandle } | undefined;
+  const close = () => {
+    held?.dir.close();
+    held = undefined;
+  };
+  return {
+    read(relPath, maxBytes) {
+      const segments = relPath.split('/');
+      if (segments.some((s) => s === '' || s === '.' || s === '..' || s.includes('\\'))) return { ok: false, code: 'invalid-path' };
+      const name = segments.pop()!;
+      const key = segments.join('/');
+      if (held?.key !== key) {
+        close();
+        try {
+          held = { key, dir: DirHandle.open(dirname(guarded[0]!), [...guarded.map((d) => basename(d)), ...segments]) };
+        } catch (err) {
+          return { ok: false, code: isLinkRefusal(err) ? 'symlink-refused' : ((err as NodeJS.ErrnoException).code ?? 'read-error') };
+        }
+      }
+      const read = readFileSafe(held.dir.child(name), maxBytes);
+      if (!usesProcFd() && !held.dir.stillThere()) {
+        close();
+        return { ok: false, code: 'symlink-refused' };
+      }
+      return read;
+    },
+    close,
+  };
+}
+
 /**
  * Reads one file of a scope, given by its path inside the scope folder (`notes/mem_x.md`, `/`
- * separated, as the index and search hits hold it). Each folder on the way (`.ecc`,
- * `.ecc/memory`, the scope, the kind folder) is opened from its parent's handle without following
- * a link (store/dir-handle.ts), so a folder swapped for a link after it was checked is never
- * followed: nothing outside the vault is read. Without procfs the folders are re-checked by
- * dev/ino after the read, and a change refuses the bytes.
+ * separated, as the index and search hits hold it), through folder handles (see
+ * {@link openScopeReader}).
  *
  * @param maxBytes at most this many bytes (a larger file is reported by size, never read)
  * @returns as {@link readFileSafe}; `code: 'symlink-refused'` when a folder on the way is a link
  *   or not a folder (or changed during the read), `invalid-path` for a path with an empty, `.` or
  *   `..` segment
  */
-export function readScopeFile(roots: VaultRoots, scope: Scope, relPath: string, maxBytes: number): ReturnType<typeof readFileSafe> {
-  const segments = relPath.split('/');
-  if (segments.some((s) => s === '' || s === '.' || s === '..' || s.includes('\\'))) return { ok: false, code: 'invalid-path' };
-  const name = segments.pop()!;
-  const guarded = guardedDirs(roots, scope);
-  let dir: DirHandle;
+export function readScopeFile(roots: VaultRoots, scope: Scope, relPath: string, maxBytes: number): ReadResult {
+  const reader = openScopeReader(roots, scope);
   try {
-    dir = DirHandle.open(dirname(guarded[0]!), [...guarded.map((d) => basename(d)), ...segments]);
-  } catch (err) {
-    return { ok: false, code: isLinkRefusal(err) ? 'symlink-refused' : ((err as NodeJS.ErrnoException).code ?? 'read-error') };
-  }
-  try {
-    const read = readFileSafe(dir.child(name), maxBytes);
-    return dir.stillThere() ? read : { ok: false, code: 'symlink-refused' };
+    return reader.read(relPath, maxBytes);
   } finally {
-    dir.close();
+    reader.close();
   }
 }

@@ -19,6 +19,7 @@ import { VaultError } from '../errors.js';
 import type { Runtime } from '../io/runtime.js';
 import { quoteInput } from '../document/echo-input.js';
 import { UNSAFE_CHARS } from '../unicode/unsafe-characters.js';
+import { forceProcFdFallback } from './dir-handle.js';
 
 /** Resolved locations of a vault. All paths are absolute. */
 export interface VaultRoots {
@@ -248,6 +249,8 @@ export function readGitDirs(worktreeRoot: string): { gitDir?: string; commonGitD
  *   folder of the user root
  */
 export function resolveRoots(rt: Runtime, opts: RootOptions & { here?: boolean } = {}): VaultRoots {
+  // every command resolves its roots first: the one place the folder-handle mode is chosen
+  forceProcFdFallback(rt.env.ECC_VAULT_NO_PROCFD === '1');
   const rootOverride = opts.root ?? rt.env.ECC_MEMORY_PROJECT_ROOT;
   const userFix = 'unset it to use ~/.ecc/memory, or set it to an absolute folder';
   const user =

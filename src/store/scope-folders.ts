@@ -12,7 +12,6 @@ import {
   mkdtempSync,
   openSync,
   readdirSync,
-  readFileSync,
   renameSync,
   rmdirSync,
   rmSync,
@@ -24,6 +23,7 @@ import { kindFolder, type Kind, type Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
 import { writeFileExclusive } from './atomic-write.js';
 import { DirHandle, isLinkRefusal } from './dir-handle.js';
+import { readFileSafe } from './read-file-safe.js';
 import { PROJECT_GITIGNORE, SAVE_TEMP_FILE, STAGING_DIR, STAGING_GRACE_MS } from './layout.js';
 import { guardedDirs, scopeRoot, type VaultRoots } from './roots.js';
 
@@ -113,7 +113,9 @@ export function checkProjectGitignore(projectDir: string): 'ok' | 'missing' {
       hint: 'replace it with a regular file',
     });
   }
-  const content = st.isFile() && st.size < 1024 ? readFileSync(file, 'utf8') : undefined;
+  // the safe read (no link, no FIFO, bounded), not a path read that would follow a link put there since the lstat
+  const read = st.isFile() && st.size < 1024 ? readFileSafe(file, 1024) : undefined;
+  const content = read?.ok ? read.bytes.toString('utf8') : undefined;
   if (content !== PROJECT_GITIGNORE) {
     throw new VaultError('gitignore-mismatch', 'project memory .gitignore does not contain the required fail-closed rules', {
       field: 'project/.gitignore',

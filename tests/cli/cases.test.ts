@@ -172,11 +172,11 @@ const CASES: CliCase[] = [
     stderr: /^error: .*not a regular file/,
   },
   {
-    name: 'save --body-file naming a FIFO (never opened, so never blocks)',
+    name: 'save --body-file naming a FIFO without a writer (opened without blocking, given up after a bounded wait)',
     args: ['save', '--title', 't', '--body-file', 'fifo'],
     setup: (repo) => expect(spawnSync('mkfifo', [join(repo, 'fifo')]).status).toBe(0),
     exit: 3,
-    stderr: /^error: .*not a regular file/,
+    stderr: /^error: .*named pipe that got no writer/,
   },
   {
     name: 'save --body-file in Latin-1',

@@ -43,6 +43,30 @@ describe('fail-closed: what the vault cannot see', () => {
     }
   });
 
+  it.skipIf(process.platform === 'win32')(
+    'a symlink named <name>.md that points to a folder: read is "incomplete" (exit 6), doctor reports a symlink',
+    async () => {
+      for (const built of [false, true]) {
+        const repo = gitRepo();
+        const env = cliEnv();
+        const outside = tempDir('vault-outside-');
+        put(outside, 'mem_fc_outside.md', memoryText({ id: 'mem_fc_outside' }, 'Outside the vault: queue retries.'));
+        put(repo, '.ecc/memory/team/notes/mem_fc_inside.md', memoryText({ id: 'mem_fc_inside' }, 'Inside: queue retries.'));
+        if (built) expect((await runCli(['search', 'queue'], { cwd: repo, env })).code).toBe(0); // the index exists before the link
+        symlinkSync(outside, join(repo, '.ecc/memory/team/notes/folder.md'));
+        for (const id of ['mem_fc_outside', 'mem_fc_inside', 'mem_fc_nowhere']) {
+          expect(await readCode(repo, env, id), `built=${built} ${id}`).toMatchObject({ exit: 6, code: 'read-incomplete' });
+        }
+        const s = JSON.parse((await runCli(['search', 'queue retries', '--json'], { cwd: repo, env })).stdout);
+        expect(s.diagnostics.complete).toBe(false);
+        expect(JSON.stringify(s.results)).not.toContain('mem_fc_outside');
+        const d = await runCli(['doctor', '--json'], { cwd: repo, env });
+        const found = JSON.parse(d.stdout).problems.filter((x: { code: string }) => x.code === 'symlink');
+        expect(found.map((x: { path: string }) => x.path)).toContain('team/notes/folder.md');
+      }
+    },
+  );
+
   it.skipIf(process.platform === 'win32')('a FIFO named <id>.md: read is "incomplete", save --id says it exists, nothing blocks', async () => {
     const repo = gitRepo();
     const env = cliEnv();

@@ -140,7 +140,7 @@ describe('read precision (property)', () => {
         const scan = scanVault(roots, { scopes: ['team'] });
         const viaScan = (id: string) => {
           try {
-            readFromScan(scan, id);
+            readFromScan(roots, scan, id);
             return 'found';
           } catch (err) {
             return (err as { code: string }).code;

@@ -37,7 +37,7 @@ export const handoffCommand = (ctx: CliContext) => ({
       .option('title', { type: 'string', describe: 'title, 1..200 characters (required)' })
       .option('from-session', { type: 'string', describe: 'short id of a session snapshot (see `vault sessions list`), or the session id' })
       .option('body', { type: 'string', describe: 'body text (Markdown)' })
-      .option('body-file', { type: 'string', describe: 'read the body from a UTF-8 file' })
+      .option('body-file', { type: 'string', describe: 'read the body from a UTF-8 file or a named pipe (/dev/stdin too), to its end' })
       .option('stdin', { type: 'boolean', describe: 'read the body from standard input' })
       .option('from', { type: 'string', describe: 'harness handing off (source_harness)' })
       .option('target', { type: 'string', array: true, describe: 'harness that should pick it up (repeatable; alias of --target-harness)' })

@@ -1,5 +1,5 @@
 import type { Argv } from 'yargs';
-import { KINDS, SCOPES } from '../../document/contract.js';
+import { KINDS, LIMITS, SCOPES } from '../../document/contract.js';
 import { EXIT, VaultError } from '../../errors.js';
 import { printJson, rootsFor, runCommand, usageError, type CliContext, type GlobalArgs, printSaved } from '../command-context.js';
 import type { SaveInput, SaveOptions, SaveResult } from '../../operations/save.js';
@@ -57,7 +57,18 @@ export async function readBodyInput(ctx: CliContext, argv: SaveArgs): Promise<st
   const { readFileSafe } = await import('../../store/read-file-safe.js');
   const { resolve } = await import('node:path');
   const file = resolve(ctx.io.runtime.cwd, argv['body-file']!);
-  const read = readFileSafe(file, BODY_READ_CAP);
+  if (STDIN_PATHS.includes(file)) {
+    // this process's standard input under a file name: read as --stdin reads it, to its end, bounded
+    const buf = await ctx.io.readStdin(BODY_MAX_BYTES + 1);
+    if (buf.length > BODY_MAX_BYTES) throw tooLarge('--body-file');
+    return decode(buf, '--body-file');
+  }
+  const { lstatSync } = await import('node:fs');
+  // A named pipe is opened once, by the pipe reader: a first open and close by the file reader
+  // would let a waiting writer write into a pipe that then loses its bytes.
+  const read: { ok: true; bytes: Buffer } | { ok: false; code: string } = lstatSync(file, { throwIfNoEntry: false })?.isFIFO()
+    ? await readFifo(file)
+    : readFileSafe(file, BODY_READ_CAP);
   if (!read.ok) {
     if (read.code === 'too-large') throw tooLarge('--body-file');
     const why =
@@ -66,17 +77,76 @@ export async function readBodyInput(ctx: CliContext, argv: SaveArgs): Promise<st
         : read.code === 'ENOENT'
           ? 'does not exist'
           : read.code === 'not-a-regular-file'
-            ? 'is not a regular file'
-            : `cannot be read (${read.code})`;
+            ? 'is not a regular file or a named pipe'
+            : read.code === 'no-writer'
+              ? `is a named pipe that got no writer, or no more bytes and no end, within ${FIFO_WAIT_MS / 1000} s`
+              : `cannot be read (${read.code})`;
     throw new VaultError('invalid-input', `--body-file ${boundInput(String(argv['body-file']), 300)} ${why}`, {
       field: 'body-file',
       hint:
         read.code === 'ELOOP' || read.code === 'not-a-regular-file'
-          ? 'give the path of a regular UTF-8 text file; to read a pipe or /dev/stdin, use --stdin (read to its end, at most 64 KiB)'
-          : 'give the path of a regular UTF-8 text file',
+          ? 'give the path of a regular UTF-8 text file or a named pipe; to read standard input, use --stdin (read to its end, at most 64 KiB)'
+          : read.code === 'no-writer'
+            ? 'start the writer first, or pipe the body into --stdin'
+            : 'give the path of a regular UTF-8 text file',
     });
   }
   return decode(read.bytes, '--body-file');
+}
+
+/** The body limit (document/contract.ts LIMITS.bodyMaxBytes): a pipe is read to at most one byte more. */
+const BODY_MAX_BYTES = LIMITS.bodyMaxBytes;
+/** Names of this process's standard input. */
+const STDIN_PATHS = ['/dev/stdin', '/dev/fd/0', '/proc/self/fd/0'];
+/** How long a named pipe may stay without a writer, or without its end, before the read gives up. */
+const FIFO_WAIT_MS = 5000;
+
+/**
+ * Reads a named pipe (FIFO) to its end, at most {@link BODY_MAX_BYTES} + 1 bytes, never blocking
+ * the process: it is opened with O_NONBLOCK (so the open returns at once even without a writer)
+ * and read without waiting, with short pauses while the writer has nothing to say. A pipe that has
+ * no writer, or whose writer neither writes nor closes, is given up after {@link FIFO_WAIT_MS}.
+ *
+ * @returns the bytes, or `too-large`, `not-a-regular-file` (not a FIFO: a device, a socket, a
+ *   folder), `no-writer`, or the file system's code
+ */
+async function readFifo(file: string): Promise<{ ok: true; bytes: Buffer } | { ok: false; code: string }> {
+  const { closeSync, constants, fstatSync, openSync, readSync } = await import('node:fs');
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    if (!fstatSync(fd).isFIFO()) return { ok: false, code: 'not-a-regular-file' };
+    const buf = Buffer.alloc(BODY_MAX_BYTES + 1);
+    let off = 0;
+    let writerSeen = false;
+    let deadline = Date.now() + FIFO_WAIT_MS;
+    for (;;) {
+      let n: number;
+      try {
+        n = readSync(fd, buf, off, buf.length - off, null);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') throw err;
+        n = -1; // a writer is there, with nothing to read yet
+      }
+      if (n > 0) {
+        writerSeen = true;
+        deadline = Date.now() + FIFO_WAIT_MS;
+        off += n;
+        if (off > BODY_MAX_BYTES) return { ok: false, code: 'too-large' };
+        continue;
+      }
+      if (n === 0 && writerSeen) break; // end of file: the writer closed
+      if (n < 0) writerSeen = true;
+      // n === 0 before any writer: none has opened the pipe yet
+      if (Date.now() > deadline) return { ok: false, code: 'no-writer' };
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    return { ok: true, bytes: buf.subarray(0, off) };
+  } catch (err) {
+    return { ok: false, code: (err as NodeJS.ErrnoException).code ?? 'read-error' };
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /** `vault save`: write a new memory, create-only. */
@@ -87,7 +157,7 @@ export const saveCommand = (ctx: CliContext) => ({
     y
       .option('title', { type: 'string', requiresArg: true, demandOption: true, describe: 'title, 1..200 characters' })
       .option('body', { type: 'string', requiresArg: true, describe: 'body text (Markdown)' })
-      .option('body-file', { type: 'string', requiresArg: true, describe: 'read the body from a UTF-8 file' })
+      .option('body-file', { type: 'string', requiresArg: true, describe: 'read the body from a UTF-8 file or a named pipe (/dev/stdin too), to its end' })
       .option('stdin', { type: 'boolean', describe: 'read the body from standard input' })
       .option('kind', {
         type: 'string',

@@ -7,7 +7,7 @@ import { lstatSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DoctorContext } from '../rule-context.js';
 import { diagnostic, type Diagnostic } from '../../diagnostics.js';
-import { readFileSafe } from '../../store/read-file-safe.js';
+import { readScopeFile } from '../../store/read-scope-file.js';
 import { PROJECT_GITIGNORE } from '../../store/layout.js';
 
 const PATH = 'project/.gitignore';
@@ -30,7 +30,8 @@ export function checkProjectGitignore(ctx: DoctorContext): Diagnostic[] {
   }
   if (st.isSymbolicLink())
     return [diagnostic('error', 'gitignore-wrong', PATH, undefined, 'project .gitignore is a symbolic link', `replace it with a regular file; ${FIX}`)];
-  const read = readFileSafe(file, 4096);
+  // through the scope's folder handles: a folder swapped for a link meanwhile is never followed
+  const read = readScopeFile(ctx.roots, 'project', '.gitignore', 4096);
   if (!read.ok) return [diagnostic('error', 'gitignore-wrong', PATH, undefined, `project .gitignore cannot be read (${read.code})`, FIX)];
   const text = read.bytes.toString('utf8');
   if (text === PROJECT_GITIGNORE) return [];

@@ -10,6 +10,8 @@
  */
 import type { Scope } from '../../document/contract.js';
 import type { WalkedFile } from '../../scanner/scan-vault.js';
+import { openScopeReader, type ScopeReader } from '../../store/read-scope-file.js';
+import type { VaultRoots } from '../../store/roots.js';
 import { BUCKET_COUNT, RACY_WINDOW_MS, bucketOf, type InvalidRecord } from './index-format.js';
 import { encodeRun, mergeRuns, type FlatPostings, type PostingsRun } from './postings.js';
 import { readIndexableFile } from './memory-terms.js';
@@ -100,18 +102,27 @@ export class PostingsBuilder {
 /**
  * Reads every file and builds the documents table and the bucketed postings.
  *
+ * @param roots the vault: each file is read through the scope's folder handles (store/read-scope-file.ts)
  * @param files the scope's `*.md` files (from the walk), in walk order
  * @param fsNow the file system's clock after the reads began: files modified within
  *   {@link RACY_WINDOW_MS} of it get mtime -1 so the next check re-reads them
  */
-export function buildGeneration(scope: Scope, files: readonly StatFile[], fsNow: () => number, onProgress?: ProgressFn): BuiltGeneration {
-  void scope;
+export function buildGeneration(roots: VaultRoots, scope: Scope, files: readonly StatFile[], fsNow: () => number, onProgress?: ProgressFn): BuiltGeneration {
+  const reader = openScopeReader(roots, scope);
+  try {
+    return buildFrom(reader, files, fsNow, onProgress);
+  } finally {
+    reader.close();
+  }
+}
+
+function buildFrom(reader: ScopeReader, files: readonly StatFile[], fsNow: () => number, onProgress?: ProgressFn): BuiltGeneration {
   const table = new DocTableBuilder();
   const invalid: InvalidRecord[] = [];
   const postings = new PostingsBuilder();
   let done = 0;
   for (const f of files) {
-    const r = readIndexableFile(f.file, f.rel);
+    const r = readIndexableFile(f.file, f.rel, reader);
     if ('invalid' in r) invalid.push(r.invalid);
     else {
       postings.add(table.count, r.doc.terms);

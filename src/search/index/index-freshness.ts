@@ -23,6 +23,7 @@ import { sep } from 'node:path';
 import type { Scope } from '../../document/contract.js';
 import { processIds, systemClock, type ProcessIds } from '../../io/runtime.js';
 import { DEFAULT_SCAN_LIMITS, isEditorFile, walkVault, type WalkedFile } from '../../scanner/scan-vault.js';
+import { openScopeReader } from '../../store/read-scope-file.js';
 import { guardedDirs, scopeRoot, type VaultRoots } from '../../store/roots.js';
 import { buildGeneration, type BuiltGeneration, type ProgressFn, type StatFile } from './index-build.js';
 import { FULL_CHECK_INTERVAL_S, RACY_WINDOW_MS, type FolderRecord, type IndexState, type OverlayEntry } from './index-format.js';
@@ -141,6 +142,8 @@ export interface ScopeListing {
   incompleteReasons: string[];
   /** every folder listed (`""` = the scope folder), with its lstat taken before it was listed */
   folders: Map<string, Stats>;
+  /** the vault listed: its files are read through its folder handles (store/read-scope-file.ts) */
+  roots: VaultRoots;
 }
 
 /** Lists the scope's files with their stat fingerprints (one lstat per entry, from the walk itself). */
@@ -157,7 +160,7 @@ export function listScopeFiles(roots: VaultRoots, scope: Scope): ScopeListing {
     },
     { stat: true, onFolder: (segments, st) => folders.set(segments.join('/'), st) },
   );
-  return { files, symlinks: walk.symlinks, complete: walk.complete, incompleteReasons: walk.incompleteReasons, folders };
+  return { files, symlinks: walk.symlinks, complete: walk.complete, incompleteReasons: walk.incompleteReasons, folders, roots };
 }
 
 /** Folder records for state.json; a folder changed within the racy window is marked to be listed again. */
@@ -304,7 +307,7 @@ function rebuild(
   onProgress: ProgressFn | undefined,
   ids: ProcessIds,
 ): { entry: CacheEntry; persisted: boolean; refreshedAt: number | undefined; state: IndexState } {
-  const built = buildGeneration(scope, listing.files, () => safeNow(dir, ids), onProgress);
+  const built = buildGeneration(listing.roots, scope, listing.files, () => safeNow(dir, ids), onProgress);
   const generation = newGeneration(ids);
   const state: IndexState = {
     format: INDEX_FORMAT_VERSION,
@@ -449,12 +452,17 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
     if (diff.inBase.has(p)) overlay[p] = { deleted: true };
     else delete overlay[p];
   }
-  diff.changed.forEach((f, i) => {
-    const r = readIndexableFile(f.file, f.rel);
-    overlay[f.rel] = 'invalid' in r ? { invalid: r.invalid } : { doc: r.doc };
-    if (diff.known[i]) report.changed++;
-    else report.added++;
-  });
+  const reader = openScopeReader(roots, scope);
+  try {
+    diff.changed.forEach((f, i) => {
+      const r = readIndexableFile(f.file, f.rel, reader);
+      overlay[f.rel] = 'invalid' in r ? { invalid: r.invalid } : { doc: r.doc };
+      if (diff.known[i]) report.changed++;
+      else report.added++;
+    });
+  } finally {
+    reader.close();
+  }
   report.removed = diff.removed.length;
   if (Object.keys(overlay).length > compactionThreshold(entry.base.count)) {
     const r = doRebuild(`compacting ${Object.keys(overlay).length} changed files`, state.generation);

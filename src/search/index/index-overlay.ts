@@ -14,6 +14,7 @@ import { indexDirFor } from '../../store/layout.js';
 import { scopeRoot, type VaultRoots } from '../../store/roots.js';
 import { readState, writeState } from './index-store.js';
 import { readIndexableFile } from './memory-terms.js';
+import { openScopeReader } from '../../store/read-scope-file.js';
 
 /** An overlay this large is left to the next search, which may compact it into a new generation. */
 const MAX_DIRECT_OVERLAY = 256;
@@ -34,7 +35,13 @@ export function addWrittenFile(roots: VaultRoots, scope: Scope, relPath: string,
     if (Object.keys(state.overlay).length >= MAX_DIRECT_OVERLAY) return false;
     const segments = relPath.split('/');
     const file: WalkedFile = { scope, path: `${scope}/${relPath}`, absPath: root + sep + segments.join(sep), segments };
-    const r = readIndexableFile(file, relPath);
+    const reader = openScopeReader(roots, scope);
+    let r: ReturnType<typeof readIndexableFile>;
+    try {
+      r = readIndexableFile(file, relPath, reader);
+    } finally {
+      reader.close();
+    }
     // written a moment ago, so inside the racy window: the next check looks at it again
     const entry = 'invalid' in r ? { invalid: { ...r.invalid, mtime: -1 } } : { doc: { ...r.doc, mtime: -1 } };
     writeState(dir, { ...state, overlay: { ...state.overlay, [relPath]: entry } }, ids);

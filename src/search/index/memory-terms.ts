@@ -6,7 +6,7 @@
 import { diagnostic } from '../../diagnostics.js';
 import { LIMITS, linkedIds, type Memory } from '../../document/contract.js';
 import { readFailure, scanFileBytes, type FileDiagnostic, type WalkedFile } from '../../scanner/scan-vault.js';
-import { readFileSafe } from '../../store/read-file-safe.js';
+import type { ScopeReader } from '../../store/read-scope-file.js';
 import { FIELDS, type InvalidRecord, type OverlayDoc } from './index-format.js';
 import { tokenize } from '../analysis/tokenizer.js';
 
@@ -42,9 +42,11 @@ function invalidRecord(d: FileDiagnostic, relPath: string, size: number, mtime: 
  *
  * @param file from the scanner's walk
  * @param relPath path below the scope folder
+ * @param reader the file's scope's reader (store/read-scope-file.ts): the file is read through
+ *   folder handles, never through a folder swapped for a link since the walk
  */
-export function readIndexableFile(file: WalkedFile, relPath: string): IndexableFile {
-  const read = readFileSafe(file.absPath, LIMITS.documentMaxBytes);
+export function readIndexableFile(file: WalkedFile, relPath: string, reader: ScopeReader): IndexableFile {
+  const read = reader.read(relPath, LIMITS.documentMaxBytes);
   if (!read.ok) return { invalid: invalidRecord(readFailure(file, read), relPath, read.size ?? -1, -1) };
   const scanned = scanFileBytes(file, read.bytes, read.mtimeMs, { secretCheck: true, keepText: false });
   if (scanned.invalid) return { invalid: invalidRecord(scanned.invalid, relPath, read.size, read.mtimeMs) };

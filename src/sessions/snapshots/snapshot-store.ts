@@ -501,6 +501,7 @@ export function writeSessionFile(dir: string, name: string, content: string, tag
       commit: 'replace',
       mode: 0o600,
       durable: !cache,
+      folder: handle, // without procfs: checked before, undone after when the folder moved
     });
   } catch (err) {
     throw new VaultError('io-error', `cannot write the session snapshot (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
