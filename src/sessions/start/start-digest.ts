@@ -49,26 +49,31 @@ export async function precomputeDigest(rt: Runtime, t: DigestTarget, git: GitRun
     const context = contextOf(t, changed);
     const proof = vaultFolders(t.roots);
     const digest = await (await builder()).buildMemoryDigest(t.roots, t.harness, context, t.who, t.budget);
-    finishProof(proof, digest.files, rt.now().getTime());
-    writeDigestRecord(
-      t.sessionsDir,
-      t.key,
-      {
-        harness: t.harness,
-        budget: t.budget,
-        roots: [t.roots.project, t.roots.team],
-        changed,
-        context: fnv1a32(context),
-        proof,
-        text: digest.text,
-        ids: digest.ids,
-      },
-      rt,
-    );
+    storeDigest(rt, t, changed, context, proof, digest);
     return digest;
   } catch {
     return undefined;
   }
+}
+
+/** Finishes the proof that the vault did not change while `digest` was searched, and stores it as the record. @throws what the proof or the write throws */
+function storeDigest(rt: Runtime, t: DigestTarget, changed: string[], context: string, proof: ReturnType<typeof vaultFolders>, digest: MemoryDigest): void {
+  finishProof(proof, digest.files, rt.now().getTime());
+  writeDigestRecord(
+    t.sessionsDir,
+    t.key,
+    {
+      harness: t.harness,
+      budget: t.budget,
+      roots: [t.roots.project, t.roots.team],
+      changed,
+      context: fnv1a32(context),
+      proof,
+      text: digest.text,
+      ids: digest.ids,
+    },
+    rt,
+  );
 }
 
 /** ECC_INDEX_FULL_CHECK_S=0 (as index-freshness.ts reads it): every search checks every file, so no record is trusted. */
@@ -97,22 +102,7 @@ export async function startDigest(t: DigestTarget, rt?: Runtime): Promise<{ dige
   const digest = await (await builder()).buildMemoryDigest(t.roots, t.harness, context, t.who, t.budget);
   if (rt && proof) {
     try {
-      finishProof(proof, digest.files, rt.now().getTime());
-      writeDigestRecord(
-        t.sessionsDir,
-        t.key,
-        {
-          harness: t.harness,
-          budget: t.budget,
-          roots: [t.roots.project, t.roots.team],
-          changed,
-          context: fnv1a32(context),
-          proof,
-          text: digest.text,
-          ids: digest.ids,
-        },
-        rt,
-      );
+      storeDigest(rt, t, changed, context, proof, digest);
     } catch {
       /* a cache: the next start searches */
     }
