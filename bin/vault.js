@@ -11,6 +11,19 @@
 const argv = process.argv.slice(2);
 
 async function main() {
+  // `vault --version` alone (scripts and install checks call it): the package's version without
+  // loading yargs, printed as yargs prints it (ECC_VAULT_CLI=full keeps the yargs path for tests)
+  if (argv.length === 1 && ['--version', '-v', '-V'].includes(argv[0]) && process.env.ECC_VAULT_CLI !== 'full') {
+    try {
+      const { version } = JSON.parse(require('node:fs').readFileSync(require('node:path').join(__dirname, '..', 'package.json'), 'utf8'));
+      if (typeof version === 'string') {
+        process.stdout.write(`${version}\n`);
+        return 0;
+      }
+    } catch {
+      /* the full CLI says what it can */
+    }
+  }
   if (argv[0] === 'hook' && !argv.includes('--help') && !argv.includes('-h')) {
     try {
       const { runHookProcess } = require('../dist/hooks/hook-bundle.cjs');
