@@ -53,8 +53,13 @@ export interface Candidate {
 export interface Ranked {
   /** live documents that match and pass the filter */
   total: number;
-  /** the best `k` (at most `total`), best first ({@link compareCandidates}); records are built for these only */
-  top(k: number): Candidate[];
+  /**
+   * the best `k` (at most `total`), best first ({@link compareCandidates}); records are built for these only.
+   * With `titleWords`, the matches whose title has that many terms come first (each part best
+   * first): the first `k` of `top(total)` partitioned on `doc.len[0] === titleWords`, without a
+   * record for every match (the similar check's title ranking)
+   */
+  top(k: number, titleWords?: number): Candidate[];
 }
 
 /** Field weights: title weighs most, then tags, then id and kind, then body. */
@@ -310,7 +315,7 @@ function rankedOf(corpus: Corpus, nums: Int32Array, scores: Float64Array): Ranke
     return v;
   };
   // a before b: negative. Positions into nums; equal keys keep the numbering's order (a stable sort's)
-  const cmp = (a: number, b: number): number => {
+  const byScore = (a: number, b: number): number => {
     if (rounded[a] !== rounded[b]) return rounded[b]! - rounded[a]!;
     const na = nums[a]!;
     const nb = nums[b]!;
@@ -323,10 +328,20 @@ function rankedOf(corpus: Corpus, nums: Int32Array, scores: Float64Array): Ranke
     if (pa !== pb) return pa < pb ? -1 : 1;
     return a - b;
   };
+  const F = FIELDS.length;
   return {
     total,
-    top(k) {
+    top(k, titleWords) {
       const size = Math.max(0, Math.min(k, total));
+      const lens = corpus.lens;
+      const cmp =
+        titleWords === undefined
+          ? byScore
+          : (a: number, b: number): number => {
+              const sa = lens[nums[a]! * F] === titleWords ? 0 : 1;
+              const sb = lens[nums[b]! * F] === titleWords ? 0 : 1;
+              return sa !== sb ? sa - sb : byScore(a, b);
+            };
       // a max-heap of the best `size` so far: its root is the worst of them
       const heap = new Int32Array(size);
       let h = 0;
