@@ -187,8 +187,8 @@ interface Corpus {
   avgLen: number[];
   /** per index: number of its first generation document */
   baseOffset: number[];
-  /** overlay postings by bucket: term → [document number, frequencies per field][] */
-  overlay: Map<number, Map<string, Array<[number, number[]]>>>;
+  /** overlay postings of one bucket: term → [document number, frequencies per field][] (built when a query term needs the bucket) */
+  overlay: (bucket: number) => Map<string, Array<[number, number[]]>> | undefined;
 }
 
 function partOf(corpus: Corpus, n: number): Part {
@@ -223,7 +223,10 @@ function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
   const lenSum = new Array<number>(F).fill(0);
   const baseOffset: number[] = [];
   const parts: Part[] = [];
-  const overlay = new Map<number, Map<string, Array<[number, number[]]>>>();
+  // the overlay's terms by bucket, in document then term order: one bucketOf and one push per
+  // term here; the term → postings map of a bucket only when a query term needs it
+  const overlayTerms = new Map<number, Array<string | number | number[]>>();
+  const overlayBuckets = new Map<number, Map<string, Array<[number, number[]]>>>();
   let count = 0;
   let n = 0;
   for (const ix of indexes) {
@@ -260,11 +263,9 @@ function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
       }
       for (const term in d.terms) {
         const b = bucketOf(term);
-        let byTerm = overlay.get(b);
-        if (!byTerm) overlay.set(b, (byTerm = new Map()));
-        let list = byTerm.get(term);
-        if (!list) byTerm.set(term, (list = []));
-        list.push([n, d.terms[term]!]);
+        let flat = overlayTerms.get(b);
+        if (!flat) overlayTerms.set(b, (flat = []));
+        flat.push(term, n, d.terms[term]!);
       }
       n++;
     }
@@ -279,7 +280,21 @@ function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
     count,
     avgLen: lenSum.map((x) => (count ? x / count : 0)),
     baseOffset,
-    overlay,
+    overlay: (b) => {
+      const flat = overlayTerms.get(b);
+      if (!flat) return undefined;
+      let byTerm = overlayBuckets.get(b);
+      if (!byTerm) {
+        overlayBuckets.set(b, (byTerm = new Map()));
+        for (let i = 0; i < flat.length; i += 3) {
+          const term = flat[i] as string;
+          let list = byTerm.get(term);
+          if (!list) byTerm.set(term, (list = []));
+          list.push([flat[i + 1] as number, flat[i + 2] as number[]]);
+        }
+      }
+      return byTerm;
+    },
   };
 }
 
@@ -422,7 +437,7 @@ function expandTerm(indexes: readonly ScopeIndex[], corpus: Corpus, q: string): 
       });
     }
   });
-  for (const [term, list] of corpus.overlay.get(b) ?? []) {
+  for (const [term, list] of corpus.overlay(b) ?? []) {
     const w = matchWeight(term, q);
     if (w === 0) continue;
     const e = entry(term, w);
