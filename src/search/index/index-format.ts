@@ -115,7 +115,7 @@ export class IndexUnusable extends Error {
 /** The bucket of a term: FNV-1a of its first two UTF-16 units. */
 export function bucketOf(term: string): number {
   // the first two UTF-16 code units (term.slice(0, 2)), read without making that string
-  const n = term.length < 2 ? term.length : 2;
+  const n = Math.min(term.length, 2);
   let h = 0x811c9dc5;
   for (let i = 0; i < n; i++) {
     h ^= term.charCodeAt(i);
