@@ -40,7 +40,8 @@ export function nodeCliIo(): CliIo {
     readStdin,
     stdoutIsTTY: Boolean(process.stdout.isTTY),
     stderrIsTTY: Boolean(process.stderr.isTTY),
-    ...(process.stdin.isTTY && process.stdout.isTTY ? { readKey } : {}),
+    // stdout first: reading process.stdin builds its stream (~2 ms), needless when stdout is a pipe
+    ...(process.stdout.isTTY && process.stdin.isTTY ? { readKey } : {}),
     runtime: nodeRuntime(),
   };
 }

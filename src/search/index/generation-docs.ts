@@ -545,6 +545,20 @@ export class GenerationDocs {
     return p === '' ? `${kindFolder(KINDS[this.kindCode[i]!]!)}/${this.id(i)}.md` : p;
   }
 
+  /**
+   * The folder of document `i`'s path below the scope folder (`''` at the top), the same as the
+   * part of {@link path} before its last `/`, without building the path: a canonical path's folder
+   * is its kind's folder.
+   */
+  folderOf(i: number): string {
+    const start = i === 0 ? 0 : this.t.pathEnd[i - 1]!;
+    const end = this.t.pathEnd[i]!;
+    if (start === end) return kindFolder(KINDS[this.kindCode[i]!]!);
+    const p = this.t.paths.toString('utf8', start, end);
+    const slash = p.lastIndexOf('/');
+    return slash < 0 ? '' : p.slice(0, slash);
+  }
+
   /** Document `i`'s record (built once). */
   doc(i: number): DocRecord {
     let d = this.records[i];

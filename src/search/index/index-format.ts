@@ -114,10 +114,11 @@ export class IndexUnusable extends Error {
 
 /** The bucket of a term: FNV-1a of its first two UTF-16 units. */
 export function bucketOf(term: string): number {
-  const key = term.slice(0, 2);
+  // the first two UTF-16 code units (term.slice(0, 2)), read without making that string
+  const n = Math.min(term.length, 2);
   let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) {
-    h ^= key.charCodeAt(i);
+  for (let i = 0; i < n; i++) {
+    h ^= term.charCodeAt(i);
     h = Math.imul(h, 0x01000193);
   }
   return (h >>> 0) % BUCKET_COUNT;

@@ -53,8 +53,13 @@ export interface Candidate {
 export interface Ranked {
   /** live documents that match and pass the filter */
   total: number;
-  /** the best `k` (at most `total`), best first ({@link compareCandidates}); records are built for these only */
-  top(k: number): Candidate[];
+  /**
+   * the best `k` (at most `total`), best first ({@link compareCandidates}); records are built for these only.
+   * With `titleWords`, the matches whose title has that many terms come first (each part best
+   * first): the first `k` of `top(total)` partitioned on `doc.len[0] === titleWords`, without a
+   * record for every match (the similar check's title ranking)
+   */
+  top(k: number, titleWords?: number): Candidate[];
 }
 
 /** Field weights: title weighs most, then tags, then id and kind, then body. */
@@ -182,8 +187,8 @@ interface Corpus {
   avgLen: number[];
   /** per index: number of its first generation document */
   baseOffset: number[];
-  /** overlay postings by bucket: term → [document number, frequencies per field][] */
-  overlay: Map<number, Map<string, Array<[number, number[]]>>>;
+  /** overlay postings of one bucket: term → [document number, frequencies per field][] (built when a query term needs the bucket) */
+  overlay: (bucket: number) => Map<string, Array<[number, number[]]>> | undefined;
 }
 
 function partOf(corpus: Corpus, n: number): Part {
@@ -218,7 +223,10 @@ function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
   const lenSum = new Array<number>(F).fill(0);
   const baseOffset: number[] = [];
   const parts: Part[] = [];
-  const overlay = new Map<number, Map<string, Array<[number, number[]]>>>();
+  // the overlay's terms by bucket, in document then term order: one bucketOf and one push per
+  // term here; the term → postings map of a bucket only when a query term needs it
+  const overlayTerms = new Map<number, Array<string | number | number[]>>();
+  const overlayBuckets = new Map<number, Map<string, Array<[number, number[]]>>>();
   let count = 0;
   let n = 0;
   for (const ix of indexes) {
@@ -255,11 +263,9 @@ function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
       }
       for (const term in d.terms) {
         const b = bucketOf(term);
-        let byTerm = overlay.get(b);
-        if (!byTerm) overlay.set(b, (byTerm = new Map()));
-        let list = byTerm.get(term);
-        if (!list) byTerm.set(term, (list = []));
-        list.push([n, d.terms[term]!]);
+        let flat = overlayTerms.get(b);
+        if (!flat) overlayTerms.set(b, (flat = []));
+        flat.push(term, n, d.terms[term]!);
       }
       n++;
     }
@@ -274,7 +280,21 @@ function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
     count,
     avgLen: lenSum.map((x) => (count ? x / count : 0)),
     baseOffset,
-    overlay,
+    overlay: (b) => {
+      const flat = overlayTerms.get(b);
+      if (!flat) return undefined;
+      let byTerm = overlayBuckets.get(b);
+      if (!byTerm) {
+        overlayBuckets.set(b, (byTerm = new Map()));
+        for (let i = 0; i < flat.length; i += 3) {
+          const term = flat[i] as string;
+          let list = byTerm.get(term);
+          if (!list) byTerm.set(term, (list = []));
+          list.push([flat[i + 1] as number, flat[i + 2] as number[]]);
+        }
+      }
+      return byTerm;
+    },
   };
 }
 
@@ -310,7 +330,7 @@ function rankedOf(corpus: Corpus, nums: Int32Array, scores: Float64Array): Ranke
     return v;
   };
   // a before b: negative. Positions into nums; equal keys keep the numbering's order (a stable sort's)
-  const cmp = (a: number, b: number): number => {
+  const byScore = (a: number, b: number): number => {
     if (rounded[a] !== rounded[b]) return rounded[b]! - rounded[a]!;
     const na = nums[a]!;
     const nb = nums[b]!;
@@ -323,10 +343,20 @@ function rankedOf(corpus: Corpus, nums: Int32Array, scores: Float64Array): Ranke
     if (pa !== pb) return pa < pb ? -1 : 1;
     return a - b;
   };
+  const F = FIELDS.length;
   return {
     total,
-    top(k) {
+    top(k, titleWords) {
       const size = Math.max(0, Math.min(k, total));
+      const lens = corpus.lens;
+      const cmp =
+        titleWords === undefined
+          ? byScore
+          : (a: number, b: number): number => {
+              const sa = lens[nums[a]! * F] === titleWords ? 0 : 1;
+              const sb = lens[nums[b]! * F] === titleWords ? 0 : 1;
+              return sa !== sb ? sa - sb : byScore(a, b);
+            };
       // a max-heap of the best `size` so far: its root is the worst of them
       const heap = new Int32Array(size);
       let h = 0;
@@ -407,7 +437,7 @@ function expandTerm(indexes: readonly ScopeIndex[], corpus: Corpus, q: string): 
       });
     }
   });
-  for (const [term, list] of corpus.overlay.get(b) ?? []) {
+  for (const [term, list] of corpus.overlay(b) ?? []) {
     const w = matchWeight(term, q);
     if (w === 0) continue;
     const e = entry(term, w);

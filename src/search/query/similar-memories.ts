@@ -76,9 +76,8 @@ async function candidatePaths(open: IndexOpener, roots: VaultRoots, scope: Scope
     // titles with as many words as this one first: a same title has them (many titles may share
     // the words and outrank it on their bodies)
     const words = tokenize(title).length;
-    const ranked = byTitle.length ? rankDocuments(indexes, byTitle, filter) : undefined;
-    const titled = ranked ? ranked.top(ranked.total) : [];
-    const sameLength = [...titled.filter((c) => c.doc.len[0] === words), ...titled.filter((c) => c.doc.len[0] !== words)];
+    // (top's titleWords: the same order as partitioning every match, with records for the first TOP_K only)
+    const sameLength = byTitle.length ? rankDocuments(indexes, byTitle, filter).top(TOP_K, words) : [];
     return [...new Set([...top(sameLength), ...(bySketch.length ? top(rankDocuments(indexes, bySketch, filter).top(TOP_K)) : [])])];
   } catch (err) {
     if (!(err instanceof IndexUnusable)) throw err;

@@ -45,6 +45,8 @@ describe('docs.bin', () => {
           expect(base.id(i)).toBe(d.id);
           for (const l of d.links) expect(base.linksTo(i, l)).toBe(true);
           expect(base.numberOf(d.path)).toBe(i);
+          // the folder check's shortcut: the folder without building the path
+          expect(base.folderOf(i)).toBe(d.path.includes('/') ? d.path.slice(0, d.path.lastIndexOf('/')) : '');
         });
       }),
     );

@@ -134,4 +134,24 @@ describe('top-k ranking over columns vs a full sort over records', () => {
       { numRuns: 400 },
     );
   });
+
+  it("with titleWords (the similar check's title ranking): the first k of every match partitioned on the title's length", () => {
+    fc.assert(
+      fc.property(
+        scopeData,
+        fc.subarray(WORDS, { minLength: 1, maxLength: 3 }),
+        fc.integer({ min: 0, max: 4 }),
+        fc.integer({ min: 1, max: 12 }),
+        (team, query, words, k) => {
+          const indexes = [scopeIndex('team', team.base, team.changed, team.deleted)];
+          const ranked = rankDocuments(indexes, query, {});
+          const all = ranked.top(ranked.total);
+          const reference = [...all.filter((c) => c.doc.len[0] === words), ...all.filter((c) => c.doc.len[0] !== words)].slice(0, k);
+          const got = rankDocuments(indexes, query, {}).top(k, words);
+          expect(got.map((c) => [c.doc.path, c.score])).toEqual(reference.map((c) => [c.doc.path, c.score]));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
 });
