@@ -191,6 +191,44 @@ function readIndexed(roots: VaultRoots, d: IndexedDoc, full: boolean): ScanEntry
   return r.entry;
 }
 
+/**
+ * The opened indexes of the scopes a read looks in, with what their check found: every index, whether
+ * every folder could be seen (with the first reason when not), the symbolic links skipped, and whether
+ * every file was checked (`full`; else the folder-level check, and a file that differs is a
+ * {@link StaleIndex}).
+ */
+export interface OpenedForRead {
+  indexes: ScopeIndex[];
+  complete: boolean;
+  incompleteReasons: string[];
+  symlinks: string[];
+  full: boolean;
+}
+
+/** Opens the indexes on disk, through the freshness check (full with `full`). */
+function openOnDisk(roots: VaultRoots, scopes: readonly Scope[], freshness: { full: boolean; fullCheckIntervalS?: number | undefined }): OpenedForRead {
+  const opened = scopes.map((scope) => openScopeIndex(roots, scope, { full: freshness.full, fullCheckIntervalS: freshness.fullCheckIntervalS }));
+  return {
+    indexes: opened.map((o) => o.index),
+    complete: opened.every((o) => o.report.complete),
+    incompleteReasons: opened.flatMap((o) => o.report.incompleteReasons),
+    symlinks: opened.flatMap((o) => o.report.symlinks),
+    full: opened.every((o) => o.report.check === 'full'),
+  };
+}
+
+/**
+ * {@link readMemory} over indexes opened elsewhere (the index server's kept ones, each checked in
+ * full and watched since): the same fail-closed rule, the same answer as a read of the files.
+ *
+ * @param opened the indexes of `scopes` (see {@link OpenedForRead}); kept indexes pass `full: true`
+ * @throws VaultError `invalid-input`, `read-incomplete`, `ambiguous`, `not-found`
+ */
+export function readFromIndexes(roots: VaultRoots, id: string, scopes: readonly Scope[], opened: OpenedForRead): ReadResult {
+  assertMemoryId(id);
+  return answerFromIndexes(roots, id, scopes, opened, undefined);
+}
+
 function readThroughIndex(
   roots: VaultRoots,
   id: string,
@@ -198,16 +236,23 @@ function readThroughIndex(
   freshness: { full: boolean; fullCheckIntervalS?: number | undefined },
   backlinkFilter: ((m: Memory) => boolean) | undefined,
 ): ReadResult {
-  const opened = scopes.map((scope) => openScopeIndex(roots, scope, { full: freshness.full, fullCheckIntervalS: freshness.fullCheckIntervalS }));
-  const full = opened.every((o) => o.report.check === 'full');
-  for (const { report } of opened) if (!report.complete) throw incomplete(report.incompleteReasons[0] ?? 'a folder could not be read', scopes);
-  for (const { report } of opened) {
-    const linked = linkedLookalike(id, report.symlinks, scopes);
-    if (linked) throw linked;
-  }
+  return answerFromIndexes(roots, id, scopes, openOnDisk(roots, scopes, freshness), backlinkFilter);
+}
+
+function answerFromIndexes(
+  roots: VaultRoots,
+  id: string,
+  scopes: readonly Scope[],
+  opened: OpenedForRead,
+  backlinkFilter: ((m: Memory) => boolean) | undefined,
+): ReadResult {
+  const full = opened.full;
+  if (!opened.complete) throw incomplete(opened.incompleteReasons[0] ?? 'a folder could not be read', scopes);
+  const linked = linkedLookalike(id, opened.symlinks, scopes);
+  if (linked) throw linked;
   const found: IndexedDoc[] = [];
   const linking: IndexedDoc[] = [];
-  for (const { index } of opened) {
+  for (const index of opened.indexes) {
     const invalid: InvalidRecord[] = index.base.invalid.filter((r) => !Object.hasOwn(index.overlay, r.path));
     const { base, overlay } = index;
     for (let i = 0; i < base.count; i++) {

@@ -19,7 +19,7 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { join, relative, sep } from 'node:path';
 import { SCOPES, type Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
-import { readFromScan } from '../operations/read.js';
+import { readFromIndexes } from '../operations/read.js';
 import { foreignListenerError, serverPresence, type ClientIdentity } from '../search/resident/resident-client.js';
 import { fullCheckIntervalFrom } from '../search/index/index-freshness.js';
 import { ResidentEngine } from '../search/resident/resident-engine.js';
@@ -254,8 +254,15 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
     try {
       if (req.op === 'search') return { v: PROTOCOL_VERSION, ok: true, result: await engine.search(String(req.query), req.options as SearchOptions) };
       if (req.op === 'similar') return { v: PROTOCOL_VERSION, ok: true, result: await engine.similar(similarProbe(req.memory)) };
-      const scan = engine.scan(req.scopes as Scope[]);
-      const r = readFromScan(roots, scan, String(req.id));
+      const scopes = req.scopes as Scope[];
+      const { indexes, diagnostics, full } = engine.kept(scopes);
+      const r = readFromIndexes(roots, String(req.id), scopes, {
+        indexes,
+        complete: diagnostics.complete,
+        incompleteReasons: diagnostics.incompleteReasons,
+        symlinks: diagnostics.skippedSymlinks,
+        full,
+      });
       return { v: PROTOCOL_VERSION, ok: true, result: r };
     } catch (err) {
       if (err instanceof VaultError) return { v: PROTOCOL_VERSION, ok: false, error: err.toJSON() as { code: string; message: string } };

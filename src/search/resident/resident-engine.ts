@@ -1,13 +1,12 @@
 /**
  * The resident index engine: a scope's opened index (its documents table and the decoded term
- * buckets) and its scan are kept between requests, and opened again only after the scope was
+ * buckets) is kept between requests (search, similar check and read answer from it), and opened again only after the scope was
  * marked changed. It knows nothing of watchers or sockets: whoever runs it (the index server,
  * src/server/) marks a scope changed whenever anything in its folders may have changed, and
  * marks everything changed when it cannot tell. Answers are those of the on-disk path
- * ({@link searchMemories}, the scanner) over the same files.
+ * ({@link searchMemories}, the index-backed read) over the same files.
  */
 import { SCOPES, type Scope } from '../../document/contract.js';
-import { scanVault, type ScanResult } from '../../scanner/scan-vault.js';
 import type { VaultRoots } from '../../store/roots.js';
 import type { ScopeIndex } from '../index/index-freshness.js';
 import { liveCount } from '../query/query-ranking.js';
@@ -25,17 +24,13 @@ export interface EngineStats {
   memories: Partial<Record<Scope, number>>;
   /** indexes opened from disk (each a full freshness check of one scope) */
   indexOpens: number;
-  /** scans made for reads (each a full scan of the asked scopes) */
-  scans: number;
 }
 
 /** One vault's kept indexes and scans. Not safe for overlapping calls: the server runs requests one at a time. */
 export class ResidentEngine {
   private readonly indexes = new Map<Scope, KeptIndex>();
-  private readonly scans = new Map<string, ScanResult>();
   private readonly changed = new Set<Scope>();
   private opens = 0;
-  private scanCount = 0;
 
   constructor(readonly roots: VaultRoots) {}
 
@@ -45,7 +40,6 @@ export class ResidentEngine {
       this.changed.add(s);
       this.indexes.delete(s);
     }
-    for (const key of [...this.scans.keys()]) if (!scopes || scopes.some((s) => key.split(',').includes(s))) this.scans.delete(key);
   }
 
   /** Scopes marked changed and not opened since. */
@@ -71,22 +65,19 @@ export class ResidentEngine {
     return findSimilarMemoriesWith((roots, scopes, rebuild) => this.openWith(roots, scopes, rebuild), this.roots, memory);
   }
 
-  /** The scanner's result for these scopes, kept until one of them changes (what `vault read` decides on). */
-  scan(scopes: readonly Scope[]): ScanResult {
-    const key = [...scopes].join(',');
-    let s = this.scans.get(key);
-    if (!s) {
-      s = scanVault(this.roots, { scopes });
-      this.scanCount++;
-      this.scans.set(key, s);
-    }
-    return s;
+  /**
+   * The kept indexes of these scopes (a changed one opened again with the per-file check), with
+   * their diagnostics: what `vault read` answers from, as a read without the server answers from
+   * the indexes on disk. `full` is true: every kept index was checked file by file and watched since.
+   */
+  kept(scopes: readonly Scope[]): { indexes: ScopeIndex[]; diagnostics: SearchDiagnostics; full: boolean } {
+    return this.openWith(this.roots, scopes);
   }
 
   stats(): EngineStats {
     const memories: Partial<Record<Scope, number>> = {};
     for (const [scope, kept] of this.indexes) memories[scope] = liveCount([kept.index]);
-    return { memories, indexOpens: this.opens, scans: this.scanCount };
+    return { memories, indexOpens: this.opens };
   }
 
   /** Kept indexes count as fully checked (`full`): each was opened with the per-file check and watched since. */
