@@ -185,6 +185,15 @@ describe('vault hook user-prompt-submit', () => {
   });
 });
 
+/** A branch `feature` with one commit that adds src/billing/invoice-queue.ts (the digest's changed paths). */
+function onFeatureBranch(repo: string): void {
+  git(repo, 'checkout', '-q', '-b', 'feature');
+  mkdirSync(join(repo, 'src', 'billing'), { recursive: true });
+  writeFileSync(join(repo, 'src', 'billing', 'invoice-queue.ts'), 'export {};\n');
+  git(repo, 'add', '.');
+  git(repo, 'commit', '-q', '-m', 'billing');
+}
+
 describe('the memory digest at session start', () => {
   const start = (repo: string, source = 'startup', session = 'new-session') => ({ session_id: session, cwd: repo, hook_event_name: 'SessionStart', source });
 
@@ -223,11 +232,7 @@ describe('the memory digest at session start', () => {
 
   it('is precomputed when a snapshot is written (with the branch’s changed paths) and reused while the vault is unchanged; its memories count as injected', async () => {
     const { repo, env, redis } = vault();
-    git(repo, 'checkout', '-q', '-b', 'feature');
-    mkdirSync(join(repo, 'src', 'billing'), { recursive: true });
-    writeFileSync(join(repo, 'src', 'billing', 'invoice-queue.ts'), 'export {};\n');
-    git(repo, 'add', '.');
-    git(repo, 'commit', '-q', '-m', 'billing');
+    onFeatureBranch(repo);
     const stop = { session_id: 'prev', transcript_path: CLAUDE_SESSION, cwd: repo, hook_event_name: 'Stop', stop_hook_active: false };
     expect((await hook('stop', stop, { cwd: repo, env: { ...env, ECC_HOOK_DEBUG: '1' } })).code).toBe(0);
     const record = readdirSync(join(sessionsDirOf(env), '.start')).find((n) => n.startsWith('digest-'));
@@ -262,11 +267,7 @@ describe('the digest record after a change of the vault', () => {
   it('a start after a new memory searches once and stores the digest: the same text as a full recompute, reused by the next start', async () => {
     const { repo, env } = vault();
     const debug = { ...env, ECC_HOOK_DEBUG: '1' };
-    git(repo, 'checkout', '-q', '-b', 'feature');
-    mkdirSync(join(repo, 'src', 'billing'), { recursive: true });
-    writeFileSync(join(repo, 'src', 'billing', 'invoice-queue.ts'), 'export {};\n');
-    git(repo, 'add', '.');
-    git(repo, 'commit', '-q', '-m', 'billing');
+    onFeatureBranch(repo);
     const stop = { session_id: 'prev', transcript_path: CLAUDE_SESSION, cwd: repo, hook_event_name: 'Stop', stop_hook_active: false };
     expect((await hook('stop', stop, { cwd: repo, env: debug })).code).toBe(0); // the record, with the branch's changed paths
     const before = contextOf((await hook('session-start', start(repo, 's0'), { cwd: repo, env: debug })).stdout);
