@@ -39,10 +39,24 @@ let segmenter: Intl.Segmenter | undefined;
 /** Longer terms (base64 blobs, minified code) are cut to this many characters, in documents and queries alike. */
 export const MAX_TERM_CHARS = 64;
 
+/**
+ * Words already turned into terms by this process (the term of a word never changes): text
+ * follows Zipf's law, so most words of a body were met before, and stemming is most of the
+ * tokenizer's time. Cleared when it reaches {@link TERM_CACHE_MAX} entries (a few MB).
+ */
+const termCache = new Map<string, string>();
+const TERM_CACHE_MAX = 100_000;
+
 function wordTerm(word: string, out: string[]): void {
-  if (STOP_WORDS.has(word)) return;
-  if (word.length > MAX_TERM_CHARS) out.push(word.slice(0, MAX_TERM_CHARS));
-  else out.push(ASCII_WORD.test(word) ? stemEnglish(irregularBase(word) ?? word) : word);
+  let term = termCache.get(word);
+  if (term === undefined) {
+    if (STOP_WORDS.has(word)) term = '';
+    else if (word.length > MAX_TERM_CHARS) term = word.slice(0, MAX_TERM_CHARS);
+    else term = ASCII_WORD.test(word) ? stemEnglish(irregularBase(word) ?? word) : word;
+    if (termCache.size >= TERM_CACHE_MAX) termCache.clear();
+    termCache.set(word, term);
+  }
+  if (term !== '') out.push(term);
 }
 
 /** Words of text without unspaced scripts: one regular-expression pass. */
@@ -112,6 +126,37 @@ export function tokenizeGeneral(text: string): string[] {
   }
   if (last < folded.length) spacedTerms(folded.slice(last), out);
   return out;
+}
+
+/**
+ * The terms {@link tokenize} gives, without those the word segmenter finds in runs of scripts
+ * written without spaces (the runs are skipped, not segmented). For callers that only look for terms with no character of such a
+ * run ({@link touchesUnspacedRun} false): the answer is the same for them, and the word
+ * segmenter, whose first use loads a dictionary (~20-40 ms), is never started.
+ */
+export function tokenizeSpaced(text: string): string[] {
+  if (ASCII_TEXT.test(text)) return tokenize(text);
+  const out: string[] = [];
+  const folded = foldText(text);
+  if (!UNSPACED.test(folded)) {
+    spacedTerms(folded, out);
+    return out;
+  }
+  let last = 0;
+  for (const m of folded.matchAll(UNSPACED_RUN)) {
+    if (m.index > last) spacedTerms(folded.slice(last, m.index), out);
+    last = m.index + m[0].length;
+  }
+  if (last < folded.length) spacedTerms(folded.slice(last), out);
+  return out;
+}
+
+/** Characters of the runs {@link tokenize} gives to the word segmenter. */
+const UNSPACED_RUN_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30fc\u3005]/u;
+
+/** True when a term holds a character of a run the segmenter splits (see {@link tokenizeSpaced}). */
+export function touchesUnspacedRun(term: string): boolean {
+  return UNSPACED_RUN_CHAR.test(term);
 }
 
 /** The distinct terms of a query, in first-seen order. */

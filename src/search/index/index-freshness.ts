@@ -45,7 +45,7 @@ import {
 } from './index-store.js';
 import { INDEX_FORMAT_VERSION } from './index-format.js';
 import { SCHEMA_VERSION } from '../../document/contract.js';
-import { readIndexableFile } from './memory-terms.js';
+import { overlayEntryOf, readIndexableFile } from './memory-terms.js';
 
 /** A scope's index, fresh as of the check that produced it. */
 export interface ScopeIndex {
@@ -458,7 +458,7 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
   try {
     diff.changed.forEach((f, i) => {
       const r = readIndexableFile(f.file, f.rel, reader);
-      overlay[f.rel] = 'invalid' in r ? { invalid: r.invalid } : { doc: r.doc };
+      overlay[f.rel] = overlayEntryOf(r);
       if (diff.known[i]) report.changed++;
       else report.added++;
     });

@@ -13,7 +13,7 @@ import type { WalkedFile } from '../../scanner/scan-vault.js';
 import { indexDirFor } from '../../store/layout.js';
 import { scopeRoot, type VaultRoots } from '../../store/roots.js';
 import { readState, writeState } from './index-store.js';
-import { readIndexableFile } from './memory-terms.js';
+import { overlayEntryOf, readIndexableFile } from './memory-terms.js';
 import { openScopeReader } from '../../store/read-scope-file.js';
 
 /** An overlay this large is left to the next search, which may compact it into a new generation. */
@@ -43,7 +43,7 @@ export function addWrittenFile(roots: VaultRoots, scope: Scope, relPath: string,
       reader.close();
     }
     // written a moment ago, so inside the racy window: the next check looks at it again
-    const entry = 'invalid' in r ? { invalid: { ...r.invalid, mtime: -1 } } : { doc: { ...r.doc, mtime: -1 } };
+    const entry = overlayEntryOf(r, -1);
     writeState(dir, { ...state, overlay: { ...state.overlay, [relPath]: entry } }, ids);
     return true;
   } catch {

@@ -24,7 +24,7 @@ import { dirname, join } from 'node:path';
 import { KINDS, SCHEMA_VERSION, STATUSES, type Scope } from '../../document/contract.js';
 import type { ProcessIds } from '../../io/runtime.js';
 import { writeFileAtomic } from '../../store/atomic-write.js';
-import { BUCKET_COUNT, FIELDS, INDEX_FORMAT_VERSION, IndexUnusable, bucketFileName, type IndexState } from './index-format.js';
+import { BUCKET_COUNT, FIELDS, INDEX_FORMAT_VERSION, IndexUnusable, bucketFileName, isOverlayTerms, type IndexState } from './index-format.js';
 import { BucketReader } from './postings.js';
 import { DOCS_FILE, decodeDocTable, GenerationDocs, isInvalidRecord } from './generation-docs.js';
 import type { BuiltGeneration } from './index-build.js';
@@ -188,8 +188,7 @@ function isOverlayEntry(e: unknown, path: string, scope: Scope): boolean {
     typeof d.size === 'number' &&
     typeof d.mtime === 'number' &&
     isNumbers(d.len, F) &&
-    isObj(d.terms) &&
-    Object.values(d.terms).every((f) => isNumbers(f, F))
+    isOverlayTerms(d.terms)
   );
 }
 

@@ -7,7 +7,7 @@ import { diagnostic } from '../../diagnostics.js';
 import { LIMITS, linkedIds, type Memory } from '../../document/contract.js';
 import { readFailure, scanFileBytes, type FileDiagnostic, type WalkedFile } from '../../scanner/scan-vault.js';
 import type { ScopeReader } from '../../store/read-scope-file.js';
-import { FIELDS, type InvalidRecord, type OverlayDoc } from './index-format.js';
+import { FIELDS, encodeOverlayTerms, type DocRecord, type InvalidRecord, type OverlayEntry } from './index-format.js';
 import { tokenize } from '../analysis/tokenizer.js';
 
 /** The terms of a memory, field by field, in {@link FIELDS} order. */
@@ -28,8 +28,19 @@ export function countTerms(fieldTerms: string[][]): { terms: Record<string, numb
   return { terms, len };
 }
 
+/** A memory's index record with its terms (term → frequency per field, in {@link FIELDS} order). */
+export interface IndexedDoc extends DocRecord {
+  terms: Record<string, number[]>;
+}
+
 /** What {@link readIndexableFile} found. */
-export type IndexableFile = { doc: OverlayDoc; memory: Memory } | { invalid: InvalidRecord };
+export type IndexableFile = { doc: IndexedDoc; memory: Memory } | { invalid: InvalidRecord };
+
+/** The overlay entry (state.json) of what {@link readIndexableFile} found, with `mtime` when given (-1: racy, check again). */
+export function overlayEntryOf(r: IndexableFile, mtime?: number): OverlayEntry {
+  if ('invalid' in r) return { invalid: mtime === undefined ? r.invalid : { ...r.invalid, mtime } };
+  return { doc: { ...r.doc, ...(mtime === undefined ? {} : { mtime }), terms: encodeOverlayTerms(r.doc.terms) } };
+}
 
 /** The index's record of a file the scanner could not use: its diagnostic, path below the scope folder, fingerprint. */
 function invalidRecord(d: FileDiagnostic, relPath: string, size: number, mtime: number): InvalidRecord {

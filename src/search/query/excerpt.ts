@@ -3,7 +3,7 @@
  * boundaries with an ellipsis where text was left out; and marking of the matched words, for
  * terminals (the CLI decides whether to mark: only on a TTY).
  */
-import { tokenize } from '../analysis/tokenizer.js';
+import { tokenize, tokenizeSpaced, touchesUnspacedRun } from '../analysis/tokenizer.js';
 
 /** Target excerpt length in characters (UTF-16 units). */
 export const EXCERPT_CHARS = 240;
@@ -29,21 +29,25 @@ export function makeExcerpt(body: string, queryTerms: readonly string[], maxChar
   let start = 0;
   if (queryTerms.length > 0) {
     const query = new Set(queryTerms);
+    // a query without Chinese/Japanese/Thai... terms matches no term of such a run: skip segmenting them
+    const terms = queryTerms.some(touchesUnspacedRun) ? tokenize : tokenizeSpaced;
     // passages: sentences and lines; score each with its neighbour so a short sentence still gets context
     const bounds: number[] = [0];
     const raw = body.replace(/\s+/gu, (m) => (m.includes('\n') ? '\n' : ' ')).trim();
     for (const m of raw.matchAll(PASSAGE_END)) bounds.push(m.index + m[0].length);
     const flat = raw.replace(/\n/g, ' ');
-    // each sentence is tokenized once; a window starting at sentence i scores the sentences that
-    // start inside it: distinct query terms found first, then total hits
-    const hitsOf = bounds.map((s, i) => (s >= flat.length ? [] : tokenize(flat.slice(s, bounds[i + 1] ?? flat.length)).filter((t) => termMatches(t, query))));
+    // each sentence is tokenized once; a window starting at sentence i scores that sentence and
+    // the ones after it that end inside it: distinct query terms found first, then total hits
+    const hitsOf = bounds.map((s, i) => (s >= flat.length ? [] : terms(flat.slice(s, bounds[i + 1] ?? flat.length)).filter((t) => termMatches(t, query))));
     let best = -1;
     for (let i = 0; i < bounds.length; i++) {
       const s = bounds[i]!;
       if (s >= flat.length) break;
       const found = new Set<string>();
       let hits = 0;
-      for (let j = i; j < bounds.length && bounds[j]! < s + maxChars; j++) {
+      // a later sentence counts only when it ends inside the window: one cut off at the window's
+      // end would show none of its matched words
+      for (let j = i; j < bounds.length && (j === i || (bounds[j + 1] ?? flat.length) <= s + maxChars); j++) {
         for (const t of hitsOf[j]!) found.add(t);
         hits += hitsOf[j]!.length;
       }

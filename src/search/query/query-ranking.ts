@@ -12,7 +12,7 @@
  */
 import { KINDS, STATUSES, type Kind, type Status } from '../../document/contract.js';
 import { canonicalHarness, targetsHarness } from '../../document/harness-names.js';
-import { FIELDS, bucketOf, type DocRecord } from '../index/index-format.js';
+import { FIELDS, bucketOf, overlayTermsStartingWith, type DocRecord } from '../index/index-format.js';
 import type { GenerationDocs } from '../index/generation-docs.js';
 import type { FieldPostings } from '../index/postings.js';
 import type { ScopeIndex } from '../index/index-freshness.js';
@@ -147,11 +147,23 @@ export function withinOneEdit(a: string, b: string): boolean {
  * Prefix wins over fuzzy, as in MiniSearch.
  */
 export function matchWeight(term: string, q: string): number {
-  if (term === q) return 1;
-  if (prefixFor(q) && term.startsWith(q)) return (EXPANSION_WEIGHT.prefix * term.length) / (term.length + 0.3 * (term.length - q.length));
-  if (fuzzyFor(q) !== false && term.charCodeAt(0) === q.charCodeAt(0) && term.charCodeAt(1) === q.charCodeAt(1) && withinOneEdit(term, q))
-    return (EXPANSION_WEIGHT.fuzzy * term.length) / (term.length + 1);
-  return 0;
+  return termMatcher(q)(term);
+}
+
+/** {@link matchWeight} for one query term, its expansion rules decided once (a bucket holds hundreds of terms). */
+export function termMatcher(q: string): (term: string) => number {
+  const prefix = prefixFor(q);
+  const fuzzy = fuzzyFor(q) !== false;
+  const c0 = q.charCodeAt(0);
+  const c1 = q.charCodeAt(1);
+  return (term) => {
+    // every match (equal, longer with q as prefix, one edit away with the same first two) starts alike
+    if (term.charCodeAt(0) !== c0) return 0;
+    if (term === q) return 1;
+    if (prefix && term.startsWith(q)) return (EXPANSION_WEIGHT.prefix * term.length) / (term.length + 0.3 * (term.length - q.length));
+    if (fuzzy && term.charCodeAt(1) === c1 && withinOneEdit(term, q)) return (EXPANSION_WEIGHT.fuzzy * term.length) / (term.length + 1);
+    return 0;
+  };
 }
 
 /** Orders candidates: higher score, then newer updated_at, then id (code-point order), then path. */
@@ -187,8 +199,12 @@ interface Corpus {
   avgLen: number[];
   /** per index: number of its first generation document */
   baseOffset: number[];
-  /** overlay postings of one bucket: term → [document number, frequencies per field][] (built when a query term needs the bucket) */
-  overlay: (bucket: number) => Map<string, Array<[number, number[]]>> | undefined;
+  /**
+   * overlay postings of the terms starting with `prefix` (a query term's first two characters):
+   * term → [document number, frequencies per field][], read from the documents' encoded terms
+   * when a query term needs them
+   */
+  overlay: (prefix: string) => Map<string, Array<[number, number[]]>>;
 }
 
 function partOf(corpus: Corpus, n: number): Part {
@@ -223,10 +239,9 @@ function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
   const lenSum = new Array<number>(F).fill(0);
   const baseOffset: number[] = [];
   const parts: Part[] = [];
-  // the overlay's terms by bucket, in document then term order: one bucketOf and one push per
-  // term here; the term → postings map of a bucket only when a query term needs it
-  const overlayTerms = new Map<number, Array<string | number | number[]>>();
-  const overlayBuckets = new Map<number, Map<string, Array<[number, number[]]>>>();
+  // overlay documents by number, their terms decoded per prefix when a query term needs them
+  const overlayDocsAll: Array<[number, string]> = [];
+  const overlayByPrefix = new Map<string, Map<string, Array<[number, number[]]>>>();
   let count = 0;
   let n = 0;
   for (const ix of indexes) {
@@ -261,12 +276,7 @@ function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
         lens[n * F + f] = d.len[f]!;
         lenSum[f]! += d.len[f]!;
       }
-      for (const term in d.terms) {
-        const b = bucketOf(term);
-        let flat = overlayTerms.get(b);
-        if (!flat) overlayTerms.set(b, (flat = []));
-        flat.push(term, n, d.terms[term]!);
-      }
+      overlayDocsAll.push([n, d.terms]);
       n++;
     }
     parts.push({ start: overlayStart, end: n, docs: overlayDocs });
@@ -280,18 +290,17 @@ function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
     count,
     avgLen: lenSum.map((x) => (count ? x / count : 0)),
     baseOffset,
-    overlay: (b) => {
-      const flat = overlayTerms.get(b);
-      if (!flat) return undefined;
-      let byTerm = overlayBuckets.get(b);
+    overlay: (prefix) => {
+      let byTerm = overlayByPrefix.get(prefix);
       if (!byTerm) {
-        overlayBuckets.set(b, (byTerm = new Map()));
-        for (let i = 0; i < flat.length; i += 3) {
-          const term = flat[i] as string;
-          let list = byTerm.get(term);
-          if (!list) byTerm.set(term, (list = []));
-          list.push([flat[i + 1] as number, flat[i + 2] as number[]]);
-        }
+        overlayByPrefix.set(prefix, (byTerm = new Map()));
+        // document order, as the postings of a generation
+        for (const [doc, encoded] of overlayDocsAll)
+          for (const [term, freqs] of overlayTermsStartingWith(encoded, prefix)) {
+            let list = byTerm.get(term);
+            if (!list) byTerm.set(term, (list = []));
+            list.push([doc, freqs]);
+          }
       }
       return byTerm;
     },
@@ -425,11 +434,12 @@ function expandTerm(indexes: readonly ScopeIndex[], corpus: Corpus, q: string): 
     if (!e) out.set(term, (e = { weight, fields: Array.from({ length: F }, () => []) }));
     return e;
   };
+  const matchWeight = termMatcher(q);
   indexes.forEach((ix, i) => {
     const reader = ix.loadBucket(b);
     const terms = reader.terms;
     for (let t = 0; t < terms.length; t++) {
-      const w = matchWeight(terms[t]!, q);
+      const w = matchWeight(terms[t]!);
       if (w === 0) continue;
       const e = entry(terms[t]!, w);
       reader.postings(t).forEach((p, f) => {
@@ -437,8 +447,8 @@ function expandTerm(indexes: readonly ScopeIndex[], corpus: Corpus, q: string): 
       });
     }
   });
-  for (const [term, list] of corpus.overlay(b) ?? []) {
-    const w = matchWeight(term, q);
+  for (const [term, list] of corpus.overlay(q.slice(0, 2))) {
+    const w = matchWeight(term);
     if (w === 0) continue;
     const e = entry(term, w);
     for (let f = 0; f < F; f++) {

@@ -6,12 +6,12 @@
 import { KINDS, LIMITS, SCOPES, SLUG_PATTERN, STATUSES, type Kind, type Memory, type Scope, type Status } from '../../document/contract.js';
 import { parseMemory } from '../../document/parse.js';
 import { VaultError } from '../../errors.js';
-import { readScopeFile } from '../../store/read-scope-file.js';
+import { openScopeReader, type ScopeReader } from '../../store/read-scope-file.js';
 import type { VaultRoots } from '../../store/roots.js';
 import { makeExcerpt } from './excerpt.js';
 import { diagnostic, type Diagnostic } from '../../diagnostics.js';
 import { canonicalHarness } from '../../document/harness-names.js';
-import { bucketOf } from '../index/index-format.js';
+import { bucketOf, overlayHasTerm } from '../index/index-format.js';
 import { openScopeIndex, type FreshnessReport, type ScopeIndex } from '../index/index-freshness.js';
 
 export { fullCheckIntervalFrom } from '../index/index-freshness.js';
@@ -178,16 +178,28 @@ export class StaleCandidate extends Error {
   override readonly name = 'StaleCandidate';
 }
 
-function memoReader(roots: VaultRoots, verify: boolean): CandidateReader {
+/** A {@link CandidateReader} that keeps each scope's folders open until `close` (the hits of one answer spread over a few kind folders). */
+function memoReader(roots: VaultRoots, verify: boolean): CandidateReader & { close(): void } {
   const seen = new Map<LiveDoc, Memory | undefined>();
-  return (doc) => {
-    if (!seen.has(doc)) seen.set(doc, readCandidate(roots, doc, verify));
+  const readers = new Map<Scope, ScopeReader>();
+  const read = (doc: LiveDoc) => {
+    if (!seen.has(doc)) {
+      let reader = readers.get(doc.scope);
+      if (!reader) readers.set(doc.scope, (reader = openScopeReader(roots, doc.scope)));
+      seen.set(doc, readCandidate(reader, doc, verify));
+    }
     return seen.get(doc);
   };
+  return Object.assign(read, {
+    close() {
+      for (const r of readers.values()) r.close();
+      readers.clear();
+    },
+  });
 }
 
-function readCandidate(roots: VaultRoots, doc: LiveDoc, verify: boolean): Memory | undefined {
-  const r = readScopeFile(roots, doc.scope, doc.path, LIMITS.documentMaxBytes);
+function readCandidate(reader: ScopeReader, doc: LiveDoc, verify: boolean): Memory | undefined {
+  const r = reader.read(doc.path, LIMITS.documentMaxBytes);
   // a file read in the racy window (mtime -1) was read by this very check: its size still tells
   if (verify && (!r.ok || r.size !== doc.size || (doc.mtime !== -1 && r.mtimeMs !== doc.mtime))) throw new StaleCandidate(doc.path);
   if (!r.ok) return undefined;
@@ -346,12 +358,28 @@ function answer(
   roots: VaultRoots,
   query: string,
   options: SearchOptions,
+  resolved: ReturnType<typeof resolveSearchOptions>,
+  first: ReturnType<IndexOpener>,
+): SearchResponse {
+  const read = memoReader(roots, !first.full);
+  try {
+    return answerWith(read, open, roots, query, options, resolved, first);
+  } finally {
+    read.close();
+  }
+}
+
+function answerWith(
+  read: CandidateReader,
+  open: IndexOpener,
+  roots: VaultRoots,
+  query: string,
+  options: SearchOptions,
   { scopes, limit, filter }: ReturnType<typeof resolveSearchOptions>,
   first: ReturnType<IndexOpener>,
 ): SearchResponse {
   let opened = first;
   const terms = tokenizeQuery(query);
-  const read = memoReader(roots, !opened.full);
   let candidates: Ranked;
   const rank = (indexes: ScopeIndex[]): Ranked => {
     let ranked = rankOrList(indexes, query, terms, filter);
@@ -433,7 +461,7 @@ function docFrequency(indexes: readonly ScopeIndex[]): (term: string) => number 
       if (i >= 0) df += reader.documentsWith(i);
       for (const p in ix.overlay) {
         const e = ix.overlay[p]!;
-        if ('doc' in e && Object.hasOwn(e.doc.terms, term)) df++;
+        if ('doc' in e && overlayHasTerm(e.doc.terms, term)) df++;
       }
     }
     return df;

@@ -100,3 +100,42 @@ describe('ASCII fast path', () => {
     );
   });
 });
+
+describe('terms without the unspaced runs (excerpts of queries in spaced scripts)', () => {
+  it('hold exactly the terms of tokenize that touch no unspaced run, for mixed text', async () => {
+    const fc = (await import('fast-check')).default;
+    const { tokenizeSpaced, touchesUnspacedRun } = await import('../../../src/search/analysis/tokenizer.js');
+    const pieces = fc.constantFrom(
+      ...'abcXYZ019 .\n'.split(''),
+      'running ',
+      'Café ',
+      'foo_bar',
+      '東京',
+      '日本語のテキストです。',
+      'データー',
+      '々',
+      'ー',
+      'กรุงเทพ',
+      '한국어 ',
+      'naïve',
+      'ｆｕｌｌ',
+      "'s",
+    );
+    fc.assert(
+      fc.property(
+        fc.array(pieces, { maxLength: 30 }).map((p) => p.join('')),
+        (text) => {
+          const spaced = (ts: string[]) => ts.filter((t) => !touchesUnspacedRun(t));
+          expect(spaced(tokenizeSpaced(text))).toEqual(spaced(tokenize(text)));
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  it('find the passage of a Latin query in a body of Chinese and Japanese, and of a Japanese query', () => {
+    const body = `${'東京の天気は晴れです。'.repeat(10)}${'日本語のテキストです。'.repeat(30)} The kubernetes cluster was upgraded on Friday. ${'日本語のテキストです。'.repeat(30)}`;
+    expect(makeExcerpt(body, tokenize('kubernetes upgrade'))).toContain('The kubernetes cluster was upgraded on Friday.');
+    expect(makeExcerpt(body, tokenize('東京'))).toMatch(/^東京/);
+  });
+});

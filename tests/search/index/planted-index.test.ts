@@ -170,7 +170,7 @@ describe('a planted or damaged index', () => {
           links: [],
           updated: 1,
           len: [1, 0, 0, 0, 1],
-          terms: { widget: [1, 0, 0, 0, 1] },
+          terms: '\nwidget\t1,0,0,0,1',
         },
       };
     });

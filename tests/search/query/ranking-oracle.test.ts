@@ -7,7 +7,7 @@ import MiniSearch from 'minisearch';
 import { describe, expect, it } from 'vitest';
 import { GenerationDocs, toColumns } from '../../../src/search/index/generation-docs.js';
 import { PostingsBuilder } from '../../../src/search/index/index-build.js';
-import { BUCKET_COUNT, FIELDS, IndexUnusable, type DocRecord, type OverlayEntry } from '../../../src/search/index/index-format.js';
+import { BUCKET_COUNT, FIELDS, IndexUnusable, encodeOverlayTerms, type DocRecord, type OverlayEntry } from '../../../src/search/index/index-format.js';
 import type { ScopeIndex } from '../../../src/search/index/index-freshness.js';
 import { countTerms } from '../../../src/search/index/memory-terms.js';
 import { BucketReader, encodeBucket } from '../../../src/search/index/postings.js';
@@ -54,7 +54,7 @@ function scopeIndex(base: Doc[], changed: Map<number, Doc>, deleted: Set<number>
   const readers = Array.from({ length: BUCKET_COUNT }, (_, b) => new BucketReader(builder.bucket(b), docs.length));
   const overlay: Record<string, OverlayEntry> = {};
   for (const i of deleted) overlay[`notes/m${String(i).padStart(3, '0')}.md`] = { deleted: true };
-  for (const [i, d] of changed) overlay[`notes/m${String(i).padStart(3, '0')}.md`] = { doc: { ...record(i, d), terms: termsOf(d).terms } };
+  for (const [i, d] of changed) overlay[`notes/m${String(i).padStart(3, '0')}.md`] = { doc: { ...record(i, d), terms: encodeOverlayTerms(termsOf(d).terms) } };
   return {
     scope: 'team',
     dir: '/nowhere',

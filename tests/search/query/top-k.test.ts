@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { KINDS, STATUSES, type Kind, type Status } from '../../../src/document/contract.js';
 import { GenerationDocs, toColumns } from '../../../src/search/index/generation-docs.js';
 import { PostingsBuilder } from '../../../src/search/index/index-build.js';
-import { BUCKET_COUNT, FIELDS, type DocRecord, type OverlayEntry } from '../../../src/search/index/index-format.js';
+import { BUCKET_COUNT, FIELDS, encodeOverlayTerms, type DocRecord, type OverlayEntry } from '../../../src/search/index/index-format.js';
 import type { ScopeIndex } from '../../../src/search/index/index-freshness.js';
 import { countTerms } from '../../../src/search/index/memory-terms.js';
 import { BucketReader } from '../../../src/search/index/postings.js';
@@ -61,7 +61,7 @@ function scopeIndex(scope: 'team' | 'project', base: Meta[], changed: Map<number
   const readers = Array.from({ length: BUCKET_COUNT }, (_, b) => new BucketReader(builder.bucket(b), docs.length));
   const overlay: Record<string, OverlayEntry> = {};
   for (const i of deleted) overlay[pathOf(i)] = { deleted: true };
-  for (const [i, m] of changed) overlay[pathOf(i)] = { doc: { ...record(scope, i, m), terms: termsOf(m).terms } };
+  for (const [i, m] of changed) overlay[pathOf(i)] = { doc: { ...record(scope, i, m), terms: encodeOverlayTerms(termsOf(m).terms) } };
   return {
     scope,
     dir: '/nowhere',
