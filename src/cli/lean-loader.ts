@@ -7,10 +7,12 @@
  * The cache is one file per command in the user's cache folder: `$XDG_CACHE_HOME/ecc-vault/`
  * (an absolute XDG_CACHE_HOME), else `$HOME/.cache/ecc-vault/` (an absolute HOME); without
  * either, or with `ECC_VAULT_CODE_CACHE=off`, there is none. Its name holds the command, the
- * Node.js version, the architecture and the SHA-256 of the bundle's text, so an upgrade of
- * either never meets an old cache. The file is `ECCV8C1\n`, the SHA-256 of the payload, the
+ * Node.js version, the architecture and the bundle file's identity (size, mtime, inode, device:
+ * every build and every install writes a new file), so an upgrade of either never meets an old
+ * cache. The file is `ECCV8C2\n`, its CRC-32 and length ({@link cacheChecksum}), the
  * payload (V8's cached data): a truncated or damaged file is never handed to V8, and a payload V8
- * rejects (`cachedDataRejected`: other V8 flags) is rebuilt. It is made after the command ran (so
+ * rejects (`cachedDataRejected`: other V8 flags) is rebuilt. Neither the name nor the check
+ * hashes with node:crypto, whose load alone cost ~9 ms of every lean command (measured). It is made after the command ran (so
  * it holds the functions the command compiled), written by the one atomic writer
  * (store/atomic-write.ts: a temporary file created exclusively, renamed over), mode 0600 in a
  * 0700 folder. It is read and written only when the ecc-vault
@@ -19,19 +21,19 @@
  * error (a read-only or missing folder), means no cache, silently: the cache only ever costs or
  * saves time, never changes what a command does.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join } from 'node:path';
 import vm from 'node:vm';
+import { crc32 } from 'node:zlib';
 import { processIds } from '../io/runtime.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 
 /** What happened to the code cache in one load (for tests and measurements). */
 export type CodeCacheState = 'off' | 'created' | 'reused' | 'rebuilt' | 'skipped';
 
-const MAGIC = Buffer.from('ECCV8C1\n');
-const DIGEST_BYTES = 32;
+const MAGIC = Buffer.from('ECCV8C2\n');
+const DIGEST_BYTES = 8;
 /** A cache larger than this is not ours (the payload is a few MB at most). */
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 const PREFIX = 'lean-bundle-';
@@ -64,6 +66,17 @@ function trustedDir(dir: string): boolean {
   return st !== undefined && st.isDirectory() && !st.isSymbolicLink() && trusted(st);
 }
 
+/**
+ * A checksum of a cache payload that finds a torn or damaged file (not an attack: the file is
+ * this user's, in a folder nobody else can write): CRC-32 (zlib's, native) and the length, as 8 bytes.
+ */
+export function cacheChecksum(payload: Uint8Array): Buffer {
+  const out = Buffer.alloc(8);
+  out.writeUInt32LE(crc32(payload), 0);
+  out.writeUInt32LE(payload.length, 4);
+  return out;
+}
+
 /** The payload of a cache file, or undefined when there is none or it is not intact. */
 function readCache(file: string): Buffer | undefined {
   let fd: number;
@@ -78,8 +91,7 @@ function readCache(file: string): Buffer | undefined {
     const bytes = fs.readFileSync(fd);
     if (!bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
     const payload = bytes.subarray(MAGIC.length + DIGEST_BYTES);
-    const digest = createHash('sha256').update(payload).digest();
-    return digest.equals(bytes.subarray(MAGIC.length, MAGIC.length + DIGEST_BYTES)) ? payload : undefined;
+    return cacheChecksum(payload).equals(bytes.subarray(MAGIC.length, MAGIC.length + DIGEST_BYTES)) ? payload : undefined;
   } catch {
     return undefined;
   } finally {
@@ -93,7 +105,7 @@ function writeCache(dir: string, name: string, payload: Buffer): boolean {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (!trustedDir(dir)) return false;
     // the one atomic writer; no fsync: a cache torn by a power cut fails its digest and is rebuilt
-    writeFileAtomic(join(dir, name), Buffer.concat([MAGIC, createHash('sha256').update(payload).digest(), payload]), {
+    writeFileAtomic(join(dir, name), Buffer.concat([MAGIC, cacheChecksum(payload), payload]), {
       tempPath: join(dir, `.${name}.${processIds.pid}.${processIds.randomHex(6)}.tmp`),
       commit: 'replace',
       mode: 0o600,
@@ -104,6 +116,20 @@ function writeCache(dir: string, name: string, payload: Buffer): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+/**
+ * The bundle's text and its file's identity (size, mtime in ns, inode, device, from the stat of
+ * the handle that is read), as a name part.
+ */
+export function readBundle(file: string): { source: string; identity: string } {
+  const fd = fs.openSync(file, 'r');
+  try {
+    const st = fs.fstatSync(fd, { bigint: true });
+    return { source: fs.readFileSync(fd, 'utf8'), identity: [st.size, st.mtimeNs, st.ino, st.dev].map((x) => x.toString(36)).join('.') };
+  } finally {
+    fs.closeSync(fd);
   }
 }
 
@@ -125,9 +151,9 @@ export interface LoadedBundle {
  * @throws whatever reading or running the bundle throws (the caller falls back to the full CLI)
  */
 export function loadBundle(file: string, command: string, env: Readonly<Record<string, string | undefined>>): LoadedBundle {
-  const source = fs.readFileSync(file, 'utf8');
+  const { source, identity } = readBundle(file);
   const dir = codeCacheDir(env);
-  const name = `${PREFIX}${command}-${process.version}-${process.arch}-${createHash('sha256').update(source).digest('hex').slice(0, 32)}.v8`;
+  const name = `${PREFIX}${command}-${process.version}-${process.arch}-${identity}.v8`;
   let cached: Buffer | undefined;
   let state: CodeCacheState = 'off';
   if (dir) {

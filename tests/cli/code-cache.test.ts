@@ -10,7 +10,6 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import vm from 'node:vm';
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, gitRepo, REPO, runBin, tempDir, type RunResult } from '../helpers/cli.js';
 
@@ -81,7 +80,7 @@ async function withoutCache(w: { repo: string; env: Record<string, string> }, ar
 }
 
 describe('the lean CLI code cache', () => {
-  it('is created by the first run (0600 in a 0700 folder, named by command, Node.js version and bundle hash) and reused by the next', async () => {
+  it('is created by the first run (0600 in a 0700 folder, named by command, Node.js version and the bundle file identity) and reused by the next', async () => {
     const cache = tempDir('vault-cache-');
     const w = await world(cache);
     const first = await search(w);
@@ -89,8 +88,9 @@ describe('the lean CLI code cache', () => {
     const made = caches(cache);
     expect([...made.keys()]).toHaveLength(1);
     const [name, st] = [...made.entries()][0]!;
-    const hash = createHash('sha256').update(readFileSync(BUNDLE, 'utf8')).digest('hex').slice(0, 32);
-    expect(name).toBe(`lean-bundle-search-${process.version}-${process.arch}-${hash}.v8`);
+    const bundle = statSync(BUNDLE, { bigint: true });
+    const identity = [bundle.size, bundle.mtimeNs, bundle.ino, bundle.dev].map((x) => x.toString(36)).join('.');
+    expect(name).toBe(`lean-bundle-search-${process.version}-${process.arch}-${identity}.v8`);
     expect(st.mode).toBe(0o600);
     expect(statSync(join(cache, 'ecc-vault')).mode & 0o777).toBe(0o700);
     expect(st.size).toBeGreaterThan(10_000);
@@ -141,7 +141,7 @@ describe('the lean CLI code cache', () => {
     const first = await search(w);
     const [name] = [...caches(cache).keys()];
     const foreign = new vm.Script('1 + 1').createCachedData();
-    writeFileSync(join(cache, 'ecc-vault', name!), Buffer.concat([Buffer.from('ECCV8C1\n'), createHash('sha256').update(foreign).digest(), foreign]));
+    writeFileSync(join(cache, 'ecc-vault', name!), Buffer.concat([Buffer.from('ECCV8C2\n'), loader.cacheChecksum(foreign), foreign]));
     expect(stateOf(cache)).toBe('rebuilt');
     expect(await search(w)).toEqual(first);
     expect(stateOf(cache)).toBe('reused');

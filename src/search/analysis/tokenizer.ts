@@ -59,15 +59,18 @@ function wordTerm(word: string, out: string[]): void {
   if (term !== '') out.push(term);
 }
 
+/** Decides whether a word (folded) is turned into its term; see {@link tokenizeSpaced}. */
+type KeepWord = (word: string) => boolean;
+
 /** Words of text without unspaced scripts: one regular-expression pass. */
-function spacedTerms(text: string, out: string[]): void {
+function spacedTerms(text: string, out: string[], keep?: KeepWord): void {
   for (const m of text.matchAll(WORD)) {
     let w = m[0];
     if (w.includes("'") || w.includes('’')) w = w.replace(POSSESSIVE, '').replace(APOSTROPHES, '');
     if (SEPARATOR.test(w)) {
-      out.push(w.length > MAX_TERM_CHARS ? w.slice(0, MAX_TERM_CHARS) : w);
-      for (const p of w.split(SEPARATOR)) if (p) wordTerm(p, out);
-    } else if (w) wordTerm(w, out);
+      if (!keep || keep(w)) out.push(w.length > MAX_TERM_CHARS ? w.slice(0, MAX_TERM_CHARS) : w);
+      for (const p of w.split(SEPARATOR)) if (p && (!keep || keep(p))) wordTerm(p, out);
+    } else if (w && (!keep || keep(w))) wordTerm(w, out);
   }
 }
 
@@ -79,14 +82,14 @@ const ASCII_SEPARATOR = /[_\-./:@#+~\\]+/;
 const ASCII_POSSESSIVE = /'s(?=$|[_\-./:@#+~\\])/g;
 
 /** {@link spacedTerms} for lowercased ASCII text: the same words, with ASCII-only expressions. */
-function asciiTerms(text: string, out: string[]): void {
+function asciiTerms(text: string, out: string[], keep?: KeepWord): void {
   for (const m of text.matchAll(ASCII_WORD_RUN)) {
     let w = m[0];
     if (w.includes("'")) w = w.replace(ASCII_POSSESSIVE, '').replaceAll("'", '');
     if (ASCII_SEPARATOR.test(w)) {
-      out.push(w.length > MAX_TERM_CHARS ? w.slice(0, MAX_TERM_CHARS) : w);
-      for (const p of w.split(ASCII_SEPARATOR)) if (p) wordTerm(p, out);
-    } else if (w) wordTerm(w, out);
+      if (!keep || keep(w)) out.push(w.length > MAX_TERM_CHARS ? w.slice(0, MAX_TERM_CHARS) : w);
+      for (const p of w.split(ASCII_SEPARATOR)) if (p && (!keep || keep(p))) wordTerm(p, out);
+    } else if (w && (!keep || keep(w))) wordTerm(w, out);
   }
 }
 
@@ -129,32 +132,44 @@ export function tokenizeGeneral(text: string): string[] {
 }
 
 /**
- * The terms {@link tokenize} gives, without those the word segmenter finds in runs of scripts
- * written without spaces (the runs are skipped, not segmented). For callers that only look for terms with no character of such a
- * run ({@link touchesUnspacedRun} false): the answer is the same for them, and the word
- * segmenter, whose first use loads a dictionary (~20-40 ms), is never started.
+ * The terms of `text` that can equal or extend one of `queryTerms`: exactly the terms
+ * {@link tokenize} gives whose first character is the first character of a query term (in order,
+ * with repetitions), found without the work the others cost. A word's term starts with the word's
+ * own first character (folding happens first; a Porter stem keeps the start of the word; a long
+ * word is cut at its end), except an irregular verb form's (`went` → `go`): other words are not
+ * stemmed. When no query term touches a run of a script written without spaces
+ * ({@link touchesUnspacedRun}), such runs are skipped, not segmented (the segmenter's first use
+ * loads a dictionary, ~20-40 ms), since none of their terms can match.
+ *
+ * Used for excerpts (search/query/excerpt.ts), which look only for terms matching the query.
  */
-export function tokenizeSpaced(text: string): string[] {
-  if (ASCII_TEXT.test(text)) return tokenize(text);
+export function termsStartingLike(text: string, queryTerms: readonly string[]): string[] {
+  const firstPoints = new Set(queryTerms.map((q) => q.codePointAt(0)));
+  if (queryTerms.some(touchesUnspacedRun)) return tokenize(text).filter((t) => firstPoints.has(t.codePointAt(0)));
+  const firsts = new Set(queryTerms.map((q) => q.charCodeAt(0)));
+  const keep: KeepWord = (w) => firsts.has(w.charCodeAt(0)) || irregularBase(w) !== undefined;
   const out: string[] = [];
-  const folded = foldText(text);
-  if (!UNSPACED.test(folded)) {
-    spacedTerms(folded, out);
-    return out;
+  if (ASCII_TEXT.test(text)) asciiTerms(text.toLowerCase(), out, keep);
+  else {
+    const folded = foldText(text);
+    if (!UNSPACED.test(folded)) spacedTerms(folded, out, keep);
+    else {
+      let last = 0;
+      for (const m of folded.matchAll(UNSPACED_RUN)) {
+        if (m.index > last) spacedTerms(folded.slice(last, m.index), out, keep);
+        last = m.index + m[0].length;
+      }
+      if (last < folded.length) spacedTerms(folded.slice(last), out, keep);
+    }
   }
-  let last = 0;
-  for (const m of folded.matchAll(UNSPACED_RUN)) {
-    if (m.index > last) spacedTerms(folded.slice(last, m.index), out);
-    last = m.index + m[0].length;
-  }
-  if (last < folded.length) spacedTerms(folded.slice(last), out);
-  return out;
+  // an irregular form kept for its base may still start otherwise
+  return out.filter((t) => firstPoints.has(t.codePointAt(0)));
 }
 
 /** Characters of the runs {@link tokenize} gives to the word segmenter. */
 const UNSPACED_RUN_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30fc\u3005]/u;
 
-/** True when a term holds a character of a run the segmenter splits (see {@link tokenizeSpaced}). */
+/** True when a term holds a character of a run the segmenter splits (see {@link termsStartingLike}). */
 export function touchesUnspacedRun(term: string): boolean {
   return UNSPACED_RUN_CHAR.test(term);
 }

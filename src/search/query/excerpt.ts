@@ -3,7 +3,7 @@
  * boundaries with an ellipsis where text was left out; and marking of the matched words, for
  * terminals (the CLI decides whether to mark: only on a TTY).
  */
-import { tokenize, tokenizeSpaced, touchesUnspacedRun } from '../analysis/tokenizer.js';
+import { termsStartingLike, tokenize } from '../analysis/tokenizer.js';
 
 /** Target excerpt length in characters (UTF-16 units). */
 export const EXCERPT_CHARS = 240;
@@ -24,18 +24,22 @@ function termMatches(term: string, query: ReadonlySet<string>): boolean {
  * @returns the excerpt, with `…` where text was cut
  */
 export function makeExcerpt(body: string, queryTerms: readonly string[], maxChars = EXCERPT_CHARS): string {
-  const text = body.replace(/\s+/gu, ' ').trim();
+  // whitespace runs: one line break where the run holds one (a passage ends there), else one space
+  const raw = body
+    .replace(/\s*\n\s*/gu, '\n')
+    .replace(/[^\S\n]+/gu, ' ')
+    .trim();
+  const text = raw.replace(/\n/g, ' ');
   if (text.length <= maxChars) return text;
   let start = 0;
   if (queryTerms.length > 0) {
     const query = new Set(queryTerms);
-    // a query without Chinese/Japanese/Thai... terms matches no term of such a run: skip segmenting them
-    const terms = queryTerms.some(touchesUnspacedRun) ? tokenize : tokenizeSpaced;
+    // only terms starting like a query term can match it (and are found without stemming the others)
+    const terms = (text: string) => termsStartingLike(text, queryTerms);
     // passages: sentences and lines; score each with its neighbour so a short sentence still gets context
     const bounds: number[] = [0];
-    const raw = body.replace(/\s+/gu, (m) => (m.includes('\n') ? '\n' : ' ')).trim();
     for (const m of raw.matchAll(PASSAGE_END)) bounds.push(m.index + m[0].length);
-    const flat = raw.replace(/\n/g, ' ');
+    const flat = text;
     // each sentence is tokenized once; a window starting at sentence i scores that sentence and
     // the ones after it that end inside it: distinct query terms found first, then total hits
     const hitsOf = bounds.map((s, i) => (s >= flat.length ? [] : terms(flat.slice(s, bounds[i + 1] ?? flat.length)).filter((t) => termMatches(t, query))));

@@ -101,15 +101,20 @@ describe('ASCII fast path', () => {
   });
 });
 
-describe('terms without the unspaced runs (excerpts of queries in spaced scripts)', () => {
-  it('hold exactly the terms of tokenize that touch no unspaced run, for mixed text', async () => {
+describe('terms starting like the query (excerpts)', () => {
+  it('are exactly the terms of tokenize whose first character starts a query term, for mixed text and queries', async () => {
     const fc = (await import('fast-check')).default;
-    const { tokenizeSpaced, touchesUnspacedRun } = await import('../../../src/search/analysis/tokenizer.js');
+    const { termsStartingLike } = await import('../../../src/search/analysis/tokenizer.js');
     const pieces = fc.constantFrom(
       ...'abcXYZ019 .\n'.split(''),
       'running ',
+      'went ',
+      'bought ',
+      'found ',
       'Café ',
       'foo_bar',
+      'v2.1',
+      "it's ",
       '東京',
       '日本語のテキストです。',
       'データー',
@@ -119,17 +124,16 @@ describe('terms without the unspaced runs (excerpts of queries in spaced scripts
       '한국어 ',
       'naïve',
       'ｆｕｌｌ',
-      "'s",
+      'x'.repeat(70),
     );
+    const text = fc.array(pieces, { maxLength: 30 }).map((p) => p.join(''));
     fc.assert(
-      fc.property(
-        fc.array(pieces, { maxLength: 30 }).map((p) => p.join('')),
-        (text) => {
-          const spaced = (ts: string[]) => ts.filter((t) => !touchesUnspacedRun(t));
-          expect(spaced(tokenizeSpaced(text))).toEqual(spaced(tokenize(text)));
-        },
-      ),
-      { numRuns: 1000 },
+      fc.property(text, text, (body, query) => {
+        const q = tokenize(query);
+        const firsts = new Set(q.map((t) => t.codePointAt(0)));
+        expect(termsStartingLike(body, q)).toEqual(tokenize(body).filter((t) => firsts.has(t.codePointAt(0))));
+      }),
+      { numRuns: 1500 },
     );
   });
 
@@ -137,5 +141,22 @@ describe('terms without the unspaced runs (excerpts of queries in spaced scripts
     const body = `${'東京の天気は晴れです。'.repeat(10)}${'日本語のテキストです。'.repeat(30)} The kubernetes cluster was upgraded on Friday. ${'日本語のテキストです。'.repeat(30)}`;
     expect(makeExcerpt(body, tokenize('kubernetes upgrade'))).toContain('The kubernetes cluster was upgraded on Friday.');
     expect(makeExcerpt(body, tokenize('東京'))).toMatch(/^東京/);
+  });
+});
+
+describe('excerpt whitespace', () => {
+  it('collapses every whitespace run to one space, and ends passages at line breaks', async () => {
+    const fc = (await import('fast-check')).default;
+    const ws = fc.constantFrom(' ', '\n', '\t', '\r', '\u00a0', '\u2028', '  \n \n ');
+    const word = fc.constantFrom('alpha', 'beta.', 'gamma!', 'delta', 'kubernetes');
+    fc.assert(
+      fc.property(fc.array(fc.oneof(ws, word), { maxLength: 200 }), (parts) => {
+        const body = parts.join('');
+        const e = makeExcerpt(body, ['kubernet']);
+        expect(e).not.toMatch(/\s\s|\n/);
+        if (body.replace(/\s+/gu, ' ').trim().length <= 240) expect(e).toBe(body.replace(/\s+/gu, ' ').trim());
+      }),
+      { numRuns: 500 },
+    );
   });
 });
