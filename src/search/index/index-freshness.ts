@@ -398,7 +398,8 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
   // A scope without its folder has nothing to index: an empty index in memory, nothing written
   // (a search in a folder without a vault must not leave .ecc/memory/.index behind there).
   if (lstatSync(root, { throwIfNoEntry: false }) === undefined && list().files.length === 0) {
-    const generation = newGeneration(ids);
+    // never written, so no random name (one would load node:crypto, ~6 ms, on every search of a vault without this scope)
+    const generation = 'none';
     const base: BaseDocs = new GenerationDocs(scope, generation, toColumns([], []), [], 0);
     const entry: CacheEntry = { generation, base, built: { table: new DocTableBuilder(), invalid: [], bucket: () => Buffer.alloc(0) }, buckets: new Map() };
     const empty: IndexState = {
