@@ -26,8 +26,18 @@ async function main() {
   }
   if (argv[0] === 'hook' && !argv.includes('--help') && !argv.includes('-h')) {
     try {
-      const { runHookProcess } = require('../dist/hooks/hook-bundle.cjs');
-      return await runHookProcess(argv);
+      // with the lean CLI's V8 code cache (one file for hooks): compiling the ~450 KB bundle
+      // cost a hook ~18 ms; any trouble with the cache falls back to a plain require
+      const file = require('node:path').join(__dirname, '..', 'dist', 'hooks', 'hook-bundle.cjs');
+      let bundle;
+      try {
+        bundle = require('../dist/cli/lean-loader.cjs').loadBundle(file, 'hook', process.env);
+      } catch {
+        bundle = { exports: require(file), persist: () => false };
+      }
+      const code = await bundle.exports.runHookProcess(argv);
+      bundle.persist();
+      return code;
     } catch {
       return 0; // even a broken installation must never fail the agent
     }

@@ -9,10 +9,11 @@
  * either, or with `ECC_VAULT_CODE_CACHE=off`, there is none. Its name holds the command, the
  * Node.js version, the architecture and the bundle file's identity (size, mtime, inode, device:
  * every build and every install writes a new file), so an upgrade of either never meets an old
- * cache. The file is `ECCV8C2\n`, its CRC-32 and length ({@link cacheChecksum}), the
+ * cache. The file is `ECCV8C2\n`, an 8-byte checksum of the payload ({@link cacheChecksum}), the
  * payload (V8's cached data): a truncated or damaged file is never handed to V8, and a payload V8
  * rejects (`cachedDataRejected`: other V8 flags) is rebuilt. Neither the name nor the check
- * hashes with node:crypto, whose load alone cost ~9 ms of every lean command (measured). It is made after the command ran (so
+ * loads a hashing module (node:crypto's load alone cost ~4-9 ms of every lean command). Hooks
+ * load their bundle (dist/hooks/hook-bundle.cjs) through {@link loadBundle} too (bin/vault.js). It is made after the command ran (so
  * it holds the functions the command compiled), written by the one atomic writer
  * (store/atomic-write.ts: a temporary file created exclusively, renamed over), mode 0600 in a
  * 0700 folder. It is read and written only when the ecc-vault
@@ -25,7 +26,6 @@ import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join } from 'node:path';
 import vm from 'node:vm';
-import { crc32 } from 'node:zlib';
 import { processIds } from '../io/runtime.js';
 import { writeFileAtomic } from '../store/atomic-write.js';
 
@@ -68,12 +68,29 @@ function trustedDir(dir: string): boolean {
 
 /**
  * A checksum of a cache payload that finds a torn or damaged file (not an attack: the file is
- * this user's, in a folder nobody else can write): CRC-32 (zlib's, native) and the length, as 8 bytes.
+ * this user's, in a folder nobody else can write): Fletcher-style sums over 32-bit words (the
+ * second sum weighs each word by its position), then the bytes after the last whole word, as 8
+ * bytes. Plain JavaScript: node:crypto (~4-9 ms) and node:zlib (~8 ms, it loads node:stream) cost
+ * a lean command more to load than this takes over a few hundred KB (~2 ms).
  */
 export function cacheChecksum(payload: Uint8Array): Buffer {
+  const words = payload.length >>> 2;
+  // 32-bit words in the platform's byte order (a cache is only ever read where it was written)
+  const aligned = (payload.byteOffset & 3) === 0 ? payload : payload.slice(0, words * 4);
+  const view = new Int32Array(aligned.buffer, aligned.byteOffset, words);
+  let a = 1;
+  let b = payload.length | 0;
+  for (let i = 0; i < words; i++) {
+    a = (a + view[i]!) | 0;
+    b = (b + a) | 0;
+  }
+  for (let i = words * 4; i < payload.length; i++) {
+    a = (a + payload[i]!) | 0;
+    b = (b + a) | 0;
+  }
   const out = Buffer.alloc(8);
-  out.writeUInt32LE(crc32(payload), 0);
-  out.writeUInt32LE(payload.length, 4);
+  out.writeInt32LE(a, 0);
+  out.writeInt32LE(b, 4);
   return out;
 }
 

@@ -28,7 +28,10 @@ function fileOf(sessionId: string): string {
 
 /** The ids already injected in a session (empty when there is no usable record). */
 export function readInjected(sessionsDir: string, sessionId: string): Set<string> {
-  const text = readSnapshotText(join(sessionsDir, RECALL_DIR, fileOf(sessionId)), RECORD_MAX_BYTES);
+  const file = join(sessionsDir, RECALL_DIR, fileOf(sessionId));
+  // a new session has none: asked without an exception (a failed open's error costs a hook ~5 ms)
+  if (!lstatSync(file, { throwIfNoEntry: false })) return new Set();
+  const text = readSnapshotText(file, RECORD_MAX_BYTES);
   if (text === undefined) return new Set();
   try {
     const v = JSON.parse(text) as { v?: unknown; session?: unknown; ids?: unknown };
