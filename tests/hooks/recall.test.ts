@@ -334,6 +334,8 @@ describe('the digest record after memories were only added (no search until the 
     const { repo, env, redis, deploy, tabs } = vault();
     const debug = { ...env, ECC_HOOK_DEBUG: '1' };
     onFeatureBranch(repo);
+    mkdirSync(join(repo, '.ecc', 'memory', 'team', 'handoffs')); // no hand-off yet (a new kind folder is no mere addition)
+    age(repo);
     expect((await hook('stop', stop(repo), { cwd: repo, env: debug })).code).toBe(0);
     const before = contextOf((await hook('session-start', start(repo, 's0'), { cwd: repo, env: debug })).stdout);
     expect(lastLog(env)).toMatch(/\(digest record\)/);
@@ -343,7 +345,8 @@ describe('the digest record after memories were only added (no search until the 
     const codexOnly = memory({ kind: 'decision', title: 'Codex only choice', targetHarnesses: ['codex'], body: 'Not for Claude.' });
     const inactive = memory({ kind: 'runbook', status: 'superseded', title: 'Old deploy steps', body: 'Replaced.' });
     const secret = memory({ kind: 'lesson', title: 'Deploy key lesson', body: `Never paste ${AWS} into a memory.` });
-    putMemories(repo, fresh, codexOnly, inactive, secret);
+    const handoff = memory({ kind: 'handoff', title: 'Hand-off: finish the invoice queue', body: 'Half done. Next: retries.' });
+    putMemories(repo, fresh, codexOnly, inactive, secret, handoff);
     // a search would open (and so build again) the index: it must stay gone
     const index = join(repo, '.git', 'ecc-memory-index');
     expect(existsSync(index)).toBe(true);
@@ -351,7 +354,7 @@ describe('the digest record after memories were only added (no search until the 
     const r = await hook('session-start', start(repo, 's1'), { cwd: repo, env: debug });
     expect(r.code).toBe(0);
     expect(lastLog(env)).toMatch(ADDED);
-    expect(lastLog(env).match(ADDED)![1]).toBe('1');
+    expect(lastLog(env).match(ADDED)![1]).toBe('2');
     expect(existsSync(index)).toBe(false);
     const ctx = contextOf(r.stdout);
     expect(ctx).toContain(`${fresh.id} [team/preference] Invoice queue naming`);
@@ -360,7 +363,8 @@ describe('the digest record after memories were only added (no search until the 
     expect(ctx).not.toContain(AWS);
     // the new one under its label, above the stored ranking, which is all still there
     expect(ctx.indexOf(FRESH_LABEL)).toBeGreaterThan(0);
-    expect(ctx.indexOf(FRESH_LABEL)).toBeLessThan(ctx.indexOf(fresh.id));
+    expect(ctx.indexOf(FRESH_LABEL)).toBeLessThan(ctx.indexOf(handoff.id));
+    expect(ctx.indexOf(handoff.id)).toBeLessThan(ctx.indexOf(fresh.id)); // hand-offs first
     expect(ctx.indexOf(fresh.id)).toBeLessThan(ctx.indexOf(RANKED_LABEL));
     for (const m of [tabs, redis, deploy]) {
       expect(before).toContain(m.id);
@@ -378,6 +382,18 @@ describe('the digest record after memories were only added (no search until the 
     expect(lastLog(env)).toMatch(/\(digest record\)/);
     expect(ranked).toContain(fresh.id);
     expect(ranked).not.toContain(FRESH_LABEL);
+  });
+
+  it('more than 32 new files (a pull, a sync) are left to the search', async () => {
+    const { repo, env } = vault();
+    const debug = { ...env, ECC_HOOK_DEBUG: '1' };
+    expect((await hook('stop', stop(repo), { cwd: repo, env: debug })).code).toBe(0);
+    const many = Array.from({ length: 33 }, (_, i) => memory({ kind: 'fact', title: `Bulk fact ${i}`, body: `Imported fact ${i}.` }));
+    putMemories(repo, ...many);
+    const ctx = contextOf((await hook('session-start', start(repo, 'm1'), { cwd: repo, env: debug })).stdout);
+    expect(lastLog(env)).not.toMatch(ADDED);
+    expect(lastLog(env)).not.toMatch(/\(digest record\)/);
+    expect(ctx).toContain('Bulk fact');
   });
 
   it('a memory of the record deleted, retired in place or renamed is never shown: the start searches', async () => {
