@@ -246,7 +246,7 @@ async function sessionStart(
         import('../store/roots.js'),
       ]);
       const roots = resolveRoots({ ...rt, cwd: outcome.worktree.key.worktree });
-      const { digest, fromRecord } = await startDigest(
+      const { digest, source, fresh } = await startDigest(
         {
           sessionsDir,
           roots,
@@ -262,7 +262,7 @@ async function sessionStart(
       if (digest.text) {
         context = buildInjectionText(outcome.snapshot, [], settings.maxChars, digest.text);
         if (context.includes(digest.text)) {
-          digestNote = `, digest of ${digest.ids.length} memories${fromRecord ? ' (digest record)' : ''}`;
+          digestNote = `, digest of ${digest.ids.length} memories${source === 'record' ? ' (digest record)' : source === 'record+new' ? ` (digest record, ${fresh} saved since on top, not searched)` : ''}`;
           if (typeof payload.session_id === 'string' && payload.session_id.trim()) {
             const { addInjected } = await import('../sessions/recall-record.js');
             addInjected(sessionsDir, payload.session_id, digest.ids, rt);

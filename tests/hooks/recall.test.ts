@@ -4,10 +4,11 @@
  * (src/sessions/start/memory-digest.ts, start-digest.ts) and prompt recall
  * (`vault hook user-prompt-submit`, src/sessions/prompt-recall.ts).
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serializeMemory } from '../../src/document/serialize.js';
+import { FRESH_LABEL, RANKED_LABEL } from '../../src/sessions/start/digest-render.js';
 import { HISTORICAL_MARKER } from '../../src/sessions/start/injection-text.js';
 import { RECALL_MARKER } from '../../src/sessions/prompt-recall.js';
 import { cliEnv, git, gitRepo } from '../helpers/cli.js';
@@ -53,7 +54,7 @@ function vault() {
   const leaked = memory({ kind: 'lesson', title: 'Webhook tests token', body: `The webhook tests used the key ${AWS} when the retry queue was warm.` });
   putMemories(repo, redis, deploy, tabs, hidden, leaked);
   age(repo);
-  return { repo, env, redis, deploy, tabs, hidden };
+  return { repo, env, redis, deploy, tabs, hidden, leaked };
 }
 
 /** Dates the vault's folders and files a minute back: a digest record is never made from a vault modified within the last 2 s. */
@@ -264,18 +265,20 @@ describe('the digest record after a change of the vault', () => {
       .split('\n')
       .at(-1) ?? '';
 
-  it('a start after a new memory searches once and stores the digest: the same text as a full recompute, reused by the next start', async () => {
-    const { repo, env } = vault();
+  it('a start after a change that is not only additions searches once and stores the digest: the same text as a full recompute, reused by the next start', async () => {
+    const { repo, env, leaked } = vault();
     const debug = { ...env, ECC_HOOK_DEBUG: '1' };
     onFeatureBranch(repo);
     const stop = { session_id: 'prev', transcript_path: CLAUDE_SESSION, cwd: repo, hook_event_name: 'Stop', stop_hook_active: false };
     expect((await hook('stop', stop, { cwd: repo, env: debug })).code).toBe(0); // the record, with the branch's changed paths
     const before = contextOf((await hook('session-start', start(repo, 's0'), { cwd: repo, env: debug })).stdout);
     expect(lastLog(env)).toMatch(/\(digest record\)/);
-    // new memories (one of a kind with a quota, one matching the changed paths): the record no longer holds
+    // new memories (one of a kind with a quota, one matching the changed paths) and a file renamed: the record no
+    // longer holds, nor does it prove that memories were only added (that case: the next describe)
     const fresh = memory({ kind: 'preference', title: 'Invoice queue naming', body: 'Queues are named after their service.' });
     const billing = memory({ kind: 'decision', title: 'Billing invoice queue is FIFO', body: 'The billing invoice queue keeps order.' });
     putMemories(repo, fresh, billing);
+    renameSync(memoryPath(repo, leaked), join(dirname(memoryPath(repo, leaked)), 'renamed.md'));
     age(repo);
     const first = await hook('session-start', start(repo, 's1'), { cwd: repo, env: debug });
     expect(first.code).toBe(0);
@@ -314,6 +317,120 @@ describe('the digest record after a change of the vault', () => {
     expect(lastLog(env)).not.toMatch(/\(digest record\)/);
     expect(contextOf((await hook('session-start', start(repo, 'r3'), { cwd: repo, env: debug })).stdout)).toBe(a);
     expect(lastLog(env)).toMatch(/\(digest record\)/);
+  });
+});
+
+describe('the digest record after memories were only added (no search until the next snapshot)', () => {
+  const start = (repo: string, session: string) => ({ session_id: session, cwd: repo, hook_event_name: 'SessionStart', source: 'startup' });
+  const stop = (repo: string) => ({ session_id: 'prev', transcript_path: CLAUDE_SESSION, cwd: repo, hook_event_name: 'Stop', stop_hook_active: false });
+  const lastLog = (env: Record<string, string>) =>
+    readFileSync(join(sessionsDirOf(env), 'hooks.log'), 'utf8')
+      .trim()
+      .split('\n')
+      .at(-1) ?? '';
+  const ADDED = /\(digest record, (\d+) saved since on top, not searched\)/;
+
+  it('a memory saved after the last snapshot is shown at the next start on top of the stored ranking, without opening the index', async () => {
+    const { repo, env, redis, deploy, tabs } = vault();
+    const debug = { ...env, ECC_HOOK_DEBUG: '1' };
+    onFeatureBranch(repo);
+    mkdirSync(join(repo, '.ecc', 'memory', 'team', 'handoffs')); // no hand-off yet (a new kind folder is no mere addition)
+    age(repo);
+    expect((await hook('stop', stop(repo), { cwd: repo, env: debug })).code).toBe(0);
+    const before = contextOf((await hook('session-start', start(repo, 's0'), { cwd: repo, env: debug })).stdout);
+    expect(lastLog(env)).toMatch(/\(digest record\)/);
+    // saved now (as `vault save` does: new files, nothing else touched): one for this harness,
+    // one for Codex only, one inactive, one holding a credential (quarantined by the index)
+    const fresh = memory({ kind: 'preference', title: 'Invoice queue naming', body: 'Queues are named after their service.\u200b' });
+    const codexOnly = memory({ kind: 'decision', title: 'Codex only choice', targetHarnesses: ['codex'], body: 'Not for Claude.' });
+    const inactive = memory({ kind: 'runbook', status: 'superseded', title: 'Old deploy steps', body: 'Replaced.' });
+    const secret = memory({ kind: 'lesson', title: 'Deploy key lesson', body: `Never paste ${AWS} into a memory.` });
+    const handoff = memory({ kind: 'handoff', title: 'Hand-off: finish the invoice queue', body: 'Half done. Next: retries.' });
+    putMemories(repo, fresh, codexOnly, inactive, secret, handoff);
+    // a search would open (and so build again) the index: it must stay gone
+    const index = join(repo, '.git', 'ecc-memory-index');
+    expect(existsSync(index)).toBe(true);
+    rmSync(index, { recursive: true, force: true });
+    const r = await hook('session-start', start(repo, 's1'), { cwd: repo, env: debug });
+    expect(r.code).toBe(0);
+    expect(lastLog(env)).toMatch(ADDED);
+    expect(lastLog(env).match(ADDED)![1]).toBe('2');
+    expect(existsSync(index)).toBe(false);
+    const ctx = contextOf(r.stdout);
+    expect(ctx).toContain(`${fresh.id} [team/preference] Invoice queue naming`);
+    expect(ctx).not.toMatch(/\u200b/);
+    for (const m of [codexOnly, inactive, secret]) expect(ctx).not.toContain(m.id);
+    expect(ctx).not.toContain(AWS);
+    // the new one under its label, above the stored ranking, which is all still there
+    expect(ctx.indexOf(FRESH_LABEL)).toBeGreaterThan(0);
+    expect(ctx.indexOf(FRESH_LABEL)).toBeLessThan(ctx.indexOf(handoff.id));
+    expect(ctx.indexOf(handoff.id)).toBeLessThan(ctx.indexOf(fresh.id)); // hand-offs first
+    expect(ctx.indexOf(fresh.id)).toBeLessThan(ctx.indexOf(RANKED_LABEL));
+    for (const m of [tabs, redis, deploy]) {
+      expect(before).toContain(m.id);
+      expect(ctx.indexOf(m.id)).toBeGreaterThan(ctx.indexOf(RANKED_LABEL));
+    }
+    expect(ctx.slice(ctx.indexOf('UNREVIEWED VAULT MEMORIES:')).length).toBeLessThanOrEqual(3000);
+    // the same again at the next start (nothing stored in between)
+    expect(contextOf((await hook('session-start', start(repo, 's2'), { cwd: repo, env: debug })).stdout)).toBe(ctx);
+    expect(existsSync(index)).toBe(false);
+    // the next snapshot ranks everything again (a search: the index is back), and the record holds as it is
+    age(repo); // a record is only made from a vault unchanged for 2 s
+    expect((await hook('stop', stop(repo), { cwd: repo, env: debug })).code).toBe(0);
+    expect(existsSync(index)).toBe(true);
+    const ranked = contextOf((await hook('session-start', start(repo, 's3'), { cwd: repo, env: debug })).stdout);
+    expect(lastLog(env)).toMatch(/\(digest record\)/);
+    expect(ranked).toContain(fresh.id);
+    expect(ranked).not.toContain(FRESH_LABEL);
+  });
+
+  it('more than 32 new files (a pull, a sync) are left to the search', async () => {
+    const { repo, env } = vault();
+    const debug = { ...env, ECC_HOOK_DEBUG: '1' };
+    expect((await hook('stop', stop(repo), { cwd: repo, env: debug })).code).toBe(0);
+    const many = Array.from({ length: 33 }, (_, i) => memory({ kind: 'fact', title: `Bulk fact ${i}`, body: `Imported fact ${i}.` }));
+    putMemories(repo, ...many);
+    const ctx = contextOf((await hook('session-start', start(repo, 'm1'), { cwd: repo, env: debug })).stdout);
+    expect(lastLog(env)).not.toMatch(ADDED);
+    expect(lastLog(env)).not.toMatch(/\(digest record\)/);
+    expect(ctx).toContain('Bulk fact');
+  });
+
+  it('a memory of the record deleted, retired in place or renamed is never shown: the start searches', async () => {
+    const { repo, env, redis, deploy, leaked } = vault();
+    const debug = { ...env, ECC_HOOK_DEBUG: '1' };
+    expect((await hook('stop', stop(repo), { cwd: repo, env: debug })).code).toBe(0);
+    expect(contextOf((await hook('session-start', start(repo, 'd0'), { cwd: repo, env: debug })).stdout)).toContain(redis.id);
+    // deleted, and a new memory saved
+    rmSync(memoryPath(repo, redis));
+    const a = memory({ kind: 'decision', title: 'Queues are FIFO', body: 'Order matters.' });
+    putMemories(repo, a);
+    const afterDelete = contextOf((await hook('session-start', start(repo, 'd1'), { cwd: repo, env: debug })).stdout);
+    expect(lastLog(env)).not.toMatch(ADDED);
+    expect(lastLog(env)).not.toMatch(/\(digest record\)/);
+    expect(afterDelete).not.toContain(redis.id);
+    expect(afterDelete).toContain(a.id);
+    // a new record; then retired in place, and a new memory saved
+    age(repo);
+    expect((await hook('stop', stop(repo), { cwd: repo, env: debug })).code).toBe(0);
+    expect(contextOf((await hook('session-start', start(repo, 'd2'), { cwd: repo, env: debug })).stdout)).toContain(deploy.id);
+    expect(lastLog(env)).toMatch(/\(digest record\)/);
+    writeFileSync(memoryPath(repo, deploy), serializeMemory({ ...deploy, status: 'superseded' }));
+    const b = memory({ kind: 'decision', title: 'Retries back off', body: 'Exponential back-off.' });
+    putMemories(repo, b);
+    const afterRetire = contextOf((await hook('session-start', start(repo, 'd3'), { cwd: repo, env: debug })).stdout);
+    expect(lastLog(env)).not.toMatch(ADDED);
+    expect(afterRetire).not.toContain(deploy.id);
+    expect(afterRetire).toContain(b.id);
+    // a new record; then a file it did not show renamed (the names no longer prove an addition), and a new memory saved
+    age(repo);
+    expect((await hook('stop', stop(repo), { cwd: repo, env: debug })).code).toBe(0);
+    renameSync(memoryPath(repo, leaked), join(dirname(memoryPath(repo, leaked)), 'renamed.md'));
+    const c = memory({ kind: 'lesson', title: 'Warm caches hide bugs', body: 'Test cold.' });
+    putMemories(repo, c);
+    const afterRename = contextOf((await hook('session-start', start(repo, 'd4'), { cwd: repo, env: debug })).stdout);
+    expect(lastLog(env)).not.toMatch(ADDED);
+    expect(afterRename).toContain(c.id);
   });
 });
 

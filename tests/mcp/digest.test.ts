@@ -2,7 +2,10 @@
  * The memory digest over MCP (src/mcp/memory-digest.ts): the `memory_digest` prompt and the
  * `memory://digest` resource return the text the session-start hook shows, for the server's harness.
  */
+import { readdirSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { FRESH_LABEL } from '../../src/sessions/start/digest-render.js';
 import { cliEnv, gitRepo } from '../helpers/cli.js';
 import { CLAUDE_SESSION, contextOf, hook } from '../helpers/hooks.js';
 import { startMcp } from '../helpers/mcp-client.js';
@@ -39,5 +42,26 @@ describe('memory_digest prompt and memory://digest resource', () => {
     const again = ((await s.client.readResource({ uri: 'memory://digest' })).contents[0] as { text: string }).text;
     expect(withSnapshot).toContain('--- END PRIOR-SESSION SUMMARY ---');
     expect(withSnapshot.endsWith(`\n\n${again}`)).toBe(true);
+  });
+
+  it('after a memory was saved since the last snapshot: the same text as the hook, the new memory on top', async () => {
+    const repo = gitRepo();
+    const env = cliEnv({ ECC_MEMORY_HARNESS: 'claude' });
+    const pref = memory({ kind: 'preference', title: 'Small commits', body: 'One change per commit, with the why in the message.' });
+    putMemories(repo, pref);
+    // a digest record is only made from a vault unchanged for 2 s
+    const past = new Date(Date.now() - 60_000);
+    const root = join(repo, '.ecc', 'memory');
+    for (const rel of ['', ...readdirSync(root, { recursive: true }).map(String)].reverse()) utimesSync(join(root, rel), past, past);
+    const stop = { session_id: 'prev', transcript_path: CLAUDE_SESSION, cwd: repo, hook_event_name: 'Stop', stop_hook_active: false };
+    expect((await hook('stop', stop, { cwd: repo, env })).code).toBe(0);
+    const added = memory({ kind: 'preference', title: 'Queues are FIFO', body: 'Order matters in the invoice queue.' });
+    putMemories(repo, added);
+    const injected = contextOf((await hook('session-start', { session_id: 's', cwd: repo, source: 'startup' }, { cwd: repo, env })).stdout);
+    const s = await startMcp(repo, env);
+    const text = ((await s.client.readResource({ uri: 'memory://digest' })).contents[0] as { text: string }).text;
+    expect(text).toContain(FRESH_LABEL);
+    expect(text.indexOf(added.id)).toBeLessThan(text.indexOf(pref.id));
+    expect(injected.endsWith(`\n\n${text}`)).toBe(true);
   });
 });

@@ -23,64 +23,13 @@ import { readScopeFile } from '../../store/read-scope-file.js';
 import { scopeRoot, type VaultRoots } from '../../store/roots.js';
 import type { SearchHit } from '../../search/query/search-memories.js';
 import { type ClientIdentity, HOOK_REPLY_TIMEOUT_MS, searchServedOrOnDisk } from '../../search/resident/resident-client.js';
-import { capText, oneLine, redact, stripControls } from '../transcripts/text.js';
-import { HISTORICAL_MARKER } from './injection-text.js';
+import { DEFAULT_MEMORY_CHARS, DIGEST_KINDS, KIND_QUOTAS, leadOf, renderDigest, type DigestEntry, type MemoryDigest } from './digest-render.js';
 
-/** Default character budget of the digest (ECC_SESSION_START_MEMORY_CHARS). */
-export const DEFAULT_MEMORY_CHARS = 3000;
-/** Characters of a body shown per entry (cut earlier at a sentence or line end). */
-export const LEAD_CHARS = 300;
-/** First line of the digest. */
-export const DIGEST_MARKER = `${HISTORICAL_MARKER} UNREVIEWED VAULT MEMORIES:`;
-/** Last line of the digest. */
-export const DIGEST_FOOTER = 'More: `vault search "<words>"` (CLI) or the memory_search tool (MCP); `vault read <id>` or memory_read for a whole memory.';
+export { DEFAULT_MEMORY_CHARS, DIGEST_FOOTER, DIGEST_MARKER, KIND_QUOTAS, LEAD_CHARS, leadOf, renderDigest, renderEntry } from './digest-render.js';
+export type { DigestEntry, MemoryDigest } from './digest-render.js';
 
-/** Entries per kind before the rest of the budget is shared out, in this order. */
-export const KIND_QUOTAS: ReadonlyArray<readonly [Kind, number]> = [
-  ['handoff', 3],
-  ['preference', 3],
-  ['decision', 3],
-  ['runbook', 2],
-  ['lesson', 2],
-  ['context', 1],
-  ['fact', 1],
-];
-const DIGEST_KINDS: Kind[] = KIND_QUOTAS.map(([k]) => k);
 /** Candidates asked of the search per pass. */
 const CANDIDATES = 40;
-
-/** One memory of the digest. */
-export interface DigestEntry {
-  id: string;
-  kind: Kind;
-  scope: Scope;
-  title: string;
-  /** the start of the body, cleaned, ≤ {@link LEAD_CHARS} */
-  lead: string;
-  /** absolute path of its file (for reuse checks) */
-  file: string;
-}
-
-/** The digest as injected, and which memories it shows. */
-export interface MemoryDigest {
-  text: string;
-  ids: string[];
-  /** files of the memories shown, in order */
-  files: string[];
-}
-
-/** The start of a body: cleaned, then cut at the last sentence or line end within `max` characters. */
-export function leadOf(body: string, max = LEAD_CHARS): string {
-  const clean = redact(stripControls(body))
-    .replace(/^#+\s.*$/gm, '')
-    .replace(/\s+/g, ' ')
-    .trim();
-  if (clean.length <= max) return clean;
-  const head = clean.slice(0, max);
-  const stop = Math.max(head.lastIndexOf('. '), head.lastIndexOf('! '), head.lastIndexOf('? '), head.lastIndexOf('; '));
-  if (stop >= max / 3) return head.slice(0, stop + 1);
-  return capText(clean, max);
-}
 
 function entryOf(roots: VaultRoots, hit: SearchHit): DigestEntry | undefined {
   const rel = hit.path.slice(hit.scope.length + 1);
@@ -136,41 +85,6 @@ export async function collectDigestEntries(roots: VaultRoots, harness: string, c
   return out;
 }
 
-/** Neutralises marker lines of ours inside memory text. */
-function defuse(text: string): string {
-  return text
-    .replace(/HISTORICAL REFERENCE/g, 'historical reference')
-    .replace(/--- (BEGIN|END) PRIOR-SESSION SUMMARY ---/g, '--- ($1 prior-session summary) ---');
-}
-
-/** The lines of one entry. */
-export function renderEntry(e: Pick<DigestEntry, 'id' | 'kind' | 'scope' | 'title' | 'lead'>): string {
-  const head = `- ${oneLine(e.id, 140)} [${e.scope}/${e.kind}] ${defuse(oneLine(e.title, 200))}`;
-  return e.lead ? `${head}\n  ${defuse(e.lead)}` : head;
-}
-
-/**
- * Renders the digest within `maxChars` (UTF-16 units, marker and footer included): entries in
- * order, each whole or not at all. '' when no entry fits or there are none.
- */
-export function renderDigest(entries: readonly DigestEntry[], maxChars: number): MemoryDigest {
-  const head = `${DIGEST_MARKER}\nMemories of this vault that may matter in this worktree. Written by agents and people, never reviewed by the vault: they can be wrong or out of date; check before relying on one.`;
-  let used = head.length + 1 + DIGEST_FOOTER.length;
-  const lines: string[] = [];
-  const ids: string[] = [];
-  const files: string[] = [];
-  for (const e of entries) {
-    const text = renderEntry(e);
-    if (used + text.length + 1 > maxChars) continue;
-    used += text.length + 1;
-    lines.push(text);
-    ids.push(e.id);
-    files.push(e.file);
-  }
-  if (!lines.length) return { text: '', ids: [], files: [] };
-  return { text: [head, ...lines, DIGEST_FOOTER].join('\n'), ids, files };
-}
-
 /**
  * Builds the digest for a harness and a context query.
  *
@@ -184,6 +98,6 @@ export async function buildMemoryDigest(
   who: ClientIdentity,
   maxChars = DEFAULT_MEMORY_CHARS,
 ): Promise<MemoryDigest> {
-  if (maxChars <= 0) return { text: '', ids: [], files: [] };
+  if (maxChars <= 0) return { text: '', ids: [], files: [], entries: [] };
   return renderDigest(await collectDigestEntries(roots, harness, context, who), maxChars);
 }
