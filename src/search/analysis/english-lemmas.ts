@@ -28,3 +28,14 @@ export function irregularBase(word: string): string | undefined {
   lemmas ??= load();
   return lemmas.get(word);
 }
+
+/**
+ * The first characters (UTF-16 code units) of the irregular forms whose base form starts with one
+ * of `baseStarts`: a word starting otherwise folds to a term starting as the word does.
+ */
+export function irregularFormStarts(baseStarts: ReadonlySet<number>): Set<number> {
+  lemmas ??= load();
+  const out = new Set<number>();
+  for (const [form, base] of lemmas) if (baseStarts.has(base.charCodeAt(0))) out.add(form.charCodeAt(0));
+  return out;
+}

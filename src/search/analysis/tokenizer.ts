@@ -11,7 +11,7 @@
  * - English stop words are dropped; irregular English verb forms fold to their base form
  *   (`went` → `go`); plain lowercase ASCII words are Porter-stemmed.
  */
-import { irregularBase } from './english-lemmas.js';
+import { irregularBase, irregularFormStarts } from './english-lemmas.js';
 import { stemEnglish } from './stem-english.js';
 import { STOP_WORDS } from './stop-words.js';
 
@@ -144,26 +144,38 @@ export function tokenizeGeneral(text: string): string[] {
  * Used for excerpts (search/query/excerpt.ts), which look only for terms matching the query.
  */
 export function termsStartingLike(text: string, queryTerms: readonly string[]): string[] {
+  return startingLike(queryTerms)(text);
+}
+
+/** {@link termsStartingLike} for one set of query terms, prepared once for many texts (the sentences of a body). */
+export function startingLike(queryTerms: readonly string[]): (text: string) => string[] {
   const firstPoints = new Set(queryTerms.map((q) => q.codePointAt(0)));
-  if (queryTerms.some(touchesUnspacedRun)) return tokenize(text).filter((t) => firstPoints.has(t.codePointAt(0)));
+  if (queryTerms.some(touchesUnspacedRun)) return (text) => tokenize(text).filter((t) => firstPoints.has(t.codePointAt(0)));
   const firsts = new Set(queryTerms.map((q) => q.charCodeAt(0)));
-  const keep: KeepWord = (w) => firsts.has(w.charCodeAt(0)) || irregularBase(w) !== undefined;
-  const out: string[] = [];
-  if (ASCII_TEXT.test(text)) asciiTerms(text.toLowerCase(), out, keep);
-  else {
-    const folded = foldText(text);
-    if (!UNSPACED.test(folded)) spacedTerms(folded, out, keep);
+  // an irregular form's term starts as its base does: only forms of bases starting like a query term matter
+  const formStarts = irregularFormStarts(firsts);
+  const keep: KeepWord = (w) => {
+    const c = w.charCodeAt(0);
+    return firsts.has(c) || (formStarts.has(c) && irregularBase(w) !== undefined);
+  };
+  return (text) => {
+    const out: string[] = [];
+    if (ASCII_TEXT.test(text)) asciiTerms(text.toLowerCase(), out, keep);
     else {
-      let last = 0;
-      for (const m of folded.matchAll(UNSPACED_RUN)) {
-        if (m.index > last) spacedTerms(folded.slice(last, m.index), out, keep);
-        last = m.index + m[0].length;
+      const folded = foldText(text);
+      if (!UNSPACED.test(folded)) spacedTerms(folded, out, keep);
+      else {
+        let last = 0;
+        for (const m of folded.matchAll(UNSPACED_RUN)) {
+          if (m.index > last) spacedTerms(folded.slice(last, m.index), out, keep);
+          last = m.index + m[0].length;
+        }
+        if (last < folded.length) spacedTerms(folded.slice(last), out, keep);
       }
-      if (last < folded.length) spacedTerms(folded.slice(last), out, keep);
     }
-  }
-  // an irregular form kept for its base may still start otherwise
-  return out.filter((t) => firstPoints.has(t.codePointAt(0)));
+    // an irregular form kept for its base may still start otherwise
+    return out.filter((t) => firstPoints.has(t.codePointAt(0)));
+  };
 }
 
 /** Characters of the runs {@link tokenize} gives to the word segmenter. */

@@ -3,12 +3,20 @@
  * boundaries with an ellipsis where text was left out; and marking of the matched words, for
  * terminals (the CLI decides whether to mark: only on a TTY).
  */
-import { termsStartingLike, tokenize } from '../analysis/tokenizer.js';
+import { startingLike, tokenize } from '../analysis/tokenizer.js';
 
 /** Target excerpt length in characters (UTF-16 units). */
 export const EXCERPT_CHARS = 240;
 
 const PASSAGE_END = /[.!?。！？\n]+\s*/gu;
+
+/** The last query's {@link startingLike}, kept for the next body (a search makes one excerpt per hit). */
+let last: { key: string; terms: (text: string) => string[] } | undefined;
+function prepared(queryTerms: readonly string[]): (text: string) => string[] {
+  const key = queryTerms.join('\u0000');
+  if (last?.key !== key) last = { key, terms: startingLike(queryTerms) };
+  return last.terms;
+}
 
 function termMatches(term: string, query: ReadonlySet<string>): boolean {
   if (query.has(term)) return true;
@@ -35,7 +43,7 @@ export function makeExcerpt(body: string, queryTerms: readonly string[], maxChar
   if (queryTerms.length > 0) {
     const query = new Set(queryTerms);
     // only terms starting like a query term can match it (and are found without stemming the others)
-    const terms = (text: string) => termsStartingLike(text, queryTerms);
+    const terms = prepared(queryTerms);
     // passages: sentences and lines; score each with its neighbour so a short sentence still gets context
     const bounds: number[] = [0];
     for (const m of raw.matchAll(PASSAGE_END)) bounds.push(m.index + m[0].length);

@@ -473,14 +473,19 @@ export function fuzzyFor(term: string): number | false {
   return !isUnspacedTerm(term) && term.length >= 6 && term.length <= 32 && !/\d/.test(term) ? 1 : false;
 }
 
-/** Per set of opened indexes (one search): the corpus and the expanded query terms. */
+/** Per set of opened indexes (one search, or a resident server's requests while nothing changed): the corpus and the expanded query terms. */
 const sessions = new WeakMap<readonly ScopeIndex[], { corpus: Corpus; expansions: Map<string, ReturnType<typeof expandTerm>> }>();
 
 function sessionOf(indexes: readonly ScopeIndex[]): { corpus: Corpus; expansions: Map<string, ReturnType<typeof expandTerm>> } {
   let session = sessions.get(indexes);
   if (!session) sessions.set(indexes, (session = { corpus: corpusOf(indexes), expansions: new Map() }));
+  // the index server hands the same array to request after request: keep its decoded terms bounded
+  if (session.expansions.size > MAX_KEPT_EXPANSIONS) session.expansions.clear();
   return session;
 }
+
+/** Expanded query terms kept per set of indexes (a resident server's requests share one set). */
+const MAX_KEPT_EXPANSIONS = 256;
 
 /**
  * Scores the live documents of `indexes` for the query terms (combined with OR, so a query whose

@@ -301,9 +301,29 @@ function toHit(doc: LiveDoc, m: Memory, score: number, terms: readonly string[])
     tags: [...m.tags],
     score: Math.round(score * 1000) / 1000,
     path: `${doc.scope}/${doc.path}`,
-    excerpt: makeExcerpt(m.body, terms),
+    excerpt: excerptOf(m, terms),
     updatedAt: m.updatedAt,
   };
+}
+
+/**
+ * Excerpts made for a parsed memory, by query terms: the index server's requests reuse a parsed
+ * memory while its file's bytes stay the same (see {@link parsedOf}), and with it the excerpt of
+ * a query asked again. A few queries per memory at most.
+ */
+const excerpts = new WeakMap<Memory, Map<string, string>>();
+const EXCERPTS_PER_MEMORY = 4;
+
+function excerptOf(m: Memory, terms: readonly string[]): string {
+  const key = terms.join('\u0000');
+  let known = excerpts.get(m);
+  const hit = known?.get(key);
+  if (hit !== undefined) return hit;
+  const e = makeExcerpt(m.body, terms);
+  if (!known) excerpts.set(m, (known = new Map()));
+  if (known.size >= EXCERPTS_PER_MEMORY) known.delete(known.keys().next().value as string);
+  known.set(key, e);
+  return e;
 }
 
 const PHRASE_IN_TITLE = 1.5;

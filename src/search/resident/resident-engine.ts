@@ -31,6 +31,13 @@ export class ResidentEngine {
   private readonly indexes = new Map<Scope, KeptIndex>();
   private readonly changed = new Set<Scope>();
   private opens = 0;
+  /**
+   * The indexes array last answered per list of scopes, handed out again while its members are
+   * the same kept indexes: the ranking keeps what it derives from an array (the corpus numbering,
+   * decoded postings of query terms; query-ranking.ts) by that array's identity, so requests in a
+   * row reuse it instead of deriving it again.
+   */
+  private readonly answered = new Map<string, ScopeIndex[]>();
 
   constructor(readonly roots: VaultRoots) {}
 
@@ -105,6 +112,10 @@ export class ResidentEngine {
       diagnostics.incompleteReasons.push(...d.incompleteReasons);
       diagnostics.index.push(...d.index);
     }
+    const key = scopes.join(',');
+    const before = this.answered.get(key);
+    if (before && before.length === indexes.length && before.every((ix, i) => ix === indexes[i])) return { indexes: before, diagnostics, full: true };
+    this.answered.set(key, indexes);
     return { indexes, diagnostics, full: true };
   }
 
