@@ -210,7 +210,8 @@ async function benchSize(n, { runs, changes, rg, few }) {
     // the server has caught up when the last edit's new word is found through it
     let caughtUp = Number.NaN;
     for (let tries = 0; tries < 200; tries++) {
-      if (totalOf(vault(['search', marker(edited - 1), '--json', '--limit', '1']).stdout) >= 1) {
+      // every status: the edited memory may be one of the generator's superseded ones
+      if (totalOf(vault(['search', marker(edited - 1), '--json', '--limit', '1', '--status', 'active', 'rejected', 'superseded']).stdout) >= 1) {
         caughtUp = Date.now() - editStart;
         break;
       }
