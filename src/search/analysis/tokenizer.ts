@@ -39,10 +39,30 @@ let segmenter: Intl.Segmenter | undefined;
 /** Longer terms (base64 blobs, minified code) are cut to this many characters, in documents and queries alike. */
 export const MAX_TERM_CHARS = 64;
 
+/** The term of a word ({@link wordTerm}'s answer, `null` for a stop word), for the words met last. */
+const wordTerms = new Map<string, string | null>();
+/** Words {@link wordTerms} holds at most before it starts again: a few megabytes. */
+const WORD_TERMS_MAX = 65_536;
+
+function termOfWord(word: string): string | null {
+  if (STOP_WORDS.has(word)) return null;
+  return ASCII_WORD.test(word) ? stemEnglish(irregularBase(word) ?? word) : word;
+}
+
 function wordTerm(word: string, out: string[]): void {
-  if (STOP_WORDS.has(word)) return;
-  if (word.length > MAX_TERM_CHARS) out.push(word.slice(0, MAX_TERM_CHARS));
-  else out.push(ASCII_WORD.test(word) ? stemEnglish(irregularBase(word) ?? word) : word);
+  if (word.length > MAX_TERM_CHARS) {
+    if (!STOP_WORDS.has(word)) out.push(word.slice(0, MAX_TERM_CHARS));
+    return;
+  }
+  // a full build meets the same words again and again: stemming each once per word is most of
+  // the tokenizer's time otherwise (the answer depends on the word alone)
+  let t = wordTerms.get(word);
+  if (t === undefined) {
+    t = termOfWord(word);
+    if (wordTerms.size >= WORD_TERMS_MAX) wordTerms.clear();
+    wordTerms.set(word, t);
+  }
+  if (t !== null) out.push(t);
 }
 
 /** Words of text without unspaced scripts: one regular-expression pass. */

@@ -79,9 +79,11 @@ export function encodeBucket(terms: ReadonlyMap<string, FlatPostings>): Buffer {
  * document: a full build encodes a run per bucket per batch and merges the runs at the end.
  */
 export interface PostingsRun {
-  bytes: Buffer;
+  bytes: Uint8Array;
   /** per term, in the run's term order: its last document */
   lasts: Int32Array;
+  /** added to every document number of the run (a part of a build numbers its documents from 0); default 0 */
+  base?: number;
 }
 
 /** Encodes one batch's terms of a bucket as a run (see {@link PostingsRun}). */
@@ -127,17 +129,19 @@ class ByteWriter {
  */
 export function mergeRuns(runs: readonly PostingsRun[]): Buffer {
   if (runs.length === 0) return Buffer.alloc(0);
-  if (runs.length === 1) return runs[0]!.bytes;
-  type Segment = { run: number; from: number; to: number };
+  if (runs.length === 1 && !runs[0]!.base) return Buffer.from(runs[0]!.bytes.buffer, runs[0]!.bytes.byteOffset, runs[0]!.bytes.length);
+  type Segment = { run: number; from: number; to: number; base: number };
   const order = new Map<string, { segments: Segment[]; lasts: number[]; docs: number }>();
   runs.forEach((r, run) => {
-    const h = r.bytes.readUInt32LE(0);
-    const { t, o, n } = JSON.parse(r.bytes.toString('utf8', 4, 4 + h)) as { t: string[]; o: number[]; n: number[] };
+    const bytes = Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.length);
+    const h = bytes.readUInt32LE(0);
+    const { t, o, n } = JSON.parse(bytes.toString('utf8', 4, 4 + h)) as { t: string[]; o: number[]; n: number[] };
+    const base = r.base ?? 0;
     t.forEach((term, i) => {
       let e = order.get(term);
       if (!e) order.set(term, (e = { segments: [], lasts: [], docs: 0 }));
-      e.segments.push({ run, from: 4 + h + (i === 0 ? 0 : o[i - 1]!), to: 4 + h + o[i]! });
-      e.lasts.push(r.lasts[i]!);
+      e.segments.push({ run, from: 4 + h + (i === 0 ? 0 : o[i - 1]!), to: 4 + h + o[i]!, base });
+      e.lasts.push(r.lasts[i]! + base);
       e.docs += n[i]!;
     });
   });
@@ -159,7 +163,7 @@ export function mergeRuns(runs: readonly PostingsRun[]): Buffer {
         if (b < 0x80) break;
         mul *= 128;
       }
-      body.varint(first - prevLast);
+      body.varint(first + seg.base - prevLast);
       body.bytes(bytes.subarray(p, seg.to));
       prevLast = e.lasts[k]!;
     });

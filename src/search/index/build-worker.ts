@@ -1,0 +1,28 @@
+/**
+ * The worker thread of a large full build (index-build.ts): reads, checks and tokenizes its
+ * share of the files (the second half, in walk order) into a documents table and postings of its
+ * own, numbered from 0, and sends them back as plain data; the build appends them to its own
+ * half. The build waits for it synchronously: the answer is posted on a port, then flagged in a
+ * shared array.
+ */
+import { workerData } from 'node:worker_threads';
+import { openScopeReader } from '../../store/read-scope-file.js';
+import { buildPart, type HelperData, type SentPart } from './index-build.js';
+
+const data = workerData as HelperData;
+const state = new Int32Array(data.shared);
+let answer: { part?: SentPart; error?: string };
+try {
+  const reader = openScopeReader(data.roots, data.scope);
+  try {
+    const built = buildPart(reader, data.files, () => Atomics.add(state, 1, 1));
+    answer = { part: { table: built.table.part(), invalid: built.invalid, runs: built.postings.part() } };
+  } finally {
+    reader.close();
+  }
+} catch (err) {
+  answer = { error: (err as Error).message };
+}
+data.port.postMessage(answer);
+Atomics.store(state, 0, 1);
+Atomics.notify(state, 0);
