@@ -44,6 +44,15 @@ const wordTerms = new Map<string, string | null>();
 /** Words {@link wordTerms} holds at most before it starts again: a few megabytes. */
 const WORD_TERMS_MAX = 65_536;
 
+/**
+ * A copy of `s` that holds its own characters. A string cut from a longer one (a regular
+ * expression's match, a slice) of 13 or more characters may share that one's memory and keep it
+ * alive as long as the piece is kept; shorter ones are copies already.
+ */
+export function ownString(s: string): string {
+  return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
+}
+
 function termOfWord(word: string): string | null {
   if (STOP_WORDS.has(word)) return null;
   return ASCII_WORD.test(word) ? stemEnglish(irregularBase(word) ?? word) : word;
@@ -60,7 +69,10 @@ function wordTerm(word: string, out: string[]): void {
   if (t === undefined) {
     t = termOfWord(word);
     if (wordTerms.size >= WORD_TERMS_MAX) wordTerms.clear();
-    wordTerms.set(word, t);
+    // kept words and terms are copies: a word cut from a text would keep that whole text alive
+    const key = ownString(word);
+    t = t === word ? key : t === null ? null : ownString(t);
+    wordTerms.set(key, t);
   }
   if (t !== null) out.push(t);
 }

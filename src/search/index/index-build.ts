@@ -15,6 +15,7 @@ import type { VaultRoots } from '../../store/roots.js';
 import { BUCKET_COUNT, FIELDS, RACY_WINDOW_MS, bucketOf, type InvalidRecord } from './index-format.js';
 import { encodeRun, mergeRuns, type FlatPostings, type PostingsRun } from './postings.js';
 import { memoryFieldTerms, readIndexableMemory } from './memory-terms.js';
+import { ownString } from '../analysis/tokenizer.js';
 import { DocTableBuilder, type DocTablePart } from './generation-docs.js';
 import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -45,15 +46,6 @@ export type ProgressFn = (done: number, total: number) => void;
 /** Postings numbers (3 per posting) a batch collects before it is encoded: about 16 MB of them. */
 export const BATCH_POSTINGS = 1 << 21;
 
-/** A term of the current batch: its flat postings, and its frequencies in the document being added. */
-interface BatchTerm {
-  term: string;
-  list: FlatPostings;
-  /** the document {@link freqs} count (-1: none yet) */
-  doc: number;
-  freqs: number[];
-}
-
 /**
  * True when `term` is a canonical array index (`0`, `42`, not `042`): a JavaScript object lists
  * such keys first, in increasing order, and the index has always ordered each document's terms
@@ -70,26 +62,67 @@ function isArrayIndex(term: string): boolean {
   return Number(term) <= 0xfffffffe;
 }
 
+/** A growable Int32Array, kept from batch to batch. */
+function grow(a: Int32Array, need: number): Int32Array {
+  if (need <= a.length) return a;
+  const next = new Int32Array(Math.max(need, a.length * 2));
+  next.set(a);
+  return next;
+}
+
 /**
  * Collects the postings of a generation, bucket by bucket, as documents are added in order: the
- * current batch flat (`[document, field, frequency, …]` per term), earlier batches as encoded
- * runs (a few bytes per posting).
+ * current batch in typed arrays kept from batch to batch (each term's postings a chain of
+ * `[document, field, frequency, next]` entries in one pool), earlier batches as encoded runs (a
+ * few bytes per posting). A batch makes little garbage that outlives it, so the heap stays small.
  */
 export class PostingsBuilder {
-  /** the current batch's terms */
-  private batch = new Map<string, BatchTerm>();
-  /** the current batch's terms in order of first appearance (bucketed when the batch is encoded) */
-  private order: BatchTerm[] = [];
+  /** the current batch's terms: term → slot */
+  private slots = new Map<string, number>();
+  /** per slot: the term, the first and last entry of its chain in {@link pool} (-1: none), the document {@link freq} counts */
+  private terms: string[] = [];
+  private head: Int32Array = new Int32Array(1024);
+  private tail: Int32Array = new Int32Array(1024);
+  private lastDoc: Int32Array = new Int32Array(1024);
+  /** per slot, FIELDS.length frequencies in the document being added */
+  private freq: Int32Array = new Int32Array(1024 * FIELDS.length);
+  /** the current batch's slots in order of first appearance (bucketed when the batch is encoded) */
+  private order: Int32Array = new Int32Array(1024);
+  private orderLength = 0;
+  /** postings entries: document, field, frequency, next entry (-1: last) */
+  private pool: Int32Array = new Int32Array(4096);
+  private poolLength = 0;
   private readonly runs: PostingsRun[][] = Array.from({ length: BUCKET_COUNT }, () => []);
   private pending = 0;
-  /** one document's terms while it is added (reused) */
-  private readonly named: BatchTerm[] = [];
-  private readonly indexed: BatchTerm[] = [];
+  /** one document's slots while it is added (reused) */
+  private readonly named: number[] = [];
+  private readonly indexed: number[] = [];
 
   /**
    * @param batchPostings numbers the current batch holds before it is encoded (default {@link BATCH_POSTINGS})
    */
   constructor(private readonly batchPostings = BATCH_POSTINGS) {}
+
+  /** The slot of `term` in the current batch, made when new. */
+  private slot(term: string): number {
+    let s = this.slots.get(term);
+    if (s === undefined) {
+      s = this.slots.size;
+      if (s >= this.head.length) {
+        this.head = grow(this.head, s + 1);
+        this.tail = grow(this.tail, s + 1);
+        this.lastDoc = grow(this.lastDoc, s + 1);
+        this.freq = grow(this.freq, (s + 1) * FIELDS.length);
+      }
+      // a copy: a term cut from the file's text would keep that text alive with the batch
+      const own = ownString(term);
+      this.terms[s] = own;
+      this.head[s] = -1;
+      this.lastDoc[s] = -1;
+      this.slots.set(own, s);
+    }
+    return s;
+  }
 
   /**
    * Adds one document's terms.
@@ -98,26 +131,18 @@ export class PostingsBuilder {
    * @param terms term → frequency per field, in FIELDS order
    */
   add(doc: number, terms: Readonly<Record<string, readonly number[]>>): void {
+    const F = FIELDS.length;
     const named = this.named;
     for (const term in terms) {
-      const e = this.entry(term);
-      e.doc = doc;
+      const s = this.slot(term);
+      this.lastDoc[s] = doc;
       const freqs = terms[term]!;
-      for (let f = 0; f < e.freqs.length; f++) e.freqs[f] = freqs[f] ?? 0;
-      named.push(e);
+      for (let f = 0; f < F; f++) this.freq[s * F + f] = freqs[f] ?? 0;
+      named.push(s);
     }
     this.emit(doc, named);
     named.length = 0;
     if (this.pending >= this.batchPostings) this.flush();
-  }
-
-  private entry(term: string): BatchTerm {
-    let e = this.batch.get(term);
-    if (!e) {
-      e = { term, list: [], doc: -1, freqs: new Array<number>(FIELDS.length).fill(0) };
-      this.batch.set(term, e);
-    }
-    return e;
   }
 
   /**
@@ -130,7 +155,6 @@ export class PostingsBuilder {
    * @param fieldTerms the terms of each field, in FIELDS order, with repetitions
    */
   addFields(doc: number, fieldTerms: readonly (readonly string[])[]): void {
-    const batch = this.batch;
     const named = this.named;
     const indexed = this.indexed;
     const F = FIELDS.length;
@@ -138,21 +162,18 @@ export class PostingsBuilder {
       const ts = fieldTerms[f]!;
       for (let k = 0; k < ts.length; k++) {
         const term = ts[k]!;
-        let e = batch.get(term);
-        if (!e) {
-          e = { term, list: [], doc: -1, freqs: new Array<number>(F).fill(0) };
-          batch.set(term, e);
+        const s = this.slot(term);
+        const freq = this.freq;
+        if (this.lastDoc[s] !== doc) {
+          this.lastDoc[s] = doc;
+          freq.fill(0, s * F, s * F + F);
+          if (isArrayIndex(term)) indexed.push(s);
+          else named.push(s);
         }
-        if (e.doc !== doc) {
-          e.doc = doc;
-          e.freqs.fill(0);
-          if (isArrayIndex(term)) indexed.push(e);
-          else named.push(e);
-        }
-        e.freqs[f]!++;
+        freq[s * F + f]!++;
       }
     }
-    if (indexed.length > 1) indexed.sort((a, b) => Number(a.term) - Number(b.term));
+    if (indexed.length > 1) indexed.sort((a, b) => Number(this.terms[a]) - Number(this.terms[b]));
     this.emit(doc, indexed);
     this.emit(doc, named);
     indexed.length = 0;
@@ -160,33 +181,54 @@ export class PostingsBuilder {
     if (this.pending >= this.batchPostings) this.flush();
   }
 
-  private emit(doc: number, entries: readonly BatchTerm[]): void {
-    const order = this.order;
-    for (const e of entries) {
-      const list = e.list;
-      if (list.length === 0) order.push(e);
-      const freqs = e.freqs;
-      for (let fid = 0; fid < freqs.length; fid++)
-        if (freqs[fid]! > 0) {
-          list.push(doc, fid, freqs[fid]!);
-          this.pending += 3;
-        }
+  private emit(doc: number, slots: readonly number[]): void {
+    const F = FIELDS.length;
+    for (const s of slots) {
+      for (let fid = 0; fid < F; fid++) {
+        const n = this.freq[s * F + fid]!;
+        if (n <= 0) continue;
+        this.pool = grow(this.pool, this.poolLength + 4);
+        const pool = this.pool;
+        const at = this.poolLength;
+        pool[at] = doc;
+        pool[at + 1] = fid;
+        pool[at + 2] = n;
+        pool[at + 3] = -1;
+        this.poolLength += 4;
+        if (this.head[s] === -1) {
+          this.head[s] = at;
+          this.order = grow(this.order, this.orderLength + 1);
+          this.order[this.orderLength++] = s;
+        } else pool[this.tail[s]! + 3] = at;
+        this.tail[s] = at;
+        this.pending += 3;
+      }
     }
   }
 
   /** Encodes the current batch into one run per bucket (each bucket's terms in order of first appearance). */
   private flush(): void {
     if (this.pending === 0) return;
-    const byBucket = new Map<number, Map<string, FlatPostings>>();
-    for (const { term, list } of this.order) {
-      const b = bucketOf(term);
-      let m = byBucket.get(b);
-      if (!m) byBucket.set(b, (m = new Map()));
-      m.set(term, list);
+    const byBucket: number[][] = Array.from({ length: BUCKET_COUNT }, () => []);
+    for (let i = 0; i < this.orderLength; i++) {
+      const s = this.order[i]!;
+      byBucket[bucketOf(this.terms[s]!)]!.push(s);
     }
-    for (const [b, terms] of byBucket) this.runs[b]!.push(encodeRun(terms));
-    this.batch = new Map();
-    this.order = [];
+    const pool = this.pool;
+    byBucket.forEach((slots, b) => {
+      if (slots.length === 0) return;
+      const terms = new Map<string, FlatPostings>();
+      for (const s of slots) {
+        const list: FlatPostings = [];
+        for (let at = this.head[s]!; at !== -1; at = pool[at + 3]!) list.push(pool[at]!, pool[at + 1]!, pool[at + 2]!);
+        terms.set(this.terms[s]!, list);
+      }
+      this.runs[b]!.push(encodeRun(terms));
+    });
+    this.slots = new Map();
+    this.terms = [];
+    this.orderLength = 0;
+    this.poolLength = 0;
     this.pending = 0;
   }
 
