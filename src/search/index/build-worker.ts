@@ -7,7 +7,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import { openScopeReader } from '../../store/read-scope-file.js';
-import { buildPart, type HelperData, type SentPart } from './index-build.js';
+import { buildPart, type HelperData, type SentPart, type StatFile } from './index-build.js';
 
 const data = workerData as HelperData;
 const state = new Int32Array(data.shared);
@@ -16,7 +16,12 @@ const transfer: ArrayBuffer[] = [];
 try {
   const reader = openScopeReader(data.roots, data.scope);
   try {
-    const built = buildPart(reader, data.files, () => Atomics.add(state, 1, 1));
+    const files = data.rels.map((rel, i): StatFile => {
+      const segments = rel.split('/');
+      // size and mtime are the read's own (the walk's are not used by the build)
+      return { rel, size: -1, mtime: -1, file: { scope: data.scope, path: `${data.scope}/${rel}`, absPath: data.absPaths[i]!, segments } };
+    });
+    const built = buildPart(reader, files, () => Atomics.add(state, 1, 1));
     answer = { part: { table: built.table.part(), invalid: built.invalid, runs: built.postings.part() } };
     // the runs' bytes are handed over, not copied (each is an exact copy of its own)
     for (const rs of answer.part!.runs) for (const r of rs) transfer.push(r.bytes.buffer as ArrayBuffer, r.lasts.buffer as ArrayBuffer);

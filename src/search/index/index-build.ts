@@ -357,7 +357,10 @@ export const PARALLEL_MIN_FILES = 4000;
 export interface HelperData {
   roots: VaultRoots;
   scope: Scope;
-  files: StatFile[];
+  /** the files' scope-relative paths */
+  rels: string[];
+  /** the files' absolute paths */
+  absPaths: string[];
   /** [0]: 1 once the answer was posted; [1]: files read so far */
   shared: SharedArrayBuffer;
   port: MessagePort;
@@ -395,14 +398,11 @@ function startHelper(
   const { port1, port2 } = new MessageChannel();
   let worker: Worker;
   try {
-    const plain = files.map((f) => ({
-      rel: f.rel,
-      size: f.size,
-      mtime: f.mtime,
-      file: { scope: f.file.scope, path: f.file.path, absPath: f.file.absPath, segments: f.file.segments },
-    }));
-    const data: HelperData = { roots, scope, files: plain as StatFile[], shared, port: port2 };
-    worker = new Worker(script, { workerData: data, transferList: [port2], stdout: false, stderr: false });
+    // the files as two lists of strings (a few megabytes), not one object each: the worker makes
+    // each file's record when it reads it
+    const data: HelperData = { roots, scope, rels: files.map((f) => f.rel), absPaths: files.map((f) => f.file.absPath), shared, port: port2 };
+    // a small young generation: the worker's heap stays small (its garbage is collected sooner)
+    worker = new Worker(script, { workerData: data, transferList: [port2], stdout: false, stderr: false, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
   } catch {
     port1.close();
     return undefined;

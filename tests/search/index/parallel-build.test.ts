@@ -40,7 +40,9 @@ describe('a build in two parts', () => {
         for (const d of docs) whole.add(d);
         const first = new DocTableBuilder();
         const second = new DocTableBuilder();
-        docs.forEach((d, i) => (i < k ? first : second).add(d));
+        docs.forEach((d, i) => {
+          (i < k ? first : second).add(d);
+        });
         first.append(second.part());
         const buckets = new Array(BUCKET_COUNT).fill(0);
         expect(first.encode('team', 'g1', buckets, [])).toEqual(whole.encode('team', 'g1', buckets, []));
@@ -61,7 +63,10 @@ describe('a build in two parts', () => {
         });
         const first = new PostingsBuilder(batch);
         const second = new PostingsBuilder(batch);
-        docs.forEach((f, doc) => (doc < k ? first.addFields(doc, f) : second.addFields(doc - k, f)));
+        docs.forEach((f, doc) => {
+          if (doc < k) first.addFields(doc, f);
+          else second.addFields(doc - k, f);
+        });
         first.append(second.part(), k);
         for (let b = 0; b < BUCKET_COUNT; b++) {
           const expected = counted.bucket(b);
