@@ -10,7 +10,7 @@
  * Events inotify drops (its queue overflowed) are never reported by Node.js: the server's
  * periodic full check (server-main.ts) is what catches them.
  */
-import { type FSWatcher, lstatSync, readdirSync, watch } from 'node:fs';
+import { type Dirent, type FSWatcher, lstatSync, readdirSync, watch } from 'node:fs';
 import { basename, join, sep } from 'node:path';
 import type { Scope } from '../document/contract.js';
 import { DEFAULT_SCAN_LIMITS } from '../scanner/scan-vault.js';
@@ -44,6 +44,11 @@ function pathSignature(path: string): string {
 
 function realDir(path: string): boolean {
   return dirIno(path) !== undefined;
+}
+
+/** False for a listed entry that is surely not a folder (a file, a link, …); true for a folder or an entry of unknown type. */
+export function mayBeFolder(d: Dirent): boolean {
+  return d.isDirectory() || !(d.isFile() || d.isSymbolicLink() || d.isFIFO() || d.isSocket() || d.isBlockDevice() || d.isCharacterDevice());
 }
 
 /** The inode of a real folder, undefined for anything else. */
@@ -117,15 +122,17 @@ export class FolderWatcher {
     const walk = (dir: string, depth: number): boolean => {
       if (!this.watchers.has(dir) && !this.add(dir, scope)) return false;
       if (depth >= DEFAULT_SCAN_LIMITS.maxDepth) return true;
-      let names: string[];
+      let entries: Dirent[];
       try {
-        names = readdirSync(dir);
+        entries = readdirSync(dir, { withFileTypes: true });
       } catch {
         return false;
       }
-      for (const n of names) {
-        if (n.startsWith('.')) continue;
-        const p = join(dir, n);
+      for (const d of entries) {
+        // the entry's type from the listing: only a folder (or an entry of unknown type) is
+        // looked at again, not each of the thousands of files beside it
+        if (d.name.startsWith('.') || !mayBeFolder(d)) continue;
+        const p = join(dir, d.name);
         if (realDir(p) && !walk(p, depth + 1)) return false;
       }
       return true;

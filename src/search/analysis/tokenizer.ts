@@ -39,27 +39,45 @@ let segmenter: Intl.Segmenter | undefined;
 /** Longer terms (base64 blobs, minified code) are cut to this many characters, in documents and queries alike. */
 export const MAX_TERM_CHARS = 64;
 
-/**
- * Words already turned into terms by this process (the term of a word never changes): text
- * follows Zipf's law, so most words of a body were met before, and stemming is most of the
- * tokenizer's time. Cleared when it reaches {@link TERM_CACHE_MAX} entries (a few MB).
- */
-const termCache = new Map<string, string>();
-const TERM_CACHE_MAX = 100_000;
+/** The term of a word ({@link wordTerm}'s answer, `null` for a stop word), for the words met last. */
+const wordTerms = new Map<string, string | null>();
+/** Words {@link wordTerms} holds at most before it starts again: a few megabytes. */
+const WORD_TERMS_MAX = 65_536;
 
-function wordTerm(word: string, out: string[]): void {
-  let term = termCache.get(word);
-  if (term === undefined) {
-    if (STOP_WORDS.has(word)) term = '';
-    else if (word.length > MAX_TERM_CHARS) term = word.slice(0, MAX_TERM_CHARS);
-    else term = ASCII_WORD.test(word) ? stemEnglish(irregularBase(word) ?? word) : word;
-    if (termCache.size >= TERM_CACHE_MAX) termCache.clear();
-    termCache.set(word, term);
-  }
-  if (term !== '') out.push(term);
+/**
+ * A copy of `s` that holds its own characters. A string cut from a longer one (a regular
+ * expression's match, a slice) of 13 or more characters may share that one's memory and keep it
+ * alive as long as the piece is kept; shorter ones are copies already.
+ */
+export function ownString(s: string): string {
+  return s.length < 13 ? s : (JSON.parse(JSON.stringify(s)) as string);
 }
 
-/** Decides whether a word (folded) is turned into its term; see {@link tokenizeSpaced}. */
+function termOfWord(word: string): string | null {
+  if (STOP_WORDS.has(word)) return null;
+  return ASCII_WORD.test(word) ? stemEnglish(irregularBase(word) ?? word) : word;
+}
+
+function wordTerm(word: string, out: string[]): void {
+  if (word.length > MAX_TERM_CHARS) {
+    if (!STOP_WORDS.has(word)) out.push(word.slice(0, MAX_TERM_CHARS));
+    return;
+  }
+  // a full build meets the same words again and again: stemming each once per word is most of
+  // the tokenizer's time otherwise (the answer depends on the word alone)
+  let t = wordTerms.get(word);
+  if (t === undefined) {
+    t = termOfWord(word);
+    if (wordTerms.size >= WORD_TERMS_MAX) wordTerms.clear();
+    // kept words and terms are copies: a word cut from a text would keep that whole text alive
+    const key = ownString(word);
+    t = t === word ? key : t === null ? null : ownString(t);
+    wordTerms.set(key, t);
+  }
+  if (t !== null) out.push(t);
+}
+
+/** Decides whether a word (folded) is turned into its term; see {@link startingLike}. */
 type KeepWord = (word: string) => boolean;
 
 /** Words of text without unspaced scripts: one regular-expression pass. */

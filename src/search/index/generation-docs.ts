@@ -147,6 +147,10 @@ class Column<T extends Float64Array | Uint32Array | Uint8Array> {
   view(): T {
     return this.data.subarray(0, this.length) as T;
   }
+  /** appends every value of `values`, each plus `add` */
+  pushAll(values: ArrayLike<number>, add = 0): void {
+    for (let i = 0; i < values.length; i++) this.push(values[i]! + add);
+  }
 }
 
 const f64 = () => new Column(new Float64Array(0), (n) => new Float64Array(n));
@@ -168,10 +172,59 @@ class Heap {
     this.length += this.data.write(s, this.length, 'utf8');
     return this.length;
   }
+  /** appends raw bytes */
+  pushBytes(b: Uint8Array): void {
+    if (this.length + b.length > this.data.length) {
+      const next = Buffer.alloc(Math.max(1024, this.data.length * 2, this.length + b.length));
+      this.data.copy(next, 0, 0, this.length);
+      this.data = next;
+    }
+    this.data.set(b, this.length);
+    this.length += b.length;
+  }
   view(): Buffer {
     return this.data.subarray(0, this.length);
   }
 }
+
+/**
+ * A {@link DocTableBuilder}'s documents as plain data (typed arrays of their exact length, so a
+ * worker thread can send them): one part of a build, appended to the builder of the part before
+ * it with {@link DocTableBuilder.append}.
+ */
+export interface DocTablePart {
+  count: number;
+  ordered: boolean;
+  firstPath: string | undefined;
+  lastPath: string | undefined;
+  values: string[];
+  updated: Float64Array;
+  size: Float64Array;
+  mtime: Float64Array;
+  len: Uint32Array;
+  /** value indexes into {@link values} */
+  source: Uint32Array;
+  /** per document, how many tags, targets and links it has */
+  tagCount: Uint32Array;
+  tags: Uint32Array;
+  targetCount: Uint32Array;
+  targets: Uint32Array;
+  idEnd: Uint32Array;
+  pathEnd: Uint32Array;
+  linkCount: Uint32Array;
+  linkEnd: Uint32Array;
+  kind: Uint8Array;
+  status: Uint8Array;
+  ids: Uint8Array;
+  paths: Uint8Array;
+  linkHeap: Uint8Array;
+}
+
+const counts = (starts: Uint32Array): Uint32Array => {
+  const out = new Uint32Array(Math.max(0, starts.length - 1));
+  for (let i = 0; i < out.length; i++) out[i] = starts[i + 1]! - starts[i]!;
+  return out;
+};
 
 /**
  * Builds a documents table one document at a time (a full build streams through it: columns grow,
@@ -197,6 +250,7 @@ export class DocTableBuilder {
   private readonly paths = new Heap();
   private readonly linkHeap = new Heap();
   private readonly values = new Map<string, number>();
+  private firstPath: string | undefined;
   private lastPath: string | undefined;
   private ordered = true;
   count = 0;
@@ -216,6 +270,7 @@ export class DocTableBuilder {
   /** Appends one document (the next number). */
   add(d: DocRecord): void {
     if (this.lastPath !== undefined && compareWalkOrder(this.lastPath, d.path) >= 0) this.ordered = false;
+    this.firstPath ??= d.path;
     this.lastPath = d.path;
     this.updated.push(d.updated);
     this.size.push(d.size);
@@ -233,6 +288,73 @@ export class DocTableBuilder {
     this.kind.push(KINDS.indexOf(d.kind));
     this.status.push(STATUSES.indexOf(d.status));
     this.count++;
+  }
+
+  /** The documents added so far, as plain data (see {@link DocTablePart}). */
+  part(): DocTablePart {
+    const copy = <T extends Float64Array | Uint32Array | Uint8Array>(c: { view(): T }): T => c.view().slice() as T;
+    return {
+      count: this.count,
+      ordered: this.ordered,
+      firstPath: this.firstPath,
+      lastPath: this.lastPath,
+      values: [...this.values.keys()],
+      updated: copy(this.updated),
+      size: copy(this.size),
+      mtime: copy(this.mtime),
+      len: copy(this.len),
+      source: copy(this.source),
+      tagCount: counts(this.tagStart.view()),
+      tags: copy(this.tags),
+      targetCount: counts(this.targetStart.view()),
+      targets: copy(this.targets),
+      idEnd: copy(this.idEnd),
+      pathEnd: copy(this.pathEnd),
+      linkCount: counts(this.linkStart.view()),
+      linkEnd: copy(this.linkEnd),
+      kind: copy(this.kind),
+      status: copy(this.status),
+      ids: this.ids.view().slice(),
+      paths: this.paths.view().slice(),
+      linkHeap: this.linkHeap.view().slice(),
+    };
+  }
+
+  /**
+   * Appends the documents of a part built apart (the files after this builder's, in walk order):
+   * the table is then exactly the one of adding those documents here one by one.
+   */
+  append(p: DocTablePart): void {
+    if (p.count === 0) return;
+    if (!p.ordered || (this.lastPath !== undefined && compareWalkOrder(this.lastPath, p.firstPath!) >= 0)) this.ordered = false;
+    this.firstPath ??= p.firstPath;
+    this.lastPath = p.lastPath;
+    // the part's value numbers, as this builder numbers them (new values in the part's order of first appearance)
+    const map = p.values.map((v) => this.value(v));
+    const mapped = (a: Uint32Array) => Uint32Array.from(a, (x) => map[x]!);
+    this.updated.pushAll(p.updated);
+    this.size.pushAll(p.size);
+    this.mtime.pushAll(p.mtime);
+    this.len.pushAll(p.len);
+    this.source.pushAll(mapped(p.source));
+    const starts = (start: Column<Uint32Array>, count: Uint32Array) => {
+      let at = start.get(start.length - 1);
+      for (let i = 0; i < count.length; i++) start.push((at += count[i]!));
+    };
+    this.tags.pushAll(mapped(p.tags));
+    starts(this.tagStart, p.tagCount);
+    this.targets.pushAll(mapped(p.targets));
+    starts(this.targetStart, p.targetCount);
+    this.idEnd.pushAll(p.idEnd, this.ids.length);
+    this.ids.pushBytes(p.ids);
+    this.pathEnd.pushAll(p.pathEnd, this.paths.length);
+    this.paths.pushBytes(p.paths);
+    this.linkEnd.pushAll(p.linkEnd, this.linkHeap.length);
+    this.linkHeap.pushBytes(p.linkHeap);
+    starts(this.linkStart, p.linkCount);
+    this.kind.pushAll(p.kind);
+    this.status.pushAll(p.status);
+    this.count += p.count;
   }
 
   /** Marks every document modified after `since` (ms) as to be re-read on the next check (mtime -1). */

@@ -12,10 +12,16 @@ import type { Scope } from '../../document/contract.js';
 import type { WalkedFile } from '../../scanner/scan-vault.js';
 import { openScopeReader, type ScopeReader } from '../../store/read-scope-file.js';
 import type { VaultRoots } from '../../store/roots.js';
-import { BUCKET_COUNT, RACY_WINDOW_MS, bucketOf, type InvalidRecord } from './index-format.js';
+import { BUCKET_COUNT, FIELDS, RACY_WINDOW_MS, bucketOf, type InvalidRecord } from './index-format.js';
 import { encodeRun, mergeRuns, type FlatPostings, type PostingsRun } from './postings.js';
-import { readIndexableFile } from './memory-terms.js';
-import { DocTableBuilder } from './generation-docs.js';
+import { memoryFieldTerms, readIndexableMemory } from './memory-terms.js';
+import { ownString } from '../analysis/tokenizer.js';
+import { DocTableBuilder, type DocTablePart } from './generation-docs.js';
+import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { MessageChannel, type MessagePort, Worker, receiveMessageOnPort } from 'node:worker_threads';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** A walked file with its scope-relative path and stat fingerprint. */
 export interface StatFile {
@@ -41,20 +47,82 @@ export type ProgressFn = (done: number, total: number) => void;
 export const BATCH_POSTINGS = 1 << 21;
 
 /**
+ * True when `term` is a canonical array index (`0`, `42`, not `042`): a JavaScript object lists
+ * such keys first, in increasing order, and the index has always ordered each document's terms
+ * as the object of its term counts lists them (see {@link PostingsBuilder.addFields}).
+ */
+function isArrayIndex(term: string): boolean {
+  const c = term.charCodeAt(0);
+  if (c < 48 || c > 57) return false;
+  if (term.length > 10 || (c === 48 && term.length > 1)) return false;
+  for (let i = 1; i < term.length; i++) {
+    const d = term.charCodeAt(i);
+    if (d < 48 || d > 57) return false;
+  }
+  return Number(term) <= 0xfffffffe;
+}
+
+/** A growable Int32Array, kept from batch to batch. */
+function grow(a: Int32Array, need: number): Int32Array {
+  if (need <= a.length) return a;
+  const next = new Int32Array(Math.max(need, a.length * 2));
+  next.set(a);
+  return next;
+}
+
+/**
  * Collects the postings of a generation, bucket by bucket, as documents are added in order: the
- * current batch flat (`[document, field, frequency, …]` per term), earlier batches as encoded
- * runs (a few bytes per posting).
+ * current batch in typed arrays kept from batch to batch (each term's postings a chain of
+ * `[document, field, frequency, next]` entries in one pool), earlier batches as encoded runs (a
+ * few bytes per posting). A batch makes little garbage that outlives it, so the heap stays small.
  */
 export class PostingsBuilder {
-  /** the current batch's terms, in order of first appearance (bucketed when the batch is encoded) */
-  private batch = new Map<string, FlatPostings>();
+  /** the current batch's terms: term → slot */
+  private slots = new Map<string, number>();
+  /** per slot: the term, the first and last entry of its chain in {@link pool} (-1: none), the document {@link freq} counts */
+  private terms: string[] = [];
+  private head: Int32Array = new Int32Array(1024);
+  private tail: Int32Array = new Int32Array(1024);
+  private lastDoc: Int32Array = new Int32Array(1024);
+  /** per slot, FIELDS.length frequencies in the document being added */
+  private freq: Int32Array = new Int32Array(1024 * FIELDS.length);
+  /** the current batch's slots in order of first appearance (bucketed when the batch is encoded) */
+  private order: Int32Array = new Int32Array(1024);
+  private orderLength = 0;
+  /** postings entries: document, field, frequency, next entry (-1: last) */
+  private pool: Int32Array = new Int32Array(4096);
+  private poolLength = 0;
   private readonly runs: PostingsRun[][] = Array.from({ length: BUCKET_COUNT }, () => []);
   private pending = 0;
+  /** one document's slots while it is added (reused) */
+  private readonly named: number[] = [];
+  private readonly indexed: number[] = [];
 
   /**
    * @param batchPostings numbers the current batch holds before it is encoded (default {@link BATCH_POSTINGS})
    */
   constructor(private readonly batchPostings = BATCH_POSTINGS) {}
+
+  /** The slot of `term` in the current batch, made when new. */
+  private slot(term: string): number {
+    let s = this.slots.get(term);
+    if (s === undefined) {
+      s = this.slots.size;
+      if (s >= this.head.length) {
+        this.head = grow(this.head, s + 1);
+        this.tail = grow(this.tail, s + 1);
+        this.lastDoc = grow(this.lastDoc, s + 1);
+        this.freq = grow(this.freq, (s + 1) * FIELDS.length);
+      }
+      // a copy: a term cut from the file's text would keep that text alive with the batch
+      const own = ownString(term);
+      this.terms[s] = own;
+      this.head[s] = -1;
+      this.lastDoc[s] = -1;
+      this.slots.set(own, s);
+    }
+    return s;
+  }
 
   /**
    * Adds one document's terms.
@@ -63,33 +131,122 @@ export class PostingsBuilder {
    * @param terms term → frequency per field, in FIELDS order
    */
   add(doc: number, terms: Readonly<Record<string, readonly number[]>>): void {
-    const batch = this.batch;
+    const F = FIELDS.length;
+    const named = this.named;
     for (const term in terms) {
+      const s = this.slot(term);
+      this.lastDoc[s] = doc;
       const freqs = terms[term]!;
-      let list = batch.get(term);
-      if (!list) batch.set(term, (list = []));
-      for (let fid = 0; fid < freqs.length; fid++)
-        if (freqs[fid]! > 0) {
-          list.push(doc, fid, freqs[fid]!);
-          this.pending += 3;
-        }
+      for (let f = 0; f < F; f++) this.freq[s * F + f] = freqs[f] ?? 0;
+      named.push(s);
     }
+    this.emit(doc, named);
+    named.length = 0;
     if (this.pending >= this.batchPostings) this.flush();
+  }
+
+  /**
+   * Adds one document's terms as the tokenizer gives them, field by field: the same postings as
+   * {@link add} with their counts ({@link countTerms}), without building that object. A term's
+   * first appearance is ordered as that object lists its keys: array indexes first, increasing,
+   * then the other terms in order of first appearance.
+   *
+   * @param doc the document's index in the generation (increasing from call to call)
+   * @param fieldTerms the terms of each field, in FIELDS order, with repetitions
+   */
+  addFields(doc: number, fieldTerms: readonly (readonly string[])[]): void {
+    const named = this.named;
+    const indexed = this.indexed;
+    const F = FIELDS.length;
+    for (let f = 0; f < fieldTerms.length; f++) {
+      const ts = fieldTerms[f]!;
+      for (let k = 0; k < ts.length; k++) {
+        const term = ts[k]!;
+        const s = this.slot(term);
+        const freq = this.freq;
+        if (this.lastDoc[s] !== doc) {
+          this.lastDoc[s] = doc;
+          freq.fill(0, s * F, s * F + F);
+          if (isArrayIndex(term)) indexed.push(s);
+          else named.push(s);
+        }
+        freq[s * F + f]!++;
+      }
+    }
+    if (indexed.length > 1) indexed.sort((a, b) => Number(this.terms[a]) - Number(this.terms[b]));
+    this.emit(doc, indexed);
+    this.emit(doc, named);
+    indexed.length = 0;
+    named.length = 0;
+    if (this.pending >= this.batchPostings) this.flush();
+  }
+
+  private emit(doc: number, slots: readonly number[]): void {
+    const F = FIELDS.length;
+    for (const s of slots) {
+      for (let fid = 0; fid < F; fid++) {
+        const n = this.freq[s * F + fid]!;
+        if (n <= 0) continue;
+        this.pool = grow(this.pool, this.poolLength + 4);
+        const pool = this.pool;
+        const at = this.poolLength;
+        pool[at] = doc;
+        pool[at + 1] = fid;
+        pool[at + 2] = n;
+        pool[at + 3] = -1;
+        this.poolLength += 4;
+        if (this.head[s] === -1) {
+          this.head[s] = at;
+          this.order = grow(this.order, this.orderLength + 1);
+          this.order[this.orderLength++] = s;
+        } else pool[this.tail[s]! + 3] = at;
+        this.tail[s] = at;
+        this.pending += 3;
+      }
+    }
   }
 
   /** Encodes the current batch into one run per bucket (each bucket's terms in order of first appearance). */
   private flush(): void {
     if (this.pending === 0) return;
-    const byBucket = new Map<number, Map<string, FlatPostings>>();
-    for (const [term, list] of this.batch) {
-      const b = bucketOf(term);
-      let m = byBucket.get(b);
-      if (!m) byBucket.set(b, (m = new Map()));
-      m.set(term, list);
+    const byBucket: number[][] = Array.from({ length: BUCKET_COUNT }, () => []);
+    for (let i = 0; i < this.orderLength; i++) {
+      const s = this.order[i]!;
+      byBucket[bucketOf(this.terms[s]!)]!.push(s);
     }
-    for (const [b, terms] of byBucket) this.runs[b]!.push(encodeRun(terms));
-    this.batch = new Map();
+    const pool = this.pool;
+    byBucket.forEach((slots, b) => {
+      if (slots.length === 0) return;
+      const terms = new Map<string, FlatPostings>();
+      for (const s of slots) {
+        const list: FlatPostings = [];
+        for (let at = this.head[s]!; at !== -1; at = pool[at + 3]!) list.push(pool[at]!, pool[at + 1]!, pool[at + 2]!);
+        terms.set(this.terms[s]!, list);
+      }
+      this.runs[b]!.push(encodeRun(terms));
+    });
+    this.slots = new Map();
+    this.terms = [];
+    this.orderLength = 0;
+    this.poolLength = 0;
     this.pending = 0;
+  }
+
+  /** The runs of every bucket so far (the current batch encoded first), as plain data a worker thread can send. */
+  part(): PostingsRun[][] {
+    this.flush();
+    return this.runs.map((rs) => rs.map((r) => ({ bytes: new Uint8Array(r.bytes), lasts: r.lasts })));
+  }
+
+  /**
+   * Appends the runs of a part built apart ({@link part}), whose documents come after every
+   * document added here: the first of them is document `base`.
+   */
+  append(runs: readonly PostingsRun[][], base: number): void {
+    this.flush();
+    runs.forEach((rs, b) => {
+      for (const r of rs) this.runs[b]!.push({ ...r, base: (r.base ?? 0) + base });
+    });
   }
 
   /** One bucket file's bytes (see postings.ts); empty for a bucket without terms (no file is written). */
@@ -110,29 +267,165 @@ export class PostingsBuilder {
 export function buildGeneration(roots: VaultRoots, scope: Scope, files: readonly StatFile[], fsNow: () => number, onProgress?: ProgressFn): BuiltGeneration {
   const reader = openScopeReader(roots, scope);
   try {
-    return buildFrom(reader, files, fsNow, onProgress);
+    return buildFrom(roots, scope, reader, files, fsNow, onProgress);
   } finally {
     reader.close();
   }
 }
 
-function buildFrom(reader: ScopeReader, files: readonly StatFile[], fsNow: () => number, onProgress?: ProgressFn): BuiltGeneration {
+/** One part of a build: the files it read, as a documents table and postings numbered from 0. */
+export interface BuiltPart {
+  table: DocTableBuilder;
+  invalid: InvalidRecord[];
+  postings: PostingsBuilder;
+}
+
+/**
+ * Reads `files` (in walk order) into a documents table and postings of their own, numbered from 0.
+ *
+ * @param onFile called after each file
+ */
+export function buildPart(reader: ScopeReader, files: readonly StatFile[], onFile?: () => void): BuiltPart {
   const table = new DocTableBuilder();
   const invalid: InvalidRecord[] = [];
   const postings = new PostingsBuilder();
-  let done = 0;
   for (const f of files) {
-    const r = readIndexableFile(f.file, f.rel, reader);
+    const r = readIndexableMemory(f.file, f.rel, reader);
     if ('invalid' in r) invalid.push(r.invalid);
     else {
-      postings.add(table.count, r.doc.terms);
-      table.add(r.doc);
+      const fieldTerms = memoryFieldTerms(r.memory);
+      postings.addFields(table.count, fieldTerms);
+      table.add({ ...r.doc, len: fieldTerms.map((ts) => ts.length) });
     }
-    if (onProgress && ++done % 500 === 0) onProgress(done, files.length);
+    onFile?.();
   }
+  return { table, invalid, postings };
+}
+
+/** A part built apart (by a worker thread), as plain data. */
+export interface SentPart {
+  table: DocTablePart;
+  invalid: InvalidRecord[];
+  runs: PostingsRun[][];
+}
+
+/** Appends a part built apart to `into` (whose files come before the part's). */
+export function appendPart(into: BuiltPart, part: SentPart): void {
+  into.postings.append(part.runs, into.table.count);
+  into.table.append(part.table);
+  into.invalid.push(...part.invalid);
+}
+
+function buildFrom(
+  roots: VaultRoots,
+  scope: Scope,
+  reader: ScopeReader,
+  files: readonly StatFile[],
+  fsNow: () => number,
+  onProgress?: ProgressFn,
+): BuiltGeneration {
+  let done = 0;
+  let other = (): number => 0;
+  const onFile = onProgress ? () => ++done % 500 === 0 && onProgress(done + other(), files.length) : undefined;
+  // a large build reads its second half in a worker thread, at the same time (the reading,
+  // checking and tokenizing of each file is most of a build's time)
+  const helper = files.length >= PARALLEL_MIN_FILES ? startHelper(roots, scope, files.slice(files.length >> 1)) : undefined;
+  let built: BuiltPart;
+  if (helper) {
+    other = helper.done;
+    built = buildPart(reader, files.slice(0, files.length >> 1), onFile);
+    const part = helper.wait(() => onProgress?.(done + other(), files.length));
+    if (part) appendPart(built, part);
+    else {
+      // the worker failed: read its half here
+      const rest = buildPart(reader, files.slice(files.length >> 1), onFile);
+      appendPart(built, { table: rest.table.part(), invalid: rest.invalid, runs: rest.postings.part() });
+    }
+  } else built = buildPart(reader, files, onFile);
   onProgress?.(files.length, files.length);
+  const { table, invalid, postings } = built;
   const now = fsNow();
   table.markRacy(now - RACY_WINDOW_MS);
   for (const d of invalid) if (d.mtime > now - RACY_WINDOW_MS) d.mtime = -1;
   return { table, invalid, bucket: (b) => postings.bucket(b) };
+}
+
+/** Files a build has before it reads half of them in a worker thread (starting one takes ~100 ms). */
+export const PARALLEL_MIN_FILES = 4000;
+
+/** What the worker thread (build-worker.ts) is given. */
+export interface HelperData {
+  roots: VaultRoots;
+  scope: Scope;
+  /** the files' scope-relative paths */
+  rels: string[];
+  /** the files' absolute paths */
+  absPaths: string[];
+  /** [0]: 1 once the answer was posted; [1]: files read so far */
+  shared: SharedArrayBuffer;
+  port: MessagePort;
+}
+
+/** How long the worker may read no file before the build gives up on it and reads its files itself (ms). */
+const HELPER_STALL_MS = 60_000;
+
+/** The compiled worker script, or undefined (running from the TypeScript sources, or a bundle without it). */
+function helperScript(): string | undefined {
+  try {
+    const here = fileURLToPath(import.meta.url);
+    // from dist/search/index/index-build.js, or from a bundle in dist/<folder>/
+    const candidates = [join(dirname(here), 'build-worker.js'), join(dirname(dirname(here)), 'search', 'index', 'build-worker.js')];
+    return candidates.find((c) => c.endsWith('.js') && existsSync(c));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Starts a worker thread reading `files` (see build-worker.ts); undefined when none can run
+ * (one processor, or no compiled worker script: running from the TypeScript sources).
+ */
+function startHelper(
+  roots: VaultRoots,
+  scope: Scope,
+  files: readonly StatFile[],
+): { done(): number; wait(tick: () => void): SentPart | undefined } | undefined {
+  if (availableParallelism() < 2) return undefined;
+  const script = helperScript();
+  if (!script) return undefined;
+  const shared = new SharedArrayBuffer(8);
+  const state = new Int32Array(shared);
+  const { port1, port2 } = new MessageChannel();
+  let worker: Worker;
+  try {
+    // the files as two lists of strings (a few megabytes), not one object each: the worker makes
+    // each file's record when it reads it
+    const data: HelperData = { roots, scope, rels: files.map((f) => f.rel), absPaths: files.map((f) => f.file.absPath), shared, port: port2 };
+    // a small young generation: the worker's heap stays small (its garbage is collected sooner)
+    worker = new Worker(script, { workerData: data, transferList: [port2], stdout: false, stderr: false, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
+  } catch {
+    port1.close();
+    return undefined;
+  }
+  worker.unref();
+  return {
+    done: () => Atomics.load(state, 1),
+    wait(tick) {
+      let seen = -1;
+      let since = performance.now();
+      while (Atomics.load(state, 0) === 0) {
+        Atomics.wait(state, 0, 0, 200);
+        tick();
+        const now = Atomics.load(state, 1);
+        if (now !== seen) {
+          seen = now;
+          since = performance.now();
+        } else if (performance.now() - since > HELPER_STALL_MS) break;
+      }
+      const answer = receiveMessageOnPort(port1)?.message as { part?: SentPart } | undefined;
+      port1.close();
+      void worker.terminate();
+      return answer?.part;
+    },
+  };
 }

@@ -47,27 +47,31 @@ function invalidRecord(d: FileDiagnostic, relPath: string, size: number, mtime: 
   return { ...diagnostic(d.severity, d.code, relPath, d.line, d.message, d.hint, d.column), size, mtime, ...(d.id !== undefined ? { id: d.id } : {}) };
 }
 
+/** What {@link readIndexableMemory} found: the memory and its record without terms, or why the file is not usable. */
+export type IndexableMemory = { doc: Omit<DocRecord, 'len'>; memory: Memory } | { invalid: InvalidRecord };
+
 /**
  * Reads and checks one walked `*.md` file exactly as the scanner does (scanFileBytes: safe read,
- * parse, location, built-in secret shapes), then counts the memory's terms.
+ * parse, location, built-in secret shapes); the memory's terms are not counted (a full build
+ * counts them into its postings directly, see index-build.ts).
  *
  * @param file from the scanner's walk
  * @param relPath path below the scope folder
  * @param reader the file's scope's reader (store/read-scope-file.ts): the file is read through
  *   folder handles, never through a folder swapped for a link since the walk
  */
-export function readIndexableFile(file: WalkedFile, relPath: string, reader: ScopeReader): IndexableFile {
+export function readIndexableMemory(file: WalkedFile, relPath: string, reader: ScopeReader): IndexableMemory {
   const read = reader.read(relPath, LIMITS.documentMaxBytes);
   if (!read.ok) return { invalid: invalidRecord(readFailure(file, read), relPath, read.size ?? -1, -1) };
   const scanned = scanFileBytes(file, read.bytes, read.mtimeMs, { secretCheck: true, keepText: false });
   if (scanned.invalid) return { invalid: invalidRecord(scanned.invalid, relPath, read.size, read.mtimeMs) };
   const memory = scanned.entry.memory;
-  const base = { path: relPath, size: read.size, mtime: read.mtimeMs };
-  const { terms, len } = countTerms(memoryFieldTerms(memory));
   return {
     memory,
     doc: {
-      ...base,
+      path: relPath,
+      size: read.size,
+      mtime: read.mtimeMs,
       scope: file.scope,
       id: memory.id,
       kind: memory.kind,
@@ -77,8 +81,21 @@ export function readIndexableFile(file: WalkedFile, relPath: string, reader: Sco
       source: memory.sourceHarness,
       links: linkedIds(memory),
       updated: Date.parse(memory.updatedAt),
-      len,
-      terms,
     },
   };
+}
+
+/**
+ * Reads and checks one walked `*.md` file exactly as the scanner does ({@link readIndexableMemory}),
+ * then counts the memory's terms.
+ *
+ * @param file from the scanner's walk
+ * @param relPath path below the scope folder
+ * @param reader the file's scope's reader (store/read-scope-file.ts)
+ */
+export function readIndexableFile(file: WalkedFile, relPath: string, reader: ScopeReader): IndexableFile {
+  const r = readIndexableMemory(file, relPath, reader);
+  if ('invalid' in r) return r;
+  const { terms, len } = countTerms(memoryFieldTerms(r.memory));
+  return { memory: r.memory, doc: { ...r.doc, len, terms } };
 }

@@ -79,9 +79,11 @@ export function encodeBucket(terms: ReadonlyMap<string, FlatPostings>): Buffer {
  * document: a full build encodes a run per bucket per batch and merges the runs at the end.
  */
 export interface PostingsRun {
-  bytes: Buffer;
+  bytes: Uint8Array;
   /** per term, in the run's term order: its last document */
   lasts: Int32Array;
+  /** added to every document number of the run (a part of a build numbers its documents from 0); default 0 */
+  base?: number;
 }
 
 /** Encodes one batch's terms of a bucket as a run (see {@link PostingsRun}). */
@@ -92,18 +94,14 @@ export function encodeRun(terms: ReadonlyMap<string, FlatPostings>): PostingsRun
   return { bytes: encodeBucket(terms), lasts };
 }
 
-/** A growable byte buffer. */
+/** A byte buffer of a known most length. */
 class ByteWriter {
-  private data = Buffer.alloc(1024);
+  private readonly data: Buffer;
   length = 0;
-  private room(n: number): void {
-    if (this.length + n <= this.data.length) return;
-    const next = Buffer.alloc(Math.max(this.data.length * 2, this.length + n));
-    this.data.copy(next, 0, 0, this.length);
-    this.data = next;
+  constructor(capacity: number) {
+    this.data = Buffer.allocUnsafe(capacity);
   }
   varint(v: number): void {
-    this.room(8);
     while (v > 0x7f) {
       this.data[this.length++] = (v & 0x7f) | 0x80;
       v = Math.floor(v / 128);
@@ -111,7 +109,6 @@ class ByteWriter {
     this.data[this.length++] = v;
   }
   bytes(b: Uint8Array): void {
-    this.room(b.length);
     this.data.set(b, this.length);
     this.length += b.length;
   }
@@ -120,54 +117,98 @@ class ByteWriter {
   }
 }
 
+/** A growable Int32Array. */
+function grown(a: Int32Array, need: number): Int32Array {
+  if (need <= a.length) return a;
+  const next = new Int32Array(Math.max(need, a.length * 2));
+  next.set(a);
+  return next;
+}
+
 /**
  * Merges the runs of one bucket, in document order, into the bucket file's bytes: exactly what
  * {@link encodeBucket} writes for all their documents at once (terms in order of first
  * appearance; each run's first posting of a term re-encoded relative to the previous run's last).
+ * The pieces (a term's postings in one run) are kept in typed arrays, not one object each: a
+ * bucket of a large build has millions of them.
  */
 export function mergeRuns(runs: readonly PostingsRun[]): Buffer {
   if (runs.length === 0) return Buffer.alloc(0);
-  if (runs.length === 1) return runs[0]!.bytes;
-  type Segment = { run: number; from: number; to: number };
-  const order = new Map<string, { segments: Segment[]; lasts: number[]; docs: number }>();
-  runs.forEach((r, run) => {
-    const h = r.bytes.readUInt32LE(0);
-    const { t, o, n } = JSON.parse(r.bytes.toString('utf8', 4, 4 + h)) as { t: string[]; o: number[]; n: number[] };
-    t.forEach((term, i) => {
-      let e = order.get(term);
-      if (!e) order.set(term, (e = { segments: [], lasts: [], docs: 0 }));
-      e.segments.push({ run, from: 4 + h + (i === 0 ? 0 : o[i - 1]!), to: 4 + h + o[i]! });
-      e.lasts.push(r.lasts[i]!);
-      e.docs += n[i]!;
-    });
+  if (runs.length === 1 && !runs[0]!.base) return Buffer.from(runs[0]!.bytes.buffer, runs[0]!.bytes.byteOffset, runs[0]!.bytes.length);
+  const views = runs.map((r) => Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.length));
+  const index = new Map<string, number>();
+  const terms: string[] = [];
+  const docs: number[] = [];
+  // per piece: its term, run, byte range in the run and last document (with the run's base)
+  let pieceTerm: Int32Array = new Int32Array(1024);
+  let pieceRun: Int32Array = new Int32Array(1024);
+  let pieceFrom: Int32Array = new Int32Array(1024);
+  let pieceTo: Int32Array = new Int32Array(1024);
+  let pieceLast: Int32Array = new Int32Array(1024);
+  let pieces = 0;
+  let bound = 0;
+  views.forEach((bytes, run) => {
+    const r = runs[run]!;
+    const h = bytes.readUInt32LE(0);
+    const { t, o, n } = JSON.parse(bytes.toString('utf8', 4, 4 + h)) as { t: string[]; o: number[]; n: number[] };
+    const base = r.base ?? 0;
+    const need = pieces + t.length;
+    pieceTerm = grown(pieceTerm, need);
+    pieceRun = grown(pieceRun, need);
+    pieceFrom = grown(pieceFrom, need);
+    pieceTo = grown(pieceTo, need);
+    pieceLast = grown(pieceLast, need);
+    for (let i = 0; i < t.length; i++) {
+      const term = t[i]!;
+      let ti = index.get(term);
+      if (ti === undefined) {
+        ti = terms.length;
+        index.set(term, ti);
+        terms.push(term);
+        docs.push(0);
+      }
+      docs[ti]! += n[i]!;
+      pieceTerm[pieces] = ti;
+      pieceRun[pieces] = run;
+      pieceFrom[pieces] = 4 + h + (i === 0 ? 0 : o[i - 1]!);
+      pieceTo[pieces] = 4 + h + o[i]!;
+      pieceLast[pieces] = r.lasts[i]! + base;
+      // a re-encoded first document takes at most 5 bytes more than it did
+      bound += pieceTo[pieces]! - pieceFrom[pieces]! + 5;
+      pieces++;
+    }
   });
-  const body = new ByteWriter();
-  const t: string[] = [];
-  const o: number[] = [];
-  const n: number[] = [];
-  for (const [term, e] of order) {
+  // the pieces grouped by term, each term's in run order (a stable counting sort)
+  const start = new Int32Array(terms.length + 1);
+  for (let p = 0; p < pieces; p++) start[pieceTerm[p]! + 1]!++;
+  for (let i = 0; i < terms.length; i++) start[i + 1]! += start[i]!;
+  const next = start.slice(0, terms.length);
+  const order = new Int32Array(pieces);
+  for (let p = 0; p < pieces; p++) order[next[pieceTerm[p]!]!++] = p;
+  const body = new ByteWriter(bound);
+  const o: number[] = new Array<number>(terms.length);
+  for (let ti = 0; ti < terms.length; ti++) {
     let prevLast = 0;
-    e.segments.forEach((seg, k) => {
-      const bytes = runs[seg.run]!.bytes;
-      // the first varint is the segment's first document, absolute: make it relative
-      let p = seg.from;
+    for (let k = start[ti]!; k < start[ti + 1]!; k++) {
+      const p = order[k]!;
+      const bytes = views[pieceRun[p]!]!;
+      // the first varint is the piece's first document, absolute in its run: make it relative
+      let at = pieceFrom[p]!;
       let first = 0;
       let mul = 1;
       for (;;) {
-        const b = bytes[p++]!;
+        const b = bytes[at++]!;
         first += (b & 0x7f) * mul;
         if (b < 0x80) break;
         mul *= 128;
       }
-      body.varint(first - prevLast);
-      body.bytes(bytes.subarray(p, seg.to));
-      prevLast = e.lasts[k]!;
-    });
-    t.push(term);
-    o.push(body.length);
-    n.push(e.docs);
+      body.varint(first + (runs[pieceRun[p]!]!.base ?? 0) - prevLast);
+      body.bytes(bytes.subarray(at, pieceTo[p]!));
+      prevLast = pieceLast[p]!;
+    }
+    o[ti] = body.length;
   }
-  const header = Buffer.from(JSON.stringify({ t, o, n }), 'utf8');
+  const header = Buffer.from(JSON.stringify({ t: terms, o, n: docs }), 'utf8');
   const out = Buffer.allocUnsafe(4 + header.length + body.length);
   out.writeUInt32LE(header.length, 0);
   header.copy(out, 4);
