@@ -96,6 +96,11 @@ export interface OpenOptions {
   fullCheckIntervalS?: number | undefined;
   /** the current time in ms since the epoch, for the interval (default: the system clock) */
   now?: number | undefined;
+  /**
+   * with the folder check: files (paths below the scope folder) checked one lstat each even when
+   * their folder is unchanged, for writes in place that a watcher reported (the index server)
+   */
+  recheck?: readonly string[] | undefined;
 }
 
 /** Reads a full-check interval as `ECC_INDEX_FULL_CHECK_S` gives it: whole seconds ≥ 0, else the default. */
@@ -193,7 +198,14 @@ const folderOf = (rel: string): string => {
  * check must run: a recorded folder is gone or no longer a real folder, a folder above the scope
  * is a link, a listed folder holds a new subfolder, a symbolic link or an entry of unknown type.
  */
-function checkFolders(roots: VaultRoots, scope: Scope, root: string, state: IndexState, base: BaseDocs): FolderCheck | undefined {
+function checkFolders(
+  roots: VaultRoots,
+  scope: Scope,
+  root: string,
+  state: IndexState,
+  base: BaseDocs,
+  recheck: readonly string[] = [],
+): FolderCheck | undefined {
   const records = Object.entries(state.folders);
   if (records.length === 0 || !Object.hasOwn(state.folders, '')) return undefined;
   for (const dir of guardedDirs(roots, scope).slice(0, -1)) {
@@ -277,6 +289,22 @@ function checkFolders(roots: VaultRoots, scope: Scope, root: string, state: Inde
     const st = lstatSync(root + sep + p.split('/').join(sep), { throwIfNoEntry: false });
     if (st && !st.isFile()) return undefined;
     check(p, st, known.get(p) ?? { size: -2, mtime: -1 });
+  }
+  // files reported changed in folders that were not listed again: checked against their record
+  const racySet = new Set(racy);
+  for (const p of new Set(recheck)) {
+    if (racySet.has(p) || relisted.has(folderOf(p))) continue;
+    // only a memory file of a folder the walk recorded (never one of a hidden folder); any doubt: the full check
+    if (!Object.hasOwn(state.folders, folderOf(p)) || p.split('/').some((s) => s === '' || s.startsWith('.'))) return undefined;
+    if (!p.endsWith('.md') || isEditorFile(p.slice(p.lastIndexOf('/') + 1))) continue;
+    const st = lstatSync(root + sep + p.split('/').join(sep), { throwIfNoEntry: false });
+    if (st && !st.isFile()) return undefined;
+    const e = Object.hasOwn(state.overlay, p) ? state.overlay[p]! : undefined;
+    const n = e ? -1 : base.numberOf(p);
+    const inv = e || n >= 0 ? undefined : base.invalid.find((r) => r.path === p);
+    const cur = e ? ('doc' in e ? e.doc : 'invalid' in e ? e.invalid : undefined) : n >= 0 ? { size: base.size[n]!, mtime: base.mtime[n]! } : inv;
+    racy.push(p);
+    check(p, st, cur);
   }
   // removed paths that only the overlay knew are dropped from it; generation paths become deletions
   const inBaseSet = new Set<string>();
@@ -436,7 +464,7 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
   }
 
   const due = options.full === true || intervalS === 0 || state.fullCheckAt < 0 || nowMs < state.fullCheckAt || nowMs - state.fullCheckAt >= intervalS * 1000;
-  const folderCheck = due ? undefined : checkFolders(roots, scope, root, state, entry.base);
+  const folderCheck = due ? undefined : checkFolders(roots, scope, root, state, entry.base, options.recheck);
   let diff: FileDiff;
   if (folderCheck) {
     report.symlinks = [...state.symlinks];
