@@ -12,12 +12,13 @@
  * file's mtimes (a later change gives the folder a new mtime, so the record is not racy), and its
  * event, once reported, shows every event before it has been reported too. The proof holds when
  * the kind folder reported exactly one event, the create of our file's name, and nothing failed.
- * Any doubt (a watch that cannot start, an error, another event, a clock that did not move within
- * a few milliseconds, as on a file system with whole-second times) gives no proof, and the index
- * lists the folder again as before.
+ * Any doubt (not Linux, a watch that cannot start, an error, another event, a clock that did not
+ * move within a few milliseconds, as on a file system with whole-second times) gives no proof, and
+ * the index lists the folder again as before.
  */
 import { closeSync, fstatSync, lstatSync, openSync, statSync, unlinkSync, watch, type FSWatcher, type Stats } from 'node:fs';
 import { systemClock } from '../io/runtime.js';
+import { usesProcFd } from './dir-handle.js';
 
 /** A folder's or file's fingerprint as the index records it. */
 export interface Fingerprint {
@@ -37,7 +38,7 @@ export interface CreateProof {
 }
 
 /** How long the file system clock may take to move past the write (ms): more, and the proof is given up. */
-const CLOCK_WAIT_MS = 40;
+const CLOCK_WAIT_MS = 25;
 /** How long the probe's event may take to be reported (ms). */
 const EVENT_WAIT_MS = 250;
 
@@ -70,6 +71,9 @@ export class CreateWitness {
    * @returns undefined when either cannot be watched or the folder is not a real folder
    */
   static start(folder: WatchedFolder, staging: WatchedFolder): CreateWitness | undefined {
+    // Linux only (procfs there): inotify reports at once and in order; elsewhere fs.watch may
+    // coalesce or delay events, and waiting for them would cost every save
+    if (!usesProcFd()) return undefined;
     const watchers: FSWatcher[] = [];
     // events come from the event loop, so never before `witness` is set
     let witness!: CreateWitness;

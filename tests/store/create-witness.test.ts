@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CreateWitness } from '../../src/store/create-witness.js';
+import { forceProcFdFallback } from '../../src/store/dir-handle.js';
 
 function folders() {
   const root = mkdtempSync(join(tmpdir(), 'witness-'));
@@ -63,9 +64,15 @@ describe('CreateWitness', () => {
     expect(await w.prove('mem_c.md', f.probe)).toBeUndefined();
   });
 
-  it('cannot start without its folders', () => {
+  it('cannot start without its folders, nor without procfs (not Linux: events may come late or merged)', () => {
     const f = folders();
     expect(CreateWitness.start({ listPath: join(f.kind, 'missing'), child: (n) => n }, f.s)).toBeUndefined();
     expect(CreateWitness.start(f.k, { listPath: join(f.kind, 'missing'), child: (n) => n })).toBeUndefined();
+    forceProcFdFallback(true);
+    try {
+      expect(CreateWitness.start(f.k, f.s)).toBeUndefined();
+    } finally {
+      forceProcFdFallback(false);
+    }
   });
 });

@@ -89,7 +89,8 @@ export class ResidentEngine {
   }
 
   /**
-   * The kept indexes of these scopes (a changed one opened again with the per-file check), with
+   * The kept indexes of these scopes (a changed one opened again with the per-file check, or the
+   * folder check plus the files the watcher named, see {@link ResidentEngine.markFileChanged}), with
    * their diagnostics: what `vault read` answers from, as a read without the server answers from
    * the indexes on disk. `full` is true: every kept index was checked file by file and watched since.
    */
@@ -103,7 +104,10 @@ export class ResidentEngine {
     return { memories, indexOpens: this.opens };
   }
 
-  /** Kept indexes count as fully checked (`full`): each was opened with the per-file check and watched since. */
+  /**
+   * Kept indexes count as fully checked (`full`): each was opened with the per-file check and
+   * watched since (a reopen after named files checks each of them, and every folder, again).
+   */
   private openWith(
     roots: VaultRoots,
     scopes: readonly Scope[],
