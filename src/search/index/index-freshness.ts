@@ -103,6 +103,23 @@ export interface OpenOptions {
   recheck?: readonly string[] | undefined;
 }
 
+/** What each index folder's state.json held when this process last read or wrote it, and its mtime then. */
+const lastSeen = new Map<string, { state: IndexState; mtime: number; at: number }>();
+
+/**
+ * The state this process saw in `dir` a moment ago (its last {@link openScopeIndex}, at most
+ * `maxAgeMs` before `nowMs`), when state.json still has the mtime it had then: a save's overlay
+ * update right after its similar check need not read and parse the state a second time. A write
+ * by another process in the same mtime tick goes unseen, as it would be lost by a read just
+ * before it: the state read then was valid, and what it lacks the next check finds again.
+ */
+export function stateAsLastSeen(dir: string, nowMs: number = systemClock.nowMs(), maxAgeMs = 2000): IndexState | undefined {
+  const seen = lastSeen.get(dir);
+  if (!seen || nowMs < seen.at || nowMs - seen.at > maxAgeMs) return undefined;
+  const st = lstatSync(`${dir}${sep}state.json`, { throwIfNoEntry: false });
+  return st?.isFile() && st.mtimeMs === seen.mtime ? seen.state : undefined;
+}
+
 /** Reads a full-check interval as `ECC_INDEX_FULL_CHECK_S` gives it: whole seconds ≥ 0, else the default. */
 export function fullCheckIntervalFrom(value: string | undefined): number {
   return value !== undefined && /^\d{1,9}$/.test(value.trim()) ? Number(value.trim()) : FULL_CHECK_INTERVAL_S;
@@ -411,6 +428,8 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
   };
   const finish = (entry: CacheEntry, state: IndexState, persisted: boolean, refreshedAt: number | undefined) => {
     report.persisted = persisted;
+    if (persisted && refreshedAt !== undefined) lastSeen.set(dir, { state, mtime: refreshedAt, at: nowMs });
+    else lastSeen.delete(dir);
     const index: ScopeIndex = {
       scope,
       dir,

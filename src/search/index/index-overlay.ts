@@ -21,6 +21,7 @@ import { indexDirFor } from '../../store/layout.js';
 import { scopeRoot, type VaultRoots } from '../../store/roots.js';
 import { readState, writeState } from './index-store.js';
 import { readIndexableFile } from './memory-terms.js';
+import { stateAsLastSeen } from './index-freshness.js';
 import { openScopeReader } from '../../store/read-scope-file.js';
 import type { CreateProof } from '../../store/create-witness.js';
 
@@ -40,7 +41,8 @@ export function addWrittenFile(roots: VaultRoots, scope: Scope, relPath: string,
   try {
     const dir = indexDirFor(roots, scope);
     const root = scopeRoot(roots, scope);
-    const { state } = readState(dir, scope, root);
+    // the state the similar check just opened, if no one wrote it since; else read again
+    const state = stateAsLastSeen(dir) ?? readState(dir, scope, root).state;
     if (Object.keys(state.overlay).length >= MAX_DIRECT_OVERLAY) return false;
     const segments = relPath.split('/');
     const file: WalkedFile = { scope, path: `${scope}/${relPath}`, absPath: root + sep + segments.join(sep), segments };
