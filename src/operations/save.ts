@@ -35,6 +35,7 @@ import { assertMemoryId, generateMemoryId } from '../store/ids.js';
 import { memoryFilePath, vaultRelativePath } from '../store/layout.js';
 import { assertVault, guardedDirs, scopeRoot, type VaultRoots } from '../store/roots.js';
 import { writeFileExclusive } from '../store/atomic-write.js';
+import { CreateWitness, type CreateProof } from '../store/create-witness.js';
 import { isLinkRefusal, type DirHandle } from '../store/dir-handle.js';
 import { checkScope, LINKED_FOLDER_HINT, modesFor, openScopeDir, openStaging, prepareScope, removeStaleSaveTemps } from '../store/scope-folders.js';
 import { checkLinksAndTags, type SaveWarning } from './save-links.js';
@@ -329,6 +330,7 @@ export async function save(roots: VaultRoots, input: SaveInput, rt: Runtime, opt
   // An explicit id is claimed across the scopes a read considers together, then checked again
   // (also inside every file, whatever its name), then written: two saves of one id never both write.
   const claims = input.id !== undefined ? await claimId(roots, memory.scope, memory.id, rt, () => rt.now().getTime()) : [];
+  let written: ReturnType<typeof writeMemoryFileIn>;
   try {
     if (input.id !== undefined) {
       assertIdFree(roots, memory.id);
@@ -336,8 +338,9 @@ export async function save(roots: VaultRoots, input: SaveInput, rt: Runtime, opt
       assertIdNotInsideAnyFile(roots, memory.id);
     }
     prepareScope(roots, memory.scope, [memory.kind]);
-    writeMemoryFile(roots, memory, text, rt);
+    written = writeMemoryFileIn(roots, memory, text, rt, true);
     if (!claimsIntact(claims)) {
+      written.close();
       // a stale-claim takeover raced this save: undo, so that one save of the id wins
       try {
         unlinkSync(absPath);
@@ -353,10 +356,17 @@ export async function save(roots: VaultRoots, input: SaveInput, rt: Runtime, opt
   } finally {
     releaseClaims(claims);
   }
-  // the one new file straight into the index overlay: no second walk of the folder; without a
-  // usable index (the scope's first memory), the refresh builds it, so doctor finds it current
+  let proof: CreateProof | undefined;
+  try {
+    proof = await written.witness?.prove(`${memory.id}.md`, () => `${rt.pid}-${rt.randomHex(8)}.tmp`);
+  } finally {
+    written.close();
+  }
+  // the one new file straight into the index overlay: no second walk of the folder (and, with the
+  // proof, its folder recorded as it now is: no listing of it at the next search either); without
+  // a usable index (the scope's first memory), the refresh builds it, so doctor finds it current
   const { addWrittenFile } = await import('../search/index/index-overlay.js');
-  if (!addWrittenFile(roots, memory.scope, path.slice(memory.scope.length + 1))) await refreshIndexAfterWrite(roots, [memory.scope]);
+  if (!addWrittenFile(roots, memory.scope, path.slice(memory.scope.length + 1), undefined, proof)) await refreshIndexAfterWrite(roots, [memory.scope]);
   return { memory, path, absPath, written: true, similar, warnings };
 }
 
@@ -368,10 +378,32 @@ export async function save(roots: VaultRoots, input: SaveInput, rt: Runtime, opt
  * @throws VaultError `already-exists`, `symlink-refused`, `io-error`
  */
 export function writeMemoryFile(roots: VaultRoots, memory: Memory, text: string, rt: Pick<Runtime, 'now' | 'randomHex'>): void {
+  writeMemoryFileIn(roots, memory, text, rt, false).close();
+}
+
+/**
+ * The write of {@link writeMemoryFile}; its folders stay open until `close`. With `watched`, the
+ * kind folder and the staging folder are watched from before the folder's first stat until
+ * `witness.prove` (store/create-witness.ts): the proof that the create was the folder's only change.
+ */
+function writeMemoryFileIn(
+  roots: VaultRoots,
+  memory: Memory,
+  text: string,
+  rt: Pick<Runtime, 'now' | 'randomHex'>,
+  watched: boolean,
+): { witness: CreateWitness | undefined; close(): void } {
   const mode = modesFor(memory.scope);
   const scopeDir = openScopeDir(roots, memory.scope, []);
   let kindDir: DirHandle | undefined;
   let staging: DirHandle | undefined;
+  let witness: CreateWitness | undefined;
+  const close = () => {
+    witness?.close();
+    staging?.close();
+    kindDir?.close();
+    scopeDir.close();
+  };
   try {
     kindDir = scopeDir.openDir(kindFolder(memory.kind));
     staging = openStaging(scopeDir, mode.dir);
@@ -379,8 +411,12 @@ export function writeMemoryFile(roots: VaultRoots, memory: Memory, text: string,
     if (staging) removeStaleSaveTemps(staging, now);
     removeStaleSaveTemps(kindDir, now);
     const into = staging;
+    // only with a staging folder, where the witness's probe goes
+    if (watched && into) witness = CreateWitness.start(kindDir, into);
     writeFileExclusive(kindDir.child(`${memory.id}.md`), text, mode.file, () => rt.randomHex(8), into && ((name) => into.child(name)), kindDir);
+    return { witness, close };
   } catch (err) {
+    close();
     if (err instanceof VaultError) throw err;
     const where = vaultRelativePath(memory.scope, memory.kind, memory.id);
     if (!isLinkRefusal(err)) throw new VaultError('io-error', `cannot write ${where} (${(err as NodeJS.ErrnoException).code ?? 'error'})`, { cause: err });
@@ -389,10 +425,6 @@ export function writeMemoryFile(roots: VaultRoots, memory: Memory, text: string,
       hint: LINKED_FOLDER_HINT,
       cause: err,
     });
-  } finally {
-    staging?.close();
-    kindDir?.close();
-    scopeDir.close();
   }
 }
 

@@ -120,17 +120,18 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
     serverDir,
     {
       change(scope, folder, name) {
-        engine.markChanged([scope]);
         if (name === '' || !name.endsWith('.md')) watcher.resync(scope, name === '' ? undefined : join(folder, name));
         if (name.endsWith('.md') && !name.startsWith('.')) {
           const root = scopeRoots.get(scope)!;
           const path = `${scope}/${relative(root, join(folder, name)).split(sep).join('/')}`;
+          // one named memory file: its own check and the folder check, not a walk of the scope
+          engine.markFileChanged(scope, path);
           const exists = isFile(join(folder, name));
           const prev = pending.get(path)?.event;
           pending.set(path, { scope, event: !exists ? 'removed' : prev === 'added' || !known.has(path) ? 'added' : 'changed' });
           if (exists) known.add(path);
           else known.delete(path);
-        }
+        } else engine.markChanged([scope]);
         if (timer) clearTimeout(timer);
         timer = setTimeout(flush, Math.max(0, opts.debounceMs));
       },

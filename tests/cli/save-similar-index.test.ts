@@ -3,9 +3,10 @@
  * the similar-memory check finds duplicates among many memories that share words (top-k over the
  * title and over a sketch spread across the body), and the saved file goes into the index overlay
  * directly, without relisting its folder, while a file another writer put beside it is still
- * found by the next search.
+ * found by the next search; with the writer's proof that its create was the folder's only change,
+ * the folder is recorded as it now is.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serializeMemory } from '../../src/document/serialize.js';
@@ -71,6 +72,45 @@ describe('vault save and the index', () => {
     writeFileSync(join(repo, '.ecc', 'memory', 'team', 'notes', `${other.id}.md`), serializeMemory(other));
     const r = await runCli(['search', 'fresh', 'decision', 'another', 'tool', '--json'], { cwd: repo, env });
     expect(r.code, r.stderr).toBe(0);
+    expect((JSON.parse(r.stdout) as { results: Array<{ id: string }> }).results.map((x) => x.id).sort()).toEqual([saved.id, other.id].sort());
+  });
+
+  it('with the proof that its create was the only change, records the folder as it now is: the next search neither lists it nor reads the file', async () => {
+    const repo = gitRepo();
+    const env = { ...cliEnv(), ECC_INDEX_FULL_CHECK_S: '3600' }; // only folder checks after the first
+    putMemories(repo, memory({ title: 'Old one', body: 'An old memory.' }));
+    const first = await save(repo, env, ['--title', 'First save', '--body', 'Makes the staging folder.']);
+    const team = join(repo, '.ecc', 'memory', 'team');
+    const notes = join(team, 'notes');
+    // everything last changed long ago: the index records it as it is (not racy)
+    const old = new Date(Date.now() - 3600_000);
+    for (const p of [team, notes, join(notes, readdirSync(notes).find((n) => !first.path.endsWith(n))!), join(repo, '.ecc', 'memory', first.path)])
+      utimesSync(p, old, old);
+    expect((await runCli(['search', 'old'], { cwd: repo, env })).code).toBe(0);
+    const stateFile = join(repo, '.git', 'ecc-memory-index', 'team', 'state.json');
+    const read = () =>
+      JSON.parse(readFileSync(stateFile, 'utf8')) as {
+        overlay: Record<string, { doc?: { id: string; mtime: number } }>;
+        folders: Record<string, { mtime: number; ino: number }>;
+      };
+    expect(read().folders.notes?.mtime).toBe(lstatSync(notes).mtimeMs);
+
+    const saved = await save(repo, env, ['--title', 'Fresh decision', '--body', 'Saved straight into the overlay.']);
+    const rel = saved.path.slice('team/'.length);
+    const file = lstatSync(join(repo, '.ecc', 'memory', saved.path));
+    const state = read();
+    expect(state.overlay[rel]?.doc).toMatchObject({ id: saved.id, mtime: file.mtimeMs });
+    expect(state.folders.notes).toEqual({ mtime: lstatSync(notes).mtimeMs, ino: lstatSync(notes).ino });
+    // the next search has nothing to check again: state.json is not rewritten
+    const before = statSync(stateFile).mtimeMs;
+    const found = await runCli(['search', 'fresh', 'decision', '--json'], { cwd: repo, env });
+    expect((JSON.parse(found.stdout) as { results: Array<{ id: string }> }).results.map((x) => x.id)).toEqual([saved.id]);
+    expect(statSync(stateFile).mtimeMs).toBe(before);
+
+    // a later change to the folder is seen as before: another writer's file beside it
+    const other = memory({ title: 'Written by another tool', body: 'Beside the fresh decision.' });
+    writeFileSync(join(notes, `${other.id}.md`), serializeMemory(other));
+    const r = await runCli(['search', 'fresh', 'decision', 'another', 'tool', '--json'], { cwd: repo, env });
     expect((JSON.parse(r.stdout) as { results: Array<{ id: string }> }).results.map((x) => x.id).sort()).toEqual([saved.id, other.id].sort());
   });
 

@@ -96,6 +96,28 @@ export interface OpenOptions {
   fullCheckIntervalS?: number | undefined;
   /** the current time in ms since the epoch, for the interval (default: the system clock) */
   now?: number | undefined;
+  /**
+   * with the folder check: files (paths below the scope folder) checked one lstat each even when
+   * their folder is unchanged, for writes in place that a watcher reported (the index server)
+   */
+  recheck?: readonly string[] | undefined;
+}
+
+/** What each index folder's state.json held when this process last read or wrote it, and its mtime then. */
+const lastSeen = new Map<string, { state: IndexState; mtime: number; at: number }>();
+
+/**
+ * The state this process saw in `dir` a moment ago (its last {@link openScopeIndex}, at most
+ * `maxAgeMs` before `nowMs`), when state.json still has the mtime it had then: a save's overlay
+ * update right after its similar check need not read and parse the state a second time. A write
+ * by another process in the same mtime tick goes unseen, as it would be lost by a read just
+ * before it: the state read then was valid, and what it lacks the next check finds again.
+ */
+export function stateAsLastSeen(dir: string, nowMs: number = systemClock.nowMs(), maxAgeMs = 2000): IndexState | undefined {
+  const seen = lastSeen.get(dir);
+  if (!seen || nowMs < seen.at || nowMs - seen.at > maxAgeMs) return undefined;
+  const st = lstatSync(`${dir}${sep}state.json`, { throwIfNoEntry: false });
+  return st?.isFile() && st.mtimeMs === seen.mtime ? seen.state : undefined;
 }
 
 /** Reads a full-check interval as `ECC_INDEX_FULL_CHECK_S` gives it: whole seconds ≥ 0, else the default. */
@@ -193,7 +215,14 @@ const folderOf = (rel: string): string => {
  * check must run: a recorded folder is gone or no longer a real folder, a folder above the scope
  * is a link, a listed folder holds a new subfolder, a symbolic link or an entry of unknown type.
  */
-function checkFolders(roots: VaultRoots, scope: Scope, root: string, state: IndexState, base: BaseDocs): FolderCheck | undefined {
+function checkFolders(
+  roots: VaultRoots,
+  scope: Scope,
+  root: string,
+  state: IndexState,
+  base: BaseDocs,
+  recheck: readonly string[] = [],
+): FolderCheck | undefined {
   const records = Object.entries(state.folders);
   if (records.length === 0 || !Object.hasOwn(state.folders, '')) return undefined;
   for (const dir of guardedDirs(roots, scope).slice(0, -1)) {
@@ -277,6 +306,22 @@ function checkFolders(roots: VaultRoots, scope: Scope, root: string, state: Inde
     const st = lstatSync(root + sep + p.split('/').join(sep), { throwIfNoEntry: false });
     if (st && !st.isFile()) return undefined;
     check(p, st, known.get(p) ?? { size: -2, mtime: -1 });
+  }
+  // files reported changed in folders that were not listed again: checked against their record
+  const racySet = new Set(racy);
+  for (const p of new Set(recheck)) {
+    if (racySet.has(p) || relisted.has(folderOf(p))) continue;
+    // only a memory file of a folder the walk recorded (never one of a hidden folder); any doubt: the full check
+    if (!Object.hasOwn(state.folders, folderOf(p)) || p.split('/').some((s) => s === '' || s.startsWith('.'))) return undefined;
+    if (!p.endsWith('.md') || isEditorFile(p.slice(p.lastIndexOf('/') + 1))) continue;
+    const st = lstatSync(root + sep + p.split('/').join(sep), { throwIfNoEntry: false });
+    if (st && !st.isFile()) return undefined;
+    const e = Object.hasOwn(state.overlay, p) ? state.overlay[p]! : undefined;
+    const n = e ? -1 : base.numberOf(p);
+    const inv = e || n >= 0 ? undefined : base.invalid.find((r) => r.path === p);
+    const cur = e ? ('doc' in e ? e.doc : 'invalid' in e ? e.invalid : undefined) : n >= 0 ? { size: base.size[n]!, mtime: base.mtime[n]! } : inv;
+    racy.push(p);
+    check(p, st, cur);
   }
   // removed paths that only the overlay knew are dropped from it; generation paths become deletions
   const inBaseSet = new Set<string>();
@@ -383,6 +428,8 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
   };
   const finish = (entry: CacheEntry, state: IndexState, persisted: boolean, refreshedAt: number | undefined) => {
     report.persisted = persisted;
+    if (persisted && refreshedAt !== undefined) lastSeen.set(dir, { state, mtime: refreshedAt, at: nowMs });
+    else lastSeen.delete(dir);
     const index: ScopeIndex = {
       scope,
       dir,
@@ -437,7 +484,7 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
   }
 
   const due = options.full === true || intervalS === 0 || state.fullCheckAt < 0 || nowMs < state.fullCheckAt || nowMs - state.fullCheckAt >= intervalS * 1000;
-  const folderCheck = due ? undefined : checkFolders(roots, scope, root, state, entry.base);
+  const folderCheck = due ? undefined : checkFolders(roots, scope, root, state, entry.base, options.recheck);
   let diff: FileDiff;
   if (folderCheck) {
     report.symlinks = [...state.symlinks];

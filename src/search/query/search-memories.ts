@@ -240,6 +240,8 @@ export interface FreshnessOptions {
   fullCheckIntervalS?: number | undefined;
   /** called while an index is built from the files (see {@link SearchOptions.onProgress}) */
   onProgress?: SearchOptions['onProgress'];
+  /** with the folder check: files (vault-relative) checked even when their folder is unchanged (see OpenOptions.recheck) */
+  recheck?: readonly string[] | undefined;
 }
 
 /**
@@ -264,6 +266,7 @@ export function openIndexes(
       full: freshness.full,
       fullCheckIntervalS: freshness.fullCheckIntervalS,
       onProgress: freshness.onProgress ? (done, total) => freshness.onProgress!(scope, done, total) : undefined,
+      recheck: freshness.recheck?.filter((p) => p.startsWith(`${scope}/`)).map((p) => p.slice(scope.length + 1)),
     });
     if (report.check !== 'full') full = false;
     indexes.push(index);

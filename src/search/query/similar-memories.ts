@@ -15,7 +15,7 @@ import { IndexUnusable } from '../index/index-store.js';
 import { foldText, tokenize, tokenizeQuery } from '../analysis/tokenizer.js';
 import { LIMITS } from '../../document/contract.js';
 import { parseMemory } from '../../document/parse.js';
-import { readScopeFile } from '../../store/read-scope-file.js';
+import { openScopeReader } from '../../store/read-scope-file.js';
 
 /** An existing memory that looks like the one being saved. */
 export interface SimilarMemory {
@@ -118,20 +118,27 @@ export async function findSimilarMemoriesWith(open: IndexOpener, roots: VaultRoo
   const title = normalizeTitle(memory.title);
   const mine = new Set(bodyTerms);
   const out: SimilarMemory[] = [];
-  for (const path of await candidatePaths(open, roots, scope, memory.title, bodySketch(bodyTerms))) {
-    const read = readScopeFile(roots, scope, path.split('/').slice(1).join('/'), LIMITS.documentMaxBytes);
-    if (!read.ok) continue;
-    let other: Memory;
-    try {
-      other = parseMemory(read.bytes).memory;
-    } catch {
-      continue;
+  const paths = await candidatePaths(open, roots, scope, memory.title, bodySketch(bodyTerms));
+  // one reader for every candidate: a kind folder's handles are opened once, not once per file
+  const reader = openScopeReader(roots, scope);
+  try {
+    for (const path of paths) {
+      const read = reader.read(path.split('/').slice(1).join('/'), LIMITS.documentMaxBytes);
+      if (!read.ok) continue;
+      let other: Memory;
+      try {
+        other = parseMemory(read.bytes).memory;
+      } catch {
+        continue;
+      }
+      if (other.id === memory.id) continue;
+      const sameTitle = normalizeTitle(other.title) === title;
+      const similarity = Math.round(jaccard(mine, new Set(tokenize(other.body))) * 1000) / 1000;
+      if (sameTitle) out.push({ id: other.id, title: other.title, path, reason: 'same-title', similarity });
+      else if (similarity >= BODY_SIMILARITY) out.push({ id: other.id, title: other.title, path, reason: 'similar-body', similarity });
     }
-    if (other.id === memory.id) continue;
-    const sameTitle = normalizeTitle(other.title) === title;
-    const similarity = Math.round(jaccard(mine, new Set(tokenize(other.body))) * 1000) / 1000;
-    if (sameTitle) out.push({ id: other.id, title: other.title, path, reason: 'same-title', similarity });
-    else if (similarity >= BODY_SIMILARITY) out.push({ id: other.id, title: other.title, path, reason: 'similar-body', similarity });
+  } finally {
+    reader.close();
   }
   return out.sort((a, b) => (a.reason === b.reason ? b.similarity - a.similarity : a.reason === 'same-title' ? -1 : 1));
 }

@@ -30,6 +30,8 @@ export interface EngineStats {
 export class ResidentEngine {
   private readonly indexes = new Map<Scope, KeptIndex>();
   private readonly changed = new Set<Scope>();
+  /** scopes where only these memory files (vault-relative) changed since their index was kept */
+  private readonly changedFiles = new Map<Scope, Set<string>>();
   private opens = 0;
   /**
    * The indexes array last answered per list of scopes, handed out again while its members are
@@ -45,13 +47,34 @@ export class ResidentEngine {
   markChanged(scopes?: readonly Scope[]): void {
     for (const s of scopes ?? SCOPES) {
       this.changed.add(s);
+      this.changedFiles.delete(s);
       this.indexes.delete(s);
     }
   }
 
+  /**
+   * Only this memory file of a kept scope changed (created, written, removed: a watcher reported
+   * its name): the scope is opened again with the folder check plus this file's own check, not
+   * the per-file check of every file (at 100,000 memories a save's one new file cost the server a
+   * walk of the whole scope). A scope not kept, or already marked changed, is checked in full.
+   *
+   * @param path vault-relative (`team/notes/mem_x.md`)
+   */
+  markFileChanged(scope: Scope, path: string): void {
+    if (this.changed.has(scope)) return;
+    if (!this.indexes.has(scope) && !this.changedFiles.has(scope)) {
+      this.markChanged([scope]);
+      return;
+    }
+    let files = this.changedFiles.get(scope);
+    if (!files) this.changedFiles.set(scope, (files = new Set()));
+    files.add(path);
+    this.indexes.delete(scope);
+  }
+
   /** Scopes marked changed and not opened since. */
   pending(): Scope[] {
-    return [...this.changed];
+    return [...new Set([...this.changed, ...this.changedFiles.keys()])];
   }
 
   /**
@@ -73,7 +96,8 @@ export class ResidentEngine {
   }
 
   /**
-   * The kept indexes of these scopes (a changed one opened again with the per-file check), with
+   * The kept indexes of these scopes (a changed one opened again with the per-file check, or the
+   * folder check plus the files the watcher named, see {@link ResidentEngine.markFileChanged}), with
    * their diagnostics: what `vault read` answers from, as a read without the server answers from
    * the indexes on disk. `full` is true: every kept index was checked file by file and watched since.
    */
@@ -87,7 +111,10 @@ export class ResidentEngine {
     return { memories, indexOpens: this.opens };
   }
 
-  /** Kept indexes count as fully checked (`full`): each was opened with the per-file check and watched since. */
+  /**
+   * Kept indexes count as fully checked (`full`): each was opened with the per-file check and
+   * watched since (a reopen after named files checks each of them, and every folder, again).
+   */
   private openWith(
     roots: VaultRoots,
     scopes: readonly Scope[],
@@ -125,9 +152,12 @@ export class ResidentEngine {
     for (const s of scopes) {
       if (this.indexes.has(s)) continue;
       // cleared before the check: a change seen while it runs marks the scope again
+      const files = this.changed.has(s) ? undefined : this.changedFiles.get(s);
       this.changed.delete(s);
-      // the per-file check: a folder-level check would miss an in-place write the watcher reported
-      const opened = openIndexes(roots, [s], false, { full: true });
+      this.changedFiles.delete(s);
+      // the per-file check, or (only files the watcher named changed since the last check) the
+      // folder check plus those files' own: a folder-level check alone would miss an in-place write
+      const opened = openIndexes(roots, [s], false, files ? { recheck: [...files] } : { full: true });
       this.opens++;
       const index = opened.indexes[0]!;
       const d = opened.diagnostics;
