@@ -496,10 +496,10 @@ export function writeSessionFile(dir: string, name: string, content: string, tag
   let handle: DirHandle | undefined;
   try {
     handle = openSessionsFolder(dir);
-    // A cache's temp name is made without random bytes: it is created exclusively in a 0700 folder
-    // only this user writes, so a clash fails the write (advisory), and the random source
-    // (node:crypto) costs a prompt hook ~5 ms to load.
-    const unique = cache ? `${Date.now().toString(36)}${(tempSerial++).toString(36)}` : rt.randomHex(6);
+    // A cache's temp name is made without node:crypto (~5 ms to load in a prompt hook): it is
+    // created exclusively in a 0700 folder only this user writes, so a clash only fails the write
+    // (advisory); hex, as removeStaleFiles recognises work files
+    const unique = cache ? `${Math.floor(Math.random() * 0x100000000).toString(16)}${(tempSerial++).toString(16)}` : rt.randomHex(6);
     writeFileAtomic(handle.child(name), content, {
       tempPath: handle.child(`.wip-${tag}-${rt.pid}-${unique}`),
       commit: 'replace',
