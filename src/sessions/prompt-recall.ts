@@ -15,13 +15,13 @@
  *   marker that says they are unreviewed; invisible characters stripped, credentials redacted.
  * - Memories already injected in the session (recall-record.ts) are skipped.
  */
-import { LIMITS } from '../document/contract.js';
+import { LIMITS, type Scope } from '../document/contract.js';
 import { parseMemory } from '../document/parse.js';
 import type { Runtime } from '../io/runtime.js';
 import { termsStartingLike, tokenize, tokenizeQuery } from '../search/analysis/tokenizer.js';
 import { searchMemories, type SearchHit } from '../search/query/search-memories.js';
 import { type ClientIdentity, HOOK_REPLY_TIMEOUT_MS, searchServedOrOnDisk } from '../search/resident/resident-client.js';
-import { readScopeFile } from '../store/read-scope-file.js';
+import { openScopeReader, readScopeFile, type ScopeReader } from '../store/read-scope-file.js';
 import type { VaultRoots } from '../store/roots.js';
 import { addInjected, readInjected } from './recall-record.js';
 import { capText, oneLine, redact, stripControls } from './transcripts/text.js';
@@ -170,8 +170,11 @@ export function renderRecall(recalled: readonly RecalledMemory[], maxChars = REC
 }
 
 /** The terms of a hit's memory, read again from its file; undefined when unreadable or changed. */
-export function readHitTerms(roots: VaultRoots, hit: SearchHit, queryTerms?: readonly string[]): Set<string> | undefined {
-  const r = readScopeFile(roots, hit.scope, hit.path.slice(hit.scope.length + 1), LIMITS.documentMaxBytes);
+export function readHitTerms(roots: VaultRoots, hit: SearchHit, queryTerms?: readonly string[], readers?: Map<Scope, ScopeReader>): Set<string> | undefined {
+  const rel = hit.path.slice(hit.scope.length + 1);
+  let reader = readers?.get(hit.scope);
+  if (readers && !reader) readers.set(hit.scope, (reader = openScopeReader(roots, hit.scope)));
+  const r = reader ? reader.read(rel, LIMITS.documentMaxBytes) : readScopeFile(roots, hit.scope, rel, LIMITS.documentMaxBytes);
   if (!r.ok) return undefined;
   try {
     const m = parseMemory(r.bytes).memory;
@@ -204,12 +207,19 @@ export async function promptRecall(rt: Runtime, input: PromptRecallInput): Promi
   if (query === undefined) return { text: '', ids: [] };
   const session = typeof input.sessionId === 'string' && input.sessionId.trim() && input.sessionId.length <= 512 ? input.sessionId : undefined;
   const exclude = session ? readInjected(input.sessionsDir, session) : new Set<string>();
-  const recalled = await recallMemories(input.roots, query, {
-    harness: input.harness,
-    exclude,
-    readTerms: (hit, queryTerms) => readHitTerms(input.roots, hit, queryTerms),
-    who: rt,
-  });
+  // the hits' folders opened once for all of them (store/read-scope-file.ts)
+  const readers = new Map<Scope, ScopeReader>();
+  let recalled: RecalledMemory[];
+  try {
+    recalled = await recallMemories(input.roots, query, {
+      harness: input.harness,
+      exclude,
+      readTerms: (hit, queryTerms) => readHitTerms(input.roots, hit, queryTerms, readers),
+      who: rt,
+    });
+  } finally {
+    for (const r of readers.values()) r.close();
+  }
   const out = renderRecall(recalled);
   if (session && out.ids.length) addInjected(input.sessionsDir, session, out.ids, rt);
   return out;
