@@ -109,7 +109,10 @@ async function runWatch(ctx: CliContext, argv: WatchArgs): Promise<number | void
     const dir = serverDirFor(roots);
     mkdirSync(dir, { recursive: true });
     const log = openSync(join(dir, 'server.log'), 'a', 0o600);
-    const args = [process.argv[1]!, 'watch', '--json', '--debounce', String(argv.debounce ?? 200)];
+    // V8 tuned for a small footprint: a resident process that reopens its index after changes
+    // otherwise keeps the garbage's high-water mark (10k memories, 40 saves and 80 searches: RSS
+    // 121 -> 87 MB, peak 136 -> 91 MB; no search latency difference measurable)
+    const args = ['--optimize-for-size', process.argv[1]!, 'watch', '--json', '--debounce', String(argv.debounce ?? 200)];
     if (argv.root !== undefined) args.push('--root', argv.root);
     if (argv['user-root'] !== undefined) args.push('--user-root', argv['user-root']);
     if (argv.scope?.length) args.push('--scope', ...argv.scope);
