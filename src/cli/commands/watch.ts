@@ -4,7 +4,8 @@ import { VaultError } from '../../errors.js';
 import { printJson, printText, rootsFor, runCommand, type CliContext, type GlobalArgs } from '../command-context.js';
 import { clientIdentity } from '../server-link.js';
 
-interface WatchArgs extends GlobalArgs {
+/** Arguments of `vault watch`, as yargs delivers them. */
+export interface WatchArgs extends GlobalArgs {
   scope?: Scope[];
   debounce?: number;
   detach?: boolean;
@@ -36,7 +37,12 @@ export const watchCommand = (ctx: CliContext) => ({
   handler: (argv: WatchArgs) => runCommand(ctx, argv, () => runWatch(ctx, argv)),
 });
 
-async function runWatch(ctx: CliContext, argv: WatchArgs): Promise<number | void> {
+/**
+ * `vault watch` for parsed arguments: --status, --stop, --detach, or the foreground server.
+ *
+ * @throws VaultError as the command reports it (no vault here, a server that did not start, ...)
+ */
+export async function runWatch(ctx: CliContext, argv: WatchArgs): Promise<number | void> {
   const roots = await rootsFor(ctx, argv);
   // no vault here: refuse before anything is created (the server's folder is <vault>/.index)
   const { assertVault } = await import('../../store/roots.js');
@@ -99,10 +105,11 @@ async function runWatch(ctx: CliContext, argv: WatchArgs): Promise<number | void
       else printText(ctx, `an index server already runs for this vault (pid ${running.pid})`);
       return;
     }
-    const [{ spawn }, { openSync, closeSync }, { join }, { serverDirFor }] = await Promise.all([
+    const [{ spawn }, { openSync, closeSync }, { join }, { fileURLToPath }, { serverDirFor }] = await Promise.all([
       import('node:child_process'),
       import('node:fs'),
       import('node:path'),
+      import('node:url'),
       import('../../search/resident/resident-protocol.js'),
     ]);
     const { mkdirSync } = await import('node:fs');
@@ -112,10 +119,16 @@ async function runWatch(ctx: CliContext, argv: WatchArgs): Promise<number | void
     // V8 tuned for a small footprint: a resident process that reopens its index after changes
     // otherwise keeps the garbage's high-water mark (10k memories, 40 saves and 80 searches: RSS
     // 121 -> 87 MB, peak 136 -> 91 MB; no search latency difference measurable)
-    const args = ['--optimize-for-size', process.argv[1]!, 'watch', '--json', '--debounce', String(argv.debounce ?? 200)];
-    if (argv.root !== undefined) args.push('--root', argv.root);
-    if (argv['user-root'] !== undefined) args.push('--user-root', argv['user-root']);
-    if (argv.scope?.length) args.push('--scope', ...argv.scope);
+    // the foreground server's own entry (cli/watch-server.ts), not bin/vault.js: no yargs to load
+    const entry = fileURLToPath(new URL('../watch-server.js', import.meta.url));
+    const serverArgs = {
+      json: true,
+      debounce: argv.debounce ?? 200,
+      ...(argv.root !== undefined ? { root: argv.root } : {}),
+      ...(argv['user-root'] !== undefined ? { 'user-root': argv['user-root'] } : {}),
+      ...(argv.scope?.length ? { scope: argv.scope } : {}),
+    };
+    const args = ['--optimize-for-size', entry, JSON.stringify(serverArgs)];
     const child = spawn(process.execPath, args, {
       cwd: ctx.io.runtime.cwd,
       env: { ...ctx.io.runtime.env } as NodeJS.ProcessEnv,
