@@ -12,7 +12,7 @@ import type { VaultRoots } from '../../store/roots.js';
 import { openIndexes, resolveSearchOptions, searchMemoriesWith, type IndexOpener, type SearchOptions } from './search-memories.js';
 import { rankDocuments, type LiveDoc } from './query-ranking.js';
 import { IndexUnusable } from '../index/index-store.js';
-import { foldText, tokenize, tokenizeQuery } from '../analysis/tokenizer.js';
+import { foldText, tokenize, tokenizeQuery, tokenizeSkippingUnspaced, touchesUnspacedRun } from '../analysis/tokenizer.js';
 import { LIMITS } from '../../document/contract.js';
 import { parseMemory } from '../../document/parse.js';
 import { openScopeReader } from '../../store/read-scope-file.js';
@@ -37,6 +37,9 @@ export function normalizeTitle(title: string): string {
     .replace(/[^\p{L}\p{N}]+/gu, ' ')
     .trim();
 }
+
+/** A similarity as it is reported and compared: three decimals. */
+const rounded = (x: number): number => Math.round(x * 1000) / 1000;
 
 function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   if (a.size === 0 && b.size === 0) return 1;
@@ -117,6 +120,7 @@ export async function findSimilarMemoriesWith(open: IndexOpener, roots: VaultRoo
   const bodyTerms = tokenize(memory.body);
   const title = normalizeTitle(memory.title);
   const mine = new Set(bodyTerms);
+  const mineSpaced = !bodyTerms.some(touchesUnspacedRun);
   const out: SimilarMemory[] = [];
   const paths = await candidatePaths(open, roots, scope, memory.title, bodySketch(bodyTerms));
   // one reader for every candidate: a kind folder's handles are opened once, not once per file
@@ -133,7 +137,11 @@ export async function findSimilarMemoriesWith(open: IndexOpener, roots: VaultRoo
       }
       if (other.id === memory.id) continue;
       const sameTitle = normalizeTitle(other.title) === title;
-      const similarity = Math.round(jaccard(mine, new Set(tokenize(other.body))) * 1000) / 1000;
+      // Without Chinese/Japanese... terms of its own, this memory shares none with the other's
+      // unspaced runs: their Jaccard without those runs' terms bounds the true one from above, so
+      // a body far from similar is passed over without starting the word segmenter
+      if (!sameTitle && mineSpaced && rounded(jaccard(mine, new Set(tokenizeSkippingUnspaced(other.body)))) < BODY_SIMILARITY) continue;
+      const similarity = rounded(jaccard(mine, new Set(tokenize(other.body))));
       if (sameTitle) out.push({ id: other.id, title: other.title, path, reason: 'same-title', similarity });
       else if (similarity >= BODY_SIMILARITY) out.push({ id: other.id, title: other.title, path, reason: 'similar-body', similarity });
     }

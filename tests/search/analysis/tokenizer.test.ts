@@ -160,3 +160,43 @@ describe('excerpt whitespace', () => {
     );
   });
 });
+
+describe('terms without segmenting unspaced runs (the similar check bound)', () => {
+  it('are tokenize minus terms that touch an unspaced run, in order', async () => {
+    const fc = (await import('fast-check')).default;
+    const { tokenizeSkippingUnspaced, touchesUnspacedRun } = await import('../../../src/search/analysis/tokenizer.js');
+    const pieces = fc.constantFrom(
+      ...'abcXYZ019 .\n'.split(''),
+      'running ',
+      'Café ',
+      'foo_bar',
+      '東京',
+      '日本語のテキストです。',
+      'データー',
+      '々',
+      'ー',
+      'กรุงเทพ',
+      '한국어 ',
+      'ｆｕｌｌ',
+    );
+    fc.assert(
+      fc.property(
+        fc.array(pieces, { maxLength: 30 }).map((p) => p.join('')),
+        (text) => {
+          const all = tokenize(text);
+          const skipped = tokenizeSkippingUnspaced(text);
+          // a subsequence of tokenize's terms; whatever it leaves out touches an unspaced run
+          let i = 0;
+          const left: string[] = [];
+          for (const t of all) {
+            if (i < skipped.length && skipped[i] === t) i++;
+            else left.push(t);
+          }
+          expect(i).toBe(skipped.length);
+          expect(left.every(touchesUnspacedRun)).toBe(true);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+});
