@@ -9,8 +9,8 @@
  * either, or with `ECC_VAULT_CODE_CACHE=off`, there is none. Its name holds the command, the
  * Node.js version, the architecture and the bundle file's identity (size, mtime, inode, device:
  * every build and every install writes a new file), so an upgrade of either never meets an old
- * cache. The file is `ECCV8C2\n`, an 8-byte checksum of the payload ({@link cacheChecksum}), the
- * payload (V8's cached data): a truncated or damaged file is never handed to V8, and a payload V8
+ * cache. The file is `ECCV8C3\n`, an 8-byte checksum of the payload ({@link cacheChecksum}), the
+ * same of the bundle's bytes (V8 itself checks only the source's length), the payload (V8's cached data): a truncated or damaged file is never handed to V8, and a payload V8
  * rejects (`cachedDataRejected`: other V8 flags) is rebuilt. Neither the name nor the check
  * loads a hashing module (node:crypto's load alone cost ~4-9 ms of every lean command). Hooks
  * load their bundle (dist/hooks/hook-bundle.cjs) through {@link loadBundle} too (bin/vault.js). It is made after the command ran (so
@@ -32,8 +32,9 @@ import { writeFileAtomic } from '../store/atomic-write.js';
 /** What happened to the code cache in one load (for tests and measurements). */
 export type CodeCacheState = 'off' | 'created' | 'reused' | 'rebuilt' | 'skipped';
 
-const MAGIC = Buffer.from('ECCV8C2\n');
-const DIGEST_BYTES = 8;
+const MAGIC = Buffer.from('ECCV8C3\n');
+/** The payload's checksum, then the bundle source's (both {@link cacheChecksum}). */
+const DIGEST_BYTES = 16;
 /** A cache larger than this is not ours (the payload is a few MB at most). */
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 const PREFIX = 'lean-bundle-';
@@ -95,10 +96,11 @@ export function cacheChecksum(payload: Uint8Array): Buffer {
 }
 
 /** The payload of a cache file, or undefined when there is none or it is not intact. */
-function readCache(file: string): Buffer | undefined {
+function readCache(file: string, sourceSum: Buffer): Buffer | undefined {
   let fd: number;
   try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    // O_NONBLOCK: a FIFO planted in the file's place must not hang the command (it is refused below, not read)
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
   } catch {
     return undefined;
   }
@@ -108,7 +110,10 @@ function readCache(file: string): Buffer | undefined {
     const bytes = fs.readFileSync(fd);
     if (!bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
     const payload = bytes.subarray(MAGIC.length + DIGEST_BYTES);
-    return cacheChecksum(payload).equals(bytes.subarray(MAGIC.length, MAGIC.length + DIGEST_BYTES)) ? payload : undefined;
+    // V8 checks only the source's length: data made for another text of the same length (a bundle
+    // copied over with its mtime kept, a planted file) would run as this one
+    if (!bytes.subarray(MAGIC.length + 8, MAGIC.length + 16).equals(sourceSum)) return undefined;
+    return cacheChecksum(payload).equals(bytes.subarray(MAGIC.length, MAGIC.length + 8)) ? payload : undefined;
   } catch {
     return undefined;
   } finally {
@@ -117,12 +122,12 @@ function readCache(file: string): Buffer | undefined {
 }
 
 /** Writes the cache atomically (temp file created exclusively, renamed over); false on any error. */
-function writeCache(dir: string, name: string, payload: Buffer): boolean {
+function writeCache(dir: string, name: string, payload: Buffer, sourceSum: Buffer): boolean {
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (!trustedDir(dir)) return false;
     // the one atomic writer; no fsync: a cache torn by a power cut fails its digest and is rebuilt
-    writeFileAtomic(join(dir, name), Buffer.concat([MAGIC, cacheChecksum(payload), payload]), {
+    writeFileAtomic(join(dir, name), Buffer.concat([MAGIC, cacheChecksum(payload), sourceSum, payload]), {
       tempPath: join(dir, `.${name}.${processIds.pid}.${processIds.randomHex(6)}.tmp`),
       commit: 'replace',
       mode: 0o600,
@@ -140,11 +145,16 @@ function writeCache(dir: string, name: string, payload: Buffer): boolean {
  * The bundle's text and its file's identity (size, mtime in ns, inode, device, from the stat of
  * the handle that is read), as a name part.
  */
-export function readBundle(file: string): { source: string; identity: string } {
+export function readBundle(file: string): { source: string; identity: string; sourceSum: Buffer } {
   const fd = fs.openSync(file, 'r');
   try {
     const st = fs.fstatSync(fd, { bigint: true });
-    return { source: fs.readFileSync(fd, 'utf8'), identity: [st.size, st.mtimeNs, st.ino, st.dev].map((x) => x.toString(36)).join('.') };
+    const bytes = fs.readFileSync(fd);
+    return {
+      source: bytes.toString('utf8'),
+      identity: [st.size, st.mtimeNs, st.ino, st.dev].map((x) => x.toString(36)).join('.'),
+      sourceSum: cacheChecksum(bytes),
+    };
   } finally {
     fs.closeSync(fd);
   }
@@ -168,14 +178,14 @@ export interface LoadedBundle {
  * @throws whatever reading or running the bundle throws (the caller falls back to the full CLI)
  */
 export function loadBundle(file: string, command: string, env: Readonly<Record<string, string | undefined>>): LoadedBundle {
-  const { source, identity } = readBundle(file);
+  const { source, identity, sourceSum } = readBundle(file);
   const dir = codeCacheDir(env);
   const name = `${PREFIX}${command}-${process.version}-${process.arch}-${identity}.v8`;
   let cached: Buffer | undefined;
   let state: CodeCacheState = 'off';
   if (dir) {
     const usable = trustedDir(dir);
-    cached = usable ? readCache(join(dir, name)) : undefined;
+    cached = usable ? readCache(join(dir, name), sourceSum) : undefined;
     state = cached ? 'reused' : usable && fs.existsSync(join(dir, name)) ? 'rebuilt' : 'created';
   }
   const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
@@ -188,7 +198,7 @@ export function loadBundle(file: string, command: string, env: Readonly<Record<s
   return {
     exports: module.exports,
     state,
-    persist: () => (dir !== undefined && (state === 'created' || state === 'rebuilt') ? writeCache(dir, name, script.createCachedData()) : false),
+    persist: () => (dir !== undefined && (state === 'created' || state === 'rebuilt') ? writeCache(dir, name, script.createCachedData(), sourceSum) : false),
   };
 }
 

@@ -148,7 +148,19 @@ export function prepareScope(roots: VaultRoots, scope: Scope, kinds: readonly Ki
   // never followed, so nothing is created outside the vault.
   const scopeDir = openScopeDir(roots, scope, [], { mode: dirMode, created });
   try {
-    for (const k of kinds) scopeDir.openDir(kindFolder(k), { mode: dirMode, created }).close();
+    for (const k of kinds) {
+      try {
+        scopeDir.openDir(kindFolder(k), { mode: dirMode, created }).close();
+      } catch (err) {
+        // a kind folder swapped for a link (or a file) since the check: refused like the scope folder
+        if (!isLinkRefusal(err)) throw wrapIo(err, `cannot open ${join(scopeRoot(roots, scope), kindFolder(k))}`);
+        throw new VaultError('symlink-refused', `refusing to write through a symbolic link: ${join(scopeRoot(roots, scope), kindFolder(k))}`, {
+          rule: 'no symlinks in the vault',
+          hint: LINKED_FOLDER_HINT,
+          cause: err,
+        });
+      }
+    }
     if (scope === 'project') writeGitignore(scopeDir);
   } finally {
     scopeDir.close();

@@ -141,7 +141,10 @@ describe('the lean CLI code cache', () => {
     const first = await search(w);
     const [name] = [...caches(cache).keys()];
     const foreign = new vm.Script('1 + 1').createCachedData();
-    writeFileSync(join(cache, 'ecc-vault', name!), Buffer.concat([Buffer.from('ECCV8C2\n'), loader.cacheChecksum(foreign), foreign]));
+    writeFileSync(
+      join(cache, 'ecc-vault', name!),
+      Buffer.concat([Buffer.from('ECCV8C3\n'), loader.cacheChecksum(foreign), loader.readBundle(BUNDLE).sourceSum, foreign]),
+    );
     expect(stateOf(cache)).toBe('rebuilt');
     expect(await search(w)).toEqual(first);
     expect(stateOf(cache)).toBe('reused');

@@ -208,6 +208,26 @@ describe.skipIf(!LINUX)('a kind folder swapped for a link at a fixed point of a 
     expect(r.stdout).not.toContain('canaryword');
   });
 
+  it('save (procfs): a kind folder swapped for a link while the save prepares its folders is refused (exit 7), not an internal error', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const notes = join(repo, '.ecc/memory/team/notes');
+    realFs.mkdirSync(notes, { recursive: true });
+    const outside = tempDir('vault-outside-');
+    // the save's open of the kind folder as it prepares its folders (prepareScope) is the fixed
+    // point; the index check's walk opens it once before
+    hook.opens = true;
+    hook.match = /\/notes$/;
+    hook.skip = 1;
+    hook.run = swapper(notes, outside);
+    const r = await runCli(['save', '--scope', 'team', '--kind', 'note', '--title', 'Swapped', '--body', 'never outside'], { cwd: repo, env });
+    expect(hook.run, 'the swap happened').toBeUndefined();
+    expect(r.code, r.stderr).toBe(7);
+    expect(r.stderr).toMatch(/symbolic link/);
+    expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+    expect(realFs.readdirSync(outside)).toEqual([]);
+  });
+
   it('doctor (procfs) re-reads an invalid file through the folder handles, never through a kind folder swapped after the scan', async () => {
     const repo = gitRepo();
     const env = cliEnv();

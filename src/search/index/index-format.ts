@@ -73,12 +73,34 @@ export function encodeOverlayTerms(terms: Readonly<Record<string, readonly numbe
   return out;
 }
 
-/** The shape {@link encodeOverlayTerms} writes (the number of frequencies is FIELDS.length). */
-const OVERLAY_TERMS = /^(?:\n[^\t\n]+\t\d+,\d+,\d+,\d+,\d+)*$/;
+/**
+ * One term of {@link encodeOverlayTerms}: a term of at most 64 UTF-16 units (the tokenizer's
+ * MAX_TERM_CHARS) and FIELDS.length frequencies of at most 6 digits (a 64 KiB body holds at most
+ * 65,536 words).
+ */
+const OVERLAY_TERM_LINE = /^[^\t\n]{1,64}\t\d{1,6},\d{1,6},\d{1,6},\d{1,6},\d{1,6}$/;
 
-/** True when `v` is an encoding {@link encodeOverlayTerms} could have written (state.json is checked before it is used). */
+/** Terms one overlay document may hold: a 64 KiB memory has fewer distinct terms (each takes 2+ bytes). */
+export const MAX_OVERLAY_TERMS = 40_000;
+
+/**
+ * True when `v` is an encoding {@link encodeOverlayTerms} could have written for one memory
+ * (state.json is checked before it is used): at most {@link MAX_OVERLAY_TERMS} terms, each
+ * line checked on its own (one expression over the whole string overflowed V8's regular
+ * expression stack at ~10^6 planted terms), so a planted entry is refused, never trusted.
+ */
 export function isOverlayTerms(v: unknown): v is string {
-  return typeof v === 'string' && OVERLAY_TERMS.test(v);
+  if (typeof v !== 'string') return false;
+  if (v === '') return true;
+  if (v.charCodeAt(0) !== 10 || v.length > MAX_OVERLAY_TERMS * 100) return false;
+  let count = 0;
+  for (let at = 1; at <= v.length; ) {
+    let end = v.indexOf('\n', at);
+    if (end < 0) end = v.length;
+    if (++count > MAX_OVERLAY_TERMS || !OVERLAY_TERM_LINE.test(v.slice(at, end))) return false;
+    at = end + 1;
+  }
+  return true;
 }
 
 /**

@@ -1,0 +1,88 @@
+/**
+ * Hostile overlay terms in state.json (format 12: one `\nterm\tf,f,f,f,f` string per document):
+ * a planted string must never crash a search (exit 70) nor steer its scores; it is rebuilt.
+ */
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { cliEnv, gitRepo, runBin } from '../../helpers/cli.js';
+import { memory, memoryPath, putMemories } from '../../helpers/search.js';
+
+type Json = { results: Array<{ id: string; score: number }>; diagnostics: { index: Array<{ action: string }> } };
+
+const statePath = (repo: string) => join(repo, '.git', 'ecc-memory-index', 'team', 'state.json');
+
+/** An overlay record for `ms`'s file with its real fingerprint and the given encoded terms. */
+function plantTerms(repo: string, m: ReturnType<typeof memory>, terms: string): void {
+  const st = statSync(memoryPath(repo, m));
+  const s = JSON.parse(readFileSync(statePath(repo), 'utf8'));
+  const key = `notes/${m.id}.md`;
+  s.overlay[key] = {
+    doc: {
+      path: key,
+      size: st.size,
+      mtime: st.mtimeMs,
+      scope: 'team',
+      id: m.id,
+      kind: 'note',
+      status: 'active',
+      tags: [],
+      targets: ['all'],
+      source: 'test',
+      links: [],
+      updated: 1,
+      len: [1, 0, 0, 0, 1],
+      terms,
+    },
+  };
+  writeFileSync(statePath(repo), JSON.stringify(s));
+}
+
+describe('planted overlay terms in state.json', () => {
+  const setup = async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const ms = [memory({ title: 'Widget alpha', body: 'widget rollout' }), memory({ title: 'Widget beta', body: 'widget rollback' })];
+    putMemories(repo, ...ms);
+    const search = () => runBin(['search', 'widget', '--scope', 'team', '--json'], { cwd: repo, env, timeoutMs: 30_000 });
+    expect((await search()).code).toBe(0);
+    return { repo, ms, search };
+  };
+
+  it('a terms string of 10^6 entries is rebuilt, not an internal error (exit 70)', async () => {
+    const { repo, ms, search } = await setup();
+    let terms = '\nwidget\t1,0,0,0,1';
+    for (let i = 0; i < 1_000_000; i++) terms += `\nwx${i}\t1,0,0,0,1`;
+    plantTerms(repo, ms[0]!, terms);
+    const r = await search();
+    expect(r.stderr).not.toMatch(/internal error|RangeError/);
+    expect(r.code).toBe(0);
+    const j = JSON.parse(r.stdout) as Json;
+    expect(j.results.map((h) => h.id).sort()).toEqual(ms.map((m) => m.id).sort());
+  }, 60_000);
+
+  it('a frequency too large for a finite score is not trusted (no NaN score)', async () => {
+    const { repo, ms, search } = await setup();
+    plantTerms(repo, ms[0]!, `\nwidget\t${'9'.repeat(30)},9,9,9,${'9'.repeat(400)}`);
+    const r = await search();
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout) as Json;
+    expect(j.results.map((h) => h.id).sort()).toEqual(ms.map((m) => m.id).sort());
+    for (const h of j.results) expect(Number.isFinite(h.score), JSON.stringify(h)).toBe(true);
+  }, 60_000);
+
+  it('a terms string longer than any memory could produce (600,000 terms sharing the query prefix) is rebuilt, not trusted by every search', async () => {
+    const { repo, ms, search } = await setup();
+    let terms = '\nwidget\t1,0,0,0,1';
+    for (let i = 0; i < 600_000; i++) terms += `\nwi${i}\t1,0,0,0,1`;
+    plantTerms(repo, ms[0]!, terms);
+    const t0 = Date.now();
+    const r = await search();
+    const ms1 = Date.now() - t0;
+    expect(r.code, r.stderr).toBe(0);
+    const j = JSON.parse(r.stdout) as Json;
+    expect(j.results.map((h) => h.id).sort()).toEqual(ms.map((m) => m.id).sort());
+    // a 64 KiB body cannot hold 600,000 distinct terms: the record is planted
+    expect(j.diagnostics.index.find((d) => (d as { scope?: string }).scope === 'team')?.action, `search took ${ms1} ms`).toBe('rebuilt');
+  }, 60_000);
+});
