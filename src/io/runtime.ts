@@ -6,6 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { homedir } from 'node:os';
+import { readFileSync } from 'node:fs';
 
 /** Random ids and the facts of the running process: what a writer needs to name its temporary files. */
 export interface ProcessIds {
@@ -34,9 +35,23 @@ function isProcessAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;
   try {
     process.kill(pid, 0);
-    return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  return !isZombie(pid);
+}
+
+/**
+ * True when Linux's procfs shows `pid` exited and not yet reaped (state Z): it runs nothing and
+ * holds no lock. A detached index server's parent is gone, and init may reap it only seconds
+ * later (`vault watch --stop` waited for that). False wherever procfs cannot tell.
+ */
+function isZombie(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.charAt(stat.lastIndexOf(')') + 2) === 'Z';
+  } catch {
+    return false;
   }
 }
 

@@ -107,7 +107,11 @@ export class ResidentEngine {
 
   stats(): EngineStats {
     const memories: Partial<Record<Scope, number>> = {};
-    for (const [scope, kept] of this.indexes) memories[scope] = liveCount([kept.index]);
+    // in the scopes' own order (the map's follows which scope was opened last)
+    for (const scope of SCOPES) {
+      const kept = this.indexes.get(scope);
+      if (kept) memories[scope] = liveCount([kept.index]);
+    }
     return { memories, indexOpens: this.opens };
   }
 
