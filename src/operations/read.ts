@@ -255,9 +255,11 @@ function answerFromIndexes(
   for (const index of opened.indexes) {
     const invalid: InvalidRecord[] = index.base.invalid.filter((r) => !Object.hasOwn(index.overlay, r.path));
     const { base, overlay } = index;
-    for (let i = 0; i < base.count; i++) {
-      const isIt = base.id(i) === id;
-      if (!isIt && !base.linksTo(i, id)) continue;
+    // the documents with that id or linking to it, found in the columns without decoding every id
+    const withId = new Set(base.numbersWithId(id));
+    const candidates = [...new Set([...withId, ...base.numbersLinkingTo(id)])].sort((a, b) => a - b);
+    for (const i of candidates) {
+      const isIt = withId.has(i);
       const path = base.path(i);
       if (Object.hasOwn(overlay, path)) continue;
       (isIt ? found : linking).push({ index, path, size: base.size[i]!, mtime: base.mtime[i]! });

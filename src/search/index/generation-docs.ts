@@ -424,6 +424,39 @@ export class DocTableBuilder {
 }
 
 const align8 = (n: number) => Math.ceil(n / 8) * 8;
+
+/**
+ * The entries of a heap of strings (entry k spans [ends[k - 1] or 0, ends[k])) whose bytes are
+ * exactly `needle`, in increasing order, found with the native byte search.
+ */
+function entriesEqualTo(heap: Buffer, ends: Uint32Array, needle: Buffer): number[] {
+  const out: number[] = [];
+  if (needle.length === 0) return out;
+  for (let at = heap.indexOf(needle); at >= 0; at = heap.indexOf(needle, at + 1)) {
+    // the first entry ending after `at` holds it
+    let lo = 0;
+    let hi = ends.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (ends[mid]! > at) hi = mid;
+      else lo = mid + 1;
+    }
+    if (ends.length > 0 && (lo === 0 ? 0 : ends[lo - 1]!) === at && ends[lo] === at + needle.length) out.push(lo);
+  }
+  return out;
+}
+
+/** The last i in [0, count) with starts[i] <= k (starts increasing, starts[count] the end). */
+function lastAtMost(starts: Uint32Array, k: number, count: number): number {
+  let lo = 0;
+  let hi = count - 1;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (starts[mid]! <= k) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
+}
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isCount = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0 && (v as number) <= 0xffffffff;
 
@@ -664,6 +697,25 @@ export class GenerationDocs {
   /** Whether document `i` links to `id` (no record built). */
   linksTo(i: number, id: string): boolean {
     return this.links(i).includes(id);
+  }
+
+  /**
+   * The documents whose id is `id`, in increasing order: a byte search of the ids column (no
+   * string decoded per document; a read of one memory at 100,000 decoded 100,000 ids).
+   */
+  numbersWithId(id: string): number[] {
+    return entriesEqualTo(this.t.ids, this.t.idEnd, Buffer.from(id, 'utf8'));
+  }
+
+  /** The documents that link to `id` (frontmatter links, body wikilinks), in increasing order, found as {@link numbersWithId}. */
+  numbersLinkingTo(id: string): number[] {
+    const out: number[] = [];
+    for (const k of entriesEqualTo(this.t.linkHeap, this.t.linkEnd, Buffer.from(id, 'utf8'))) {
+      // the document whose links run [linkStart[i], linkStart[i + 1]) holds link k
+      const i = lastAtMost(this.t.linkStart, k, this.count);
+      if (out.at(-1) !== i) out.push(i);
+    }
+    return out;
   }
 
   /** Document `i`'s path below the scope folder. */

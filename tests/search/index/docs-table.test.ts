@@ -52,6 +52,24 @@ describe('docs.bin', () => {
     );
   });
 
+  it('finds the documents with an id, and those linking to one, exactly as decoding every id and link would', () => {
+    // ids and links drawn from a few overlapping strings, so that one is often a part of another
+    const small = fc.constantFrom('mem_a', 'mem_ab', 'mem_b', 'mem_ba', 'a', 'mem_a/x', 'é');
+    const rec = record.chain((r) =>
+      fc.record({ id: fc.constantFrom('mem_a', 'mem_ab', 'mem_b', 'mem_ba'), links: fc.array(small, { maxLength: 4 }) }).map((x) => ({ ...r, ...x })),
+    );
+    fc.assert(
+      fc.property(fc.array(rec, { maxLength: 25 }), small, (docs, probe) => {
+        const unique = docs.map((d, i) => ({ ...d, path: `notes/${i}-${d.id}.md` }));
+        const base = new GenerationDocs('team', 'g1', decodeDocTable(encode(unique), { scope: 'team', generation: 'g1' }), [], 0);
+        const all = unique.map((_, i) => i);
+        expect(base.numbersWithId(probe)).toEqual(all.filter((i) => base.id(i) === probe));
+        expect(base.numbersLinkingTo(probe)).toEqual(all.filter((i) => base.linksTo(i, probe)));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   it('refuses damaged bytes as IndexUnusable: truncated, wrong lengths, offsets or codes out of range', () => {
     const docs = fc.sample(record, { numRuns: 12, seed: 7 });
     const good = encode(docs);
