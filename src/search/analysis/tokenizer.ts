@@ -132,21 +132,31 @@ export function tokenize(text: string): string[] {
 /** {@link tokenize} without the ASCII fast path: Unicode folding and expressions for any text. */
 export function tokenizeGeneral(text: string): string[] {
   const out: string[] = [];
+  foldedTerms(text, out, true);
+  return out;
+}
+
+/**
+ * The terms of any text, folded: spaced parts by one expression, runs of unspaced scripts by the
+ * word segmenter (`segment`) or skipped; `keep` as in {@link spacedTerms}.
+ */
+function foldedTerms(text: string, out: string[], segment: boolean, keep?: KeepWord): void {
   const folded = foldText(text);
   if (!UNSPACED.test(folded)) {
-    spacedTerms(folded, out);
-    return out;
+    spacedTerms(folded, out, keep);
+    return;
   }
   let last = 0;
   for (const m of folded.matchAll(UNSPACED_RUN)) {
-    if (m.index > last) spacedTerms(folded.slice(last, m.index), out);
-    // the segmenter is slow and superlinear on long input: give it only the unspaced run
-    segmenter ??= new Intl.Segmenter('und', { granularity: 'word' });
-    for (const s of segmenter.segment(m[0])) if (s.isWordLike) out.push(s.segment.slice(0, MAX_TERM_CHARS));
+    if (m.index > last) spacedTerms(folded.slice(last, m.index), out, keep);
+    if (segment) {
+      // the segmenter is slow and superlinear on long input: give it only the unspaced run
+      segmenter ??= new Intl.Segmenter('und', { granularity: 'word' });
+      for (const s of segmenter.segment(m[0])) if (s.isWordLike) out.push(s.segment.slice(0, MAX_TERM_CHARS));
+    }
     last = m.index + m[0].length;
   }
-  if (last < folded.length) spacedTerms(folded.slice(last), out);
-  return out;
+  if (last < folded.length) spacedTerms(folded.slice(last), out, keep);
 }
 
 /**
@@ -179,18 +189,7 @@ export function startingLike(queryTerms: readonly string[]): (text: string) => s
   return (text) => {
     const out: string[] = [];
     if (ASCII_TEXT.test(text)) asciiTerms(text.toLowerCase(), out, keep);
-    else {
-      const folded = foldText(text);
-      if (!UNSPACED.test(folded)) spacedTerms(folded, out, keep);
-      else {
-        let last = 0;
-        for (const m of folded.matchAll(UNSPACED_RUN)) {
-          if (m.index > last) spacedTerms(folded.slice(last, m.index), out, keep);
-          last = m.index + m[0].length;
-        }
-        if (last < folded.length) spacedTerms(folded.slice(last), out, keep);
-      }
-    }
+    else foldedTerms(text, out, false, keep);
     // an irregular form kept for its base may still start otherwise
     return out.filter((t) => firstPoints.has(t.codePointAt(0)));
   };
@@ -204,18 +203,8 @@ export function startingLike(queryTerms: readonly string[]): (text: string) => s
  */
 export function tokenizeSkippingUnspaced(text: string): string[] {
   if (ASCII_TEXT.test(text)) return tokenize(text);
-  const folded = foldText(text);
   const out: string[] = [];
-  if (!UNSPACED.test(folded)) {
-    spacedTerms(folded, out);
-    return out;
-  }
-  let last = 0;
-  for (const m of folded.matchAll(UNSPACED_RUN)) {
-    if (m.index > last) spacedTerms(folded.slice(last, m.index), out);
-    last = m.index + m[0].length;
-  }
-  if (last < folded.length) spacedTerms(folded.slice(last), out);
+  foldedTerms(text, out, false);
   return out;
 }
 
