@@ -10,13 +10,17 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { BIN, cliEnv, git, gitRepo, runBin, runCli, tempDir } from '../helpers/cli.js';
 
-function killedSave(cwd: string, env: Record<string, string>, scope: string, afterMs: number): Promise<void> {
+function killedSave(cwd: string, env: Record<string, string>, scope: string, afterMs: number, n: number): Promise<void> {
   return new Promise((res) => {
-    const child = spawn(process.execPath, [BIN, 'save', '--scope', scope, '--title', `killed ${afterMs}`, '--body', 'Killed mid-save.'], {
-      cwd,
-      env,
-      stdio: 'ignore',
-    });
+    const child = spawn(
+      process.execPath,
+      [BIN, 'save', '--scope', scope, '--title', `killed save ${n} at ${afterMs} ms`, '--body', `Killed mid-save (${n}).`],
+      {
+        cwd,
+        env,
+        stdio: 'ignore',
+      },
+    );
     const timer = setTimeout(() => child.kill('SIGKILL'), afterMs);
     child.on('close', () => {
       clearTimeout(timer);
@@ -41,9 +45,12 @@ describe('a killed save', () => {
     const t0 = Date.now();
     expect((await runBin(['save', '--scope', 'team', '--title', 'warm-up', '--body', 'First.'], { cwd: repo, env })).code).toBe(0);
     const full = Date.now() - t0;
+    // each killed save has its own title and body: two that both finish must not be one memory
+    // saved twice (doctor's duplicate-memory warning; random delays can repeat)
     const delays: number[] = [];
     for (let i = 0; i < 24; i++) delays.push(i < 12 ? Math.floor(Math.random() * full * 1.2) : Math.floor(full * (0.6 + (i - 12) * 0.04)));
-    for (let i = 0; i < delays.length; i += 4) await Promise.all(delays.slice(i, i + 4).map((d, j) => killedSave(repo, env, j % 2 ? 'team' : 'project', d)));
+    for (let i = 0; i < delays.length; i += 4)
+      await Promise.all(delays.slice(i, i + 4).map((d, j) => killedSave(repo, env, j % 2 ? 'team' : 'project', d, i + j)));
     const mem = join(repo, '.ecc/memory');
     // no temporary file in any kind folder, none staged by git
     for (const scope of ['team', 'project'])
