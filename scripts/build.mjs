@@ -12,7 +12,9 @@ import { createRequire, isBuiltin } from 'node:module';
 // when one of its functions is first called. Each export becomes a plain binding, so nothing is
 // copied at start-up; a non-function export defined by a getter (fs.promises) and a class of a
 // lazy module are left out, and importing one fails the build rather than loading it eagerly.
-const LAZY = new Set(['node:crypto']);
+// node:net and node:tty (which loads node:net) cost ~2-5 ms each: only a served answer needs the
+// one, only a terminal the other.
+const LAZY = new Set(['node:crypto', 'node:net', 'node:tty']);
 const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(b) {

@@ -9,9 +9,12 @@
  * either, or with `ECC_VAULT_CODE_CACHE=off`, there is none. Its name holds the command, the
  * Node.js version, the architecture and the bundle file's identity (size, mtime, inode, device:
  * every build and every install writes a new file), so an upgrade of either never meets an old
- * cache. The file is `ECCV8C3\n`, an 8-byte checksum of the payload ({@link cacheChecksum}), the
- * same of the bundle's bytes (V8 itself checks only the source's length), the payload (V8's cached data): a truncated or damaged file is never handed to V8, and a payload V8
- * rejects (`cachedDataRejected`: other V8 flags) is rebuilt. Neither the name nor the check
+ * cache. The file is `ECCV8C4\n`, an 8-byte checksum of the payload ({@link cacheChecksum}), the
+ * bundle's byte length (4 bytes) and a copy of its bytes (V8 itself checks only the source's
+ * length: a cache is used only for the very text it was made from, compared whole, which costs
+ * less than checksumming that text), then the payload (V8's cached data): a truncated or damaged
+ * file is never handed to V8, and a payload V8 rejects (`cachedDataRejected`: other V8 flags) is
+ * rebuilt. Neither the name nor the check
  * loads a hashing module (node:crypto's load alone cost ~4-9 ms of every lean command). Hooks
  * load their bundle (dist/hooks/hook-bundle.cjs) through {@link loadBundle} too (bin/vault.js). It is made after the command ran (so
  * it holds the functions the command compiled), written by the one atomic writer
@@ -22,6 +25,7 @@
  * error (a read-only or missing folder), means no cache, silently: the cache only ever costs or
  * saves time, never changes what a command does.
  */
+import { isAscii } from 'node:buffer';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -32,9 +36,9 @@ import { writeFileAtomic } from '../store/atomic-write.js';
 /** What happened to the code cache in one load (for tests and measurements). */
 export type CodeCacheState = 'off' | 'created' | 'reused' | 'rebuilt' | 'skipped';
 
-const MAGIC = Buffer.from('ECCV8C3\n');
-/** The payload's checksum, then the bundle source's (both {@link cacheChecksum}). */
-const DIGEST_BYTES = 16;
+const MAGIC = Buffer.from('ECCV8C4\n');
+/** The payload's checksum ({@link cacheChecksum}), then the bundle's byte length (uint32, little-endian). */
+const HEADER_BYTES = 12;
 /** A cache larger than this is not ours (the payload is a few MB at most). */
 const MAX_CACHE_BYTES = 64 * 1024 * 1024;
 const PREFIX = 'lean-bundle-';
@@ -96,7 +100,7 @@ export function cacheChecksum(payload: Uint8Array): Buffer {
 }
 
 /** The payload of a cache file, or undefined when there is none or it is not intact. */
-function readCache(file: string, sourceSum: Buffer): Buffer | undefined {
+function readCache(file: string, source: Buffer): Buffer | undefined {
   let fd: number;
   try {
     // O_NONBLOCK: a FIFO planted in the file's place must not hang the command (it is refused below, not read)
@@ -106,13 +110,14 @@ function readCache(file: string, sourceSum: Buffer): Buffer | undefined {
   }
   try {
     const st = fs.fstatSync(fd);
-    if (!st.isFile() || !trusted(st) || st.size <= MAGIC.length + DIGEST_BYTES || st.size > MAX_CACHE_BYTES) return undefined;
+    const start = MAGIC.length + HEADER_BYTES + source.length;
+    if (!st.isFile() || !trusted(st) || st.size <= start || st.size > MAX_CACHE_BYTES) return undefined;
     const bytes = fs.readFileSync(fd);
-    if (!bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
-    const payload = bytes.subarray(MAGIC.length + DIGEST_BYTES);
+    if (bytes.length <= start || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
     // V8 checks only the source's length: data made for another text of the same length (a bundle
     // copied over with its mtime kept, a planted file) would run as this one
-    if (!bytes.subarray(MAGIC.length + 8, MAGIC.length + 16).equals(sourceSum)) return undefined;
+    if (bytes.readUInt32LE(MAGIC.length + 8) !== source.length || !bytes.subarray(MAGIC.length + HEADER_BYTES, start).equals(source)) return undefined;
+    const payload = bytes.subarray(start);
     return cacheChecksum(payload).equals(bytes.subarray(MAGIC.length, MAGIC.length + 8)) ? payload : undefined;
   } catch {
     return undefined;
@@ -121,13 +126,27 @@ function readCache(file: string, sourceSum: Buffer): Buffer | undefined {
   }
 }
 
+/**
+ * The bytes of a cache file (see the file comment): header, the payload's checksum, the source's
+ * length and bytes, the payload.
+ *
+ * @param payload V8's cached data
+ * @param source the bundle's bytes it was made from
+ */
+export function cacheFileBytes(payload: Buffer, source: Buffer): Buffer {
+  const header = Buffer.alloc(HEADER_BYTES);
+  cacheChecksum(payload).copy(header, 0);
+  header.writeUInt32LE(source.length, 8);
+  return Buffer.concat([MAGIC, header, source, payload]);
+}
+
 /** Writes the cache atomically (temp file created exclusively, renamed over); false on any error. */
-function writeCache(dir: string, name: string, payload: Buffer, sourceSum: Buffer): boolean {
+function writeCache(dir: string, name: string, payload: Buffer, source: Buffer): boolean {
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     if (!trustedDir(dir)) return false;
     // the one atomic writer; no fsync: a cache torn by a power cut fails its digest and is rebuilt
-    writeFileAtomic(join(dir, name), Buffer.concat([MAGIC, cacheChecksum(payload), sourceSum, payload]), {
+    writeFileAtomic(join(dir, name), cacheFileBytes(payload, source), {
       tempPath: join(dir, `.${name}.${processIds.pid}.${processIds.randomHex(6)}.tmp`),
       commit: 'replace',
       mode: 0o600,
@@ -142,18 +161,19 @@ function writeCache(dir: string, name: string, payload: Buffer, sourceSum: Buffe
 }
 
 /**
- * The bundle's text and its file's identity (size, mtime in ns, inode, device, from the stat of
- * the handle that is read), as a name part.
+ * The bundle's text, its bytes, and its file's identity (size, mtime in ns, inode, device, from
+ * the stat of the handle that is read), as a name part. An ASCII bundle (the lean one: a test
+ * holds it so) is decoded as Latin-1, a plain copy, instead of UTF-8.
  */
-export function readBundle(file: string): { source: string; identity: string; sourceSum: Buffer } {
+export function readBundle(file: string): { source: string; bytes: Buffer; identity: string } {
   const fd = fs.openSync(file, 'r');
   try {
     const st = fs.fstatSync(fd, { bigint: true });
     const bytes = fs.readFileSync(fd);
     return {
-      source: bytes.toString('utf8'),
+      source: bytes.toString(isAscii(bytes) ? 'latin1' : 'utf8'),
+      bytes,
       identity: [st.size, st.mtimeNs, st.ino, st.dev].map((x) => x.toString(36)).join('.'),
-      sourceSum: cacheChecksum(bytes),
     };
   } finally {
     fs.closeSync(fd);
@@ -178,14 +198,14 @@ export interface LoadedBundle {
  * @throws whatever reading or running the bundle throws (the caller falls back to the full CLI)
  */
 export function loadBundle(file: string, command: string, env: Readonly<Record<string, string | undefined>>): LoadedBundle {
-  const { source, identity, sourceSum } = readBundle(file);
+  const { source, bytes, identity } = readBundle(file);
   const dir = codeCacheDir(env);
   const name = `${PREFIX}${command}-${process.version}-${process.arch}-${identity}.v8`;
   let cached: Buffer | undefined;
   let state: CodeCacheState = 'off';
   if (dir) {
     const usable = trustedDir(dir);
-    cached = usable ? readCache(join(dir, name), sourceSum) : undefined;
+    cached = usable ? readCache(join(dir, name), bytes) : undefined;
     state = cached ? 'reused' : usable && fs.existsSync(join(dir, name)) ? 'rebuilt' : 'created';
   }
   const wrapped = `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
@@ -198,7 +218,7 @@ export function loadBundle(file: string, command: string, env: Readonly<Record<s
   return {
     exports: module.exports,
     state,
-    persist: () => (dir !== undefined && (state === 'created' || state === 'rebuilt') ? writeCache(dir, name, script.createCachedData(), sourceSum) : false),
+    persist: () => (dir !== undefined && (state === 'created' || state === 'rebuilt') ? writeCache(dir, name, script.createCachedData(), bytes) : false),
   };
 }
 

@@ -22,7 +22,7 @@ import { KINDS, SCOPES } from '../document/contract.js';
 import { READ_SCOPE_CHOICES, runRead, type ReadArgs } from './commands/read-run.js';
 import { runSave, type SaveArgs } from './commands/save.js';
 import { runSearch, SEARCH_KIND_CHOICES, SEARCH_SCOPE_CHOICES, SEARCH_STATUS_CHOICES, type SearchArgs } from './commands/search-run.js';
-import { ignoreClosedPipes, nodeCliIo } from './process-io.js';
+import { nodeCliIo } from './process-io.js';
 
 /** One command the lean path can run, with its arguments shaped as yargs would deliver them. */
 export type LeanCommand = { command: 'search'; args: SearchArgs } | { command: 'read'; args: ReadArgs } | { command: 'save'; args: SaveArgs };
@@ -172,7 +172,6 @@ export function parseLeanArgs(argv: readonly string[]): LeanCommand | undefined 
 export async function runLeanCli(argv: readonly string[]): Promise<number | undefined> {
   const parsed = parseLeanArgs(argv);
   if (!parsed) return undefined;
-  ignoreClosedPipes();
   const ctx: CliContext = { io: nodeCliIo(), exitCode: EXIT.ok };
   try {
     if (parsed.command === 'search') await runCommand(ctx, parsed.args, () => runSearch(ctx, parsed.args));

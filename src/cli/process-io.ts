@@ -3,6 +3,7 @@
  * run-cli.ts (which loads the yargs CLI) so the lean start-up path can use it without yargs.
  */
 import { nodeRuntime } from '../io/runtime.js';
+import { isTerminal, stdWriter } from '../io/std-output.js';
 import type { CliIo } from './command-context.js';
 
 /** Reads stdin to the end, stopping after `maxBytes` (the caller treats that many as too large). */
@@ -32,16 +33,26 @@ function readKey(): Promise<string> {
   });
 }
 
-/** The CLI's io for this process. */
+/** This process's stdout and stderr, written synchronously (see io/std-output.ts); one pair per process, so writes stay in order. */
+let std: { out: ReturnType<typeof stdWriter>; err: ReturnType<typeof stdWriter> } | undefined;
+
+/**
+ * The CLI's io for this process. Output goes to descriptors 1 and 2 synchronously, without
+ * building `process.stdout` / `process.stderr` (~5 ms of the lean path's start-up); a reader that
+ * went away (`vault read ID | head -1`) ends the output quietly.
+ */
 export function nodeCliIo(): CliIo {
+  std ??= { out: stdWriter(1, () => process.stdout), err: stdWriter(2, () => process.stderr) };
+  const { out, err } = std;
+  const stdoutIsTTY = isTerminal(1);
   return {
-    stdout: (t) => process.stdout.write(t),
-    stderr: (t) => process.stderr.write(t),
+    stdout: (t) => out.write(t),
+    stderr: (t) => err.write(t),
     readStdin,
-    stdoutIsTTY: Boolean(process.stdout.isTTY),
-    stderrIsTTY: Boolean(process.stderr.isTTY),
+    stdoutIsTTY,
+    stderrIsTTY: isTerminal(2),
     // stdout first: reading process.stdin builds its stream (~2 ms), needless when stdout is a pipe
-    ...(process.stdout.isTTY && process.stdin.isTTY ? { readKey } : {}),
+    ...(stdoutIsTTY && isTerminal(0) ? { readKey } : {}),
     runtime: nodeRuntime(),
   };
 }

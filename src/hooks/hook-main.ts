@@ -8,15 +8,16 @@
  * and node:stream when stdout is a pipe or socket). The bundle loads Node.js builtins on first use
  * (scripts/build.mjs), so node:crypto is loaded only when a snapshot is written.
  */
-import { fstatSync, readSync, writeSync } from 'node:fs';
+import { fstatSync, readSync } from 'node:fs';
 import { nodeRuntime, type Runtime } from '../io/runtime.js';
+import { stdWriter } from '../io/std-output.js';
 import { runHook, type HookIo, type PayloadRead } from './run-hook.js';
 
 /** Bytes asked for per read of stdin. */
 const STDIN_CHUNK = 64 * 1024;
 
-/** Settles when output handed to the stdout stream (the EAGAIN fallback) has been flushed. */
-let stdoutFlushed: Promise<void> = Promise.resolve();
+/** This process's stdout, written synchronously (io/std-output.ts). */
+const stdout = stdWriter(1, () => process.stdout);
 
 type ReadFlags = { tooLarge?: boolean; timedOut?: boolean };
 
@@ -95,23 +96,10 @@ export function readStdinPayload(maxBytes: number, waitMs: number): Promise<Payl
 /**
  * Writes the answer to descriptor 1 synchronously (it is one small JSON document). A reader that
  * went away (EPIPE) is ignored; a non-blocking descriptor that is full (EAGAIN) gets the rest
- * through the stdout stream.
+ * through the stdout stream (see io/std-output.ts).
  */
 export function writeStdout(text: string): void {
-  const buf = Buffer.from(text, 'utf8');
-  let off = 0;
-  try {
-    while (off < buf.length) off += writeSync(1, buf, off, buf.length - off);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== 'EAGAIN') return;
-    const stdout = process.stdout;
-    stdout.on('error', () => {});
-    const rest = buf.subarray(off);
-    const before = stdoutFlushed;
-    stdoutFlushed = new Promise<void>((resolve) => {
-      stdout.write(rest, () => resolve());
-    }).then(() => before);
-  }
+  stdout.write(text);
 }
 
 /** The hook io of this process. */
@@ -156,6 +144,6 @@ export async function runHookProcess(argv: readonly string[]): Promise<number> {
   } catch {
     /* never fails the agent */
   }
-  await stdoutFlushed;
+  await stdout.flushed();
   return 0;
 }

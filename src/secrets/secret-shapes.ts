@@ -154,7 +154,7 @@ export function isPlaceholder(raw: string): boolean {
   // variables and templates: $X ${X} $(cmd) %X% <x> {x} {{x}} [x], and YAML tags (!vault, !Ref)
   if (/^(?:\$[A-Za-z_{(]|%[A-Za-z_]+%|<[^>]*>$|\{[^}]*\}$|\[[^\]]*\]$|![A-Za-z]+$)/.test(v) || /\$\{|\{\{|\$\(/.test(v)) return true;
   // masked or elided: ****, xxxx, ..., …, one character repeated
-  if (/^(.)\1*$/.test(v) || /^[*xX•·.#_-]+$/.test(v) || /\*{3,}|x{4,}|X{4,}|\.\.\.|…/.test(v)) return true;
+  if (/^(.)\1*$/.test(v) || /^[*xX\u2022\u00b7.#_-]+$/.test(v) || /\*{3,}|x{4,}|X{4,}|\.\.\.|\u2026/.test(v)) return true;
   const word = v.toLowerCase().replace(/[-_\s]/g, '');
   if (PLACEHOLDER_WORDS.has(word)) return true;
   if (/^(?:your|my|the|some|replace|insert|enter|put|add|set|change)/.test(word) && /(?:password|secret|token|key|here|value|me)$/.test(word)) return true;

@@ -61,8 +61,8 @@ function forge(bundle: string, out: string): void {
   const script = new vm.Script(`${pre}${body}\n})`);
   script.runInThisContext();
   const data = script.createCachedData();
-  // as a cache made for that other text would be: its own payload and source checksums
-  writeFileSync(out, Buffer.concat([Buffer.from('ECCV8C3\n'), loader.cacheChecksum(data), loader.cacheChecksum(Buffer.from(`${pre}${body}\n})`)), data]));
+  // as a cache made for that other text would be: its payload's checksum and a copy of its text
+  writeFileSync(out, loader.cacheFileBytes(data, Buffer.from(`${pre}${body}\n})`)));
 }
 
 describe('a hostile code cache file', () => {

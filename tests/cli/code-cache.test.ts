@@ -141,13 +141,19 @@ describe('the lean CLI code cache', () => {
     const first = await search(w);
     const [name] = [...caches(cache).keys()];
     const foreign = new vm.Script('1 + 1').createCachedData();
-    writeFileSync(
-      join(cache, 'ecc-vault', name!),
-      Buffer.concat([Buffer.from('ECCV8C3\n'), loader.cacheChecksum(foreign), loader.readBundle(BUNDLE).sourceSum, foreign]),
-    );
+    writeFileSync(join(cache, 'ecc-vault', name!), loader.cacheFileBytes(foreign, loader.readBundle(BUNDLE).bytes));
     expect(stateOf(cache)).toBe('rebuilt');
     expect(await search(w)).toEqual(first);
     expect(stateOf(cache)).toBe('reused');
+  });
+
+  it('the lean bundle is ASCII, so the loader decodes it as Latin-1 (a copy) and gets the same text as UTF-8', () => {
+    // a non-ASCII character in a regular expression of the lean path (esbuild escapes strings,
+    // not regex literals or comments) would cost every lean command a UTF-8 decode: write \u2019
+    const bytes = readFileSync(BUNDLE);
+    const at = bytes.findIndex((b) => b > 0x7f);
+    expect(at, at < 0 ? '' : `non-ASCII at byte ${at}: ${bytes.subarray(Math.max(0, at - 60), at + 20).toString('utf8')}`).toBe(-1);
+    expect(loader.readBundle(BUNDLE).source).toBe(bytes.toString('utf8'));
   });
 
   it('a cache of an older bundle or Node.js for the same command is removed when the new one is written', async () => {

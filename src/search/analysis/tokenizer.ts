@@ -22,16 +22,43 @@ export function foldText(text: string): string {
   return text.normalize('NFKD').replace(COMBINING_DIACRITICS, '').normalize('NFC').toLowerCase();
 }
 
-const UNSPACED = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
-const UNSPACED_RUN = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30fc\u3005]+/gu;
 /**
- * A word, possibly with inner apostrophes, possibly joined to more words by code-ish separators
- * (`_ - . / : @ # + ~ \`): `foo_bar`, `v2.1`, `src/a.ts`, `caroline's`.
+ * The Unicode expressions of the general path, made on first use: a Unicode property class
+ * (\p{Script=Han}, \p{L}) is expanded when the expression is made, ~3 ms for these together on
+ * the 2-core machine, which a search of ASCII text and ASCII query terms never needs.
  */
-const WORD = /[\p{L}\p{N}\p{M}]+(?:['’][\p{L}\p{N}\p{M}]+)*(?:[_\-./:@#+~\\]+[\p{L}\p{N}\p{M}]+(?:['’][\p{L}\p{N}\p{M}]+)*)*/gu;
-const SEPARATOR = /[_\-./:@#+~\\]+/u;
-const POSSESSIVE = /['’]s(?=$|[_\-./:@#+~\\])/gu;
-const APOSTROPHES = /['’]/gu;
+interface UnicodeExpressions {
+  /** a character of a script written without spaces */
+  unspaced: RegExp;
+  /** a run of such characters (with the prolonged-sound mark and the iteration mark) */
+  unspacedRun: RegExp;
+  /** one character of such a run */
+  unspacedRunChar: RegExp;
+  /**
+   * A word, possibly with inner apostrophes, possibly joined to more words by code-ish separators
+   * (`_ - . / : @ # + ~ \`): `foo_bar`, `v2.1`, `src/a.ts`, `caroline's`.
+   */
+  word: RegExp;
+  separator: RegExp;
+  possessive: RegExp;
+  apostrophes: RegExp;
+}
+
+let unicodeExpressions: UnicodeExpressions | undefined;
+
+function unicode(): UnicodeExpressions {
+  unicodeExpressions ??= {
+    unspaced: /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u,
+    unspacedRun: /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30fc\u3005]+/gu,
+    unspacedRunChar: /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30fc\u3005]/u,
+    word: /[\p{L}\p{N}\p{M}]+(?:['\u2019][\p{L}\p{N}\p{M}]+)*(?:[_\-./:@#+~\\]+[\p{L}\p{N}\p{M}]+(?:['\u2019][\p{L}\p{N}\p{M}]+)*)*/gu,
+    separator: /[_\-./:@#+~\\]+/u,
+    possessive: /['\u2019]s(?=$|[_\-./:@#+~\\])/gu,
+    apostrophes: /['\u2019]/gu,
+  };
+  return unicodeExpressions;
+}
+
 const ASCII_WORD = /^[a-z]+$/;
 
 let segmenter: Intl.Segmenter | undefined;
@@ -82,19 +109,20 @@ type KeepWord = (word: string) => boolean;
 
 /** Words of text without unspaced scripts: one regular-expression pass. */
 function spacedTerms(text: string, out: string[], keep?: KeepWord): void {
-  for (const m of text.matchAll(WORD)) {
+  const { word, possessive, apostrophes, separator } = unicode();
+  for (const m of text.matchAll(word)) {
     let w = m[0];
-    if (w.includes("'") || w.includes('’')) w = w.replace(POSSESSIVE, '').replace(APOSTROPHES, '');
-    if (SEPARATOR.test(w)) {
+    if (w.includes("'") || w.includes('’')) w = w.replace(possessive, '').replace(apostrophes, '');
+    if (separator.test(w)) {
       if (!keep || keep(w)) out.push(w.length > MAX_TERM_CHARS ? w.slice(0, MAX_TERM_CHARS) : w);
-      for (const p of w.split(SEPARATOR)) if (p && (!keep || keep(p))) wordTerm(p, out);
+      for (const p of w.split(separator)) if (p && (!keep || keep(p))) wordTerm(p, out);
     } else if (w && (!keep || keep(w))) wordTerm(w, out);
   }
 }
 
 /** Text of ASCII characters only: folding is lowercasing, and no word is in an unspaced script. */
 const ASCII_TEXT = /^[\x00-\x7f]*$/;
-/** {@link WORD} restricted to ASCII (letters and digits are the only \p{L}\p{N} there, no \p{M}); not a Unicode regex, so faster. */
+/** The Unicode word expression ({@link UnicodeExpressions.word}) restricted to ASCII (letters and digits are the only \p{L}\p{N} there, no \p{M}); not a Unicode regex, so faster. */
 const ASCII_WORD_RUN = /[a-z0-9]+(?:'[a-z0-9]+)*(?:[_\-./:@#+~\\]+[a-z0-9]+(?:'[a-z0-9]+)*)*/g;
 const ASCII_SEPARATOR = /[_\-./:@#+~\\]+/;
 const ASCII_POSSESSIVE = /'s(?=$|[_\-./:@#+~\\])/g;
@@ -142,12 +170,13 @@ export function tokenizeGeneral(text: string): string[] {
  */
 function foldedTerms(text: string, out: string[], segment: boolean, keep?: KeepWord): void {
   const folded = foldText(text);
-  if (!UNSPACED.test(folded)) {
+  const { unspaced, unspacedRun } = unicode();
+  if (!unspaced.test(folded)) {
     spacedTerms(folded, out, keep);
     return;
   }
   let last = 0;
-  for (const m of folded.matchAll(UNSPACED_RUN)) {
+  for (const m of folded.matchAll(unspacedRun)) {
     if (m.index > last) spacedTerms(folded.slice(last, m.index), out, keep);
     if (segment) {
       // the segmenter is slow and superlinear on long input: give it only the unspaced run
@@ -208,12 +237,9 @@ export function tokenizeSkippingUnspaced(text: string): string[] {
   return out;
 }
 
-/** Characters of the runs {@link tokenize} gives to the word segmenter. */
-const UNSPACED_RUN_CHAR = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}\u30fc\u3005]/u;
-
 /** True when a term holds a character of a run the segmenter splits (see {@link termsStartingLike}). */
 export function touchesUnspacedRun(term: string): boolean {
-  return UNSPACED_RUN_CHAR.test(term);
+  return !ASCII_TEXT.test(term) && unicode().unspacedRunChar.test(term);
 }
 
 /** The distinct terms of a query, in first-seen order. */
@@ -223,5 +249,5 @@ export function tokenizeQuery(query: string): string[] {
 
 /** True when a term is written in a script without spaces (a CJK word is already dense). */
 export function isUnspacedTerm(term: string): boolean {
-  return UNSPACED.test(term);
+  return !ASCII_TEXT.test(term) && unicode().unspaced.test(term);
 }

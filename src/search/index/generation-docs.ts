@@ -96,16 +96,24 @@ export interface DocTable {
 /**
  * Orders two scope-relative paths as the walk visits them: folder by folder, names in UTF-16
  * code-unit order. A generation lists its documents (and, apart, its invalid files) in this order.
+ * That is the paths' code-unit order with `/` below every other unit (a name that is a prefix of
+ * another ends first), compared in place without splitting (a property test holds it equal to
+ * comparing the split names).
+ *
+ * @returns negative, 0 or positive (only the sign has a meaning)
  */
 export function compareWalkOrder(a: string, b: string): number {
   if (a === b) return 0;
-  const as = a.split('/');
-  const bs = b.split('/');
-  for (let i = 0; i < Math.min(as.length, bs.length); i++) {
-    if (as[i] !== bs[i]) return as[i]! < bs[i]! ? -1 : 1;
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x !== y) return x === SLASH ? -1 : y === SLASH ? 1 : x < y ? -1 : 1;
   }
-  return as.length - bs.length;
+  return a.length - b.length;
 }
+
+const SLASH = 0x2f;
 
 /** True when `r` has the fields of an {@link InvalidRecord} that the index code reads (path, size, mtime, code, severity, message, hint). */
 export function isInvalidRecord(r: unknown): r is InvalidRecord {
@@ -605,6 +613,9 @@ export function toColumns(docs: readonly DocRecord[], invalid: InvalidRecord[]):
   return b.table(invalid);
 }
 
+/** Path lookups {@link GenerationDocs.numberOf} keeps per generation before it starts again. */
+const MAX_KEPT_NUMBERS = 4096;
+
 /** A generation's documents: typed columns, with strings and records decoded on demand. */
 export class GenerationDocs {
   /** number of documents */
@@ -631,6 +642,8 @@ export class GenerationDocs {
   private readonly records: Array<DocRecord | undefined>;
   private readonly ordered: boolean;
   private byPath: Map<string, number> | undefined;
+  /** {@link GenerationDocs.numberOf}'s answers so far (a resident server's lookups: bounded by {@link MAX_KEPT_NUMBERS}) */
+  private readonly numbers = new Map<string, number>();
   private valueIndex: Map<string, number> | undefined;
 
   /**
@@ -772,16 +785,25 @@ export class GenerationDocs {
       this.byPath ??= new Map(Array.from({ length: this.count }, (_, i) => [this.path(i), i]));
       return this.byPath.get(path) ?? -1;
     }
+    const known = this.numbers.get(path);
+    if (known !== undefined) return known;
     let lo = 0;
     let hi = this.count - 1;
+    let found = -1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
       const c = compareWalkOrder(this.path(mid), path);
-      if (c === 0) return mid;
+      if (c === 0) {
+        found = mid;
+        break;
+      }
       if (c < 0) lo = mid + 1;
       else hi = mid - 1;
     }
-    return -1;
+    // the freshness check and the ranking look up the same overlay paths: each search once
+    if (this.numbers.size >= MAX_KEPT_NUMBERS) this.numbers.clear();
+    this.numbers.set(path, found);
+    return found;
   }
 
   /** Every document's record, in generation order (builds them all: for tests and small tools, not for a search). */

@@ -77,7 +77,7 @@ function grow(a: Int32Array, need: number): Int32Array {
  * few bytes per posting). A batch makes little garbage that outlives it, so the heap stays small.
  */
 export class PostingsBuilder {
-  /** the current batch's terms: term → slot */
+  /** the current batch's terms: term -> slot */
   private slots = new Map<string, number>();
   /** per slot: the term, the first and last entry of its chain in {@link pool} (-1: none), the document {@link freq} counts */
   private terms: string[] = [];
@@ -128,7 +128,7 @@ export class PostingsBuilder {
    * Adds one document's terms.
    *
    * @param doc the document's index in the generation (increasing from call to call)
-   * @param terms term → frequency per field, in FIELDS order
+   * @param terms term -> frequency per field, in FIELDS order
    */
   add(doc: number, terms: Readonly<Record<string, readonly number[]>>): void {
     const F = FIELDS.length;

@@ -8,7 +8,7 @@ import { startingLike, tokenize } from '../analysis/tokenizer.js';
 /** Target excerpt length in characters (UTF-16 units). */
 export const EXCERPT_CHARS = 240;
 
-const PASSAGE_END = /[.!?。！？\n]+\s*/gu;
+const PASSAGE_END = /[.!?\u3002\uff01\uff1f\n]+\s*/gu;
 
 /** The last query's {@link startingLike}, kept for the next body (a search makes one excerpt per hit). */
 let last: { key: string; terms: (text: string) => string[] } | undefined;
@@ -98,7 +98,7 @@ function cutWindow(text: string, start: number, maxChars: number): string {
 export function markTerms(text: string, queryTerms: readonly string[], mark: (word: string) => string): string {
   if (queryTerms.length === 0) return text;
   const query = new Set(queryTerms);
-  return text.replace(/[\p{L}\p{N}][\p{L}\p{N}\p{M}_'’\-.]*[\p{L}\p{N}]|[\p{L}\p{N}]/gu, (word) => {
+  return text.replace(/[\p{L}\p{N}][\p{L}\p{N}\p{M}_'\u2019\-.]*[\p{L}\p{N}]|[\p{L}\p{N}]/gu, (word) => {
     const terms = tokenize(word);
     if (terms.some((t) => termMatches(t, query))) return mark(word);
     // unspaced scripts: mark the query words found inside the run

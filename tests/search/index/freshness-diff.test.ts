@@ -82,3 +82,23 @@ describe('diffFiles', () => {
     );
   });
 });
+
+describe('compareWalkOrder', () => {
+  /** The walk's order as its definition says: folder by folder, names in code-unit order, a path that is a prefix first. */
+  const bySegments = (a: string, b: string): number => {
+    const as = a.split('/');
+    const bs = b.split('/');
+    for (let i = 0; i < Math.min(as.length, bs.length); i++) if (as[i] !== bs[i]) return as[i]! < bs[i]! ? -1 : 1;
+    return as.length - bs.length;
+  };
+  it('has the sign of comparing the split names, for any paths (names with characters below and above "/")', () => {
+    const unit = fc.constantFrom('/', '.', '-', '0', 'a', 'A', '_', '~', 'é', '\u{1f600}', ' ', '\u0000');
+    const anyPath = fc.array(unit, { maxLength: 8 }).map((u) => u.join(''));
+    fc.assert(
+      fc.property(anyPath, anyPath, (a, b) => {
+        expect(Math.sign(compareWalkOrder(a, b))).toBe(Math.sign(bySegments(a, b)));
+      }),
+      { numRuns: 5000 },
+    );
+  });
+});
