@@ -47,6 +47,11 @@ export interface DocFilter {
 export interface Candidate {
   doc: LiveDoc;
   score: number;
+  /**
+   * With `required` terms given to {@link rankDocuments}: whether the document's title or body
+   * holds every one of them exactly (not by a prefix or fuzzy match); unset otherwise.
+   */
+  hasRequired?: boolean;
 }
 
 /** The matches of a query: how many, and the best ones on demand. */
@@ -322,7 +327,7 @@ function corpusFilter(corpus: Corpus, filter: DocFilter): (n: number) => boolean
  * best k come from a bounded heap over the numbers (score, updated_at, then id and path decoded
  * only for ties), in exactly the order sorting every match by {@link compareCandidates} gives.
  */
-function rankedOf(corpus: Corpus, nums: Int32Array, scores: Float64Array): Ranked {
+function rankedOf(corpus: Corpus, nums: Int32Array, scores: Float64Array, hasRequired?: (n: number) => boolean): Ranked {
   const total = nums.length;
   const rounded = scores.map((x) => Math.round(x * 1e6));
   const upd = corpus.updated;
@@ -401,7 +406,7 @@ function rankedOf(corpus: Corpus, nums: Int32Array, scores: Float64Array): Ranke
       }
       return Array.from(heap)
         .sort(cmp)
-        .map((j) => ({ doc: docOf(corpus, nums[j]!), score: scores[j]! }));
+        .map((j) => ({ doc: docOf(corpus, nums[j]!), score: scores[j]!, ...(hasRequired ? { hasRequired: hasRequired(nums[j]!) } : {}) }));
     },
   };
 }
@@ -499,10 +504,19 @@ const MAX_KEPT_EXPANSIONS = 256;
  * @param terms distinct query terms from the tokenizer
  * @param filter evaluated on the generation's columns: no record is built per match
  * @param termWeights optional weight per query term (default 1), e.g. for feedback terms
+ * @param required terms among `terms` (at most 32) whose exact presence in a document's title or
+ *   body each candidate reports ({@link Candidate.hasRequired}; the phrase boost reads only those
+ *   that can hold the phrase)
  * @returns the matching documents that pass `filter`: their number, and the best k on demand
  * @throws IndexUnusable when a bucket it needs is damaged (the caller rebuilds)
  */
-export function rankDocuments(indexes: readonly ScopeIndex[], terms: readonly string[], filter: DocFilter, termWeights?: ReadonlyMap<string, number>): Ranked {
+export function rankDocuments(
+  indexes: readonly ScopeIndex[],
+  terms: readonly string[],
+  filter: DocFilter,
+  termWeights?: ReadonlyMap<string, number>,
+  required?: readonly string[],
+): Ranked {
   // a second pass over the same indexes (feedback expansion) reuses the corpus and the expansions
   const session = sessionOf(indexes);
   const corpus = session.corpus;
@@ -551,5 +565,30 @@ export function rankDocuments(indexes: readonly ScopeIndex[], terms: readonly st
     nums.push(n);
     scores.push(score[n]! * matched[n]!);
   }
-  return rankedOf(corpus, Int32Array.from(nums), Float64Array.from(scores));
+  return rankedOf(corpus, Int32Array.from(nums), Float64Array.from(scores), required && requiredMask(expansions, size, required));
+}
+
+/** Title and body: the fields a phrase is looked for in. */
+const PHRASE_FIELDS = [FIELDS.indexOf('title'), FIELDS.indexOf('body')];
+
+/**
+ * Which documents hold every `required` term exactly in their title or body, from the postings
+ * the ranking decoded (`expansions` holds every query term); undefined for more than 32 terms.
+ */
+function requiredMask(
+  expansions: ReadonlyMap<string, ReturnType<typeof expandTerm>>,
+  size: number,
+  required: readonly string[],
+): ((n: number) => boolean) | undefined {
+  const terms = [...new Set(required)];
+  if (terms.length === 0 || terms.length > 32) return undefined;
+  const mask = new Uint32Array(size);
+  terms.forEach((q, bit) => {
+    const exact = expansions.get(q)?.get(q);
+    if (!exact) return;
+    for (const f of PHRASE_FIELDS)
+      for (const { postings, offset } of exact.fields[f]!) for (let j = 0; j < postings.docs.length; j++) mask[postings.docs[j]! + offset]! |= 1 << bit;
+  });
+  const all = terms.length === 32 ? 0xffffffff : (1 << terms.length) - 1;
+  return (n) => mask[n]! >>> 0 === all >>> 0;
 }

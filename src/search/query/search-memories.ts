@@ -17,7 +17,7 @@ import { openScopeIndex, type FreshnessReport, type ScopeIndex } from '../index/
 export { fullCheckIntervalFrom } from '../index/index-freshness.js';
 import { IndexUnusable } from '../index/index-store.js';
 import { compareCandidates, listDocuments, liveCount, rankDocuments, type Candidate, type DocFilter, type LiveDoc, type Ranked } from './query-ranking.js';
-import { foldText, tokenize, tokenizeQuery } from '../analysis/tokenizer.js';
+import { foldText, tokenize, tokenizeQuery, touchesUnspacedRun } from '../analysis/tokenizer.js';
 import { quoteInput } from '../../document/echo-input.js';
 
 /** Filters and limits of a search. Every filter narrows; unset filters do not. */
@@ -46,9 +46,11 @@ export interface SearchOptions {
    */
   feedback?: boolean | undefined;
   /**
-   * boost a hit whose title or body holds the whole query as a phrase (default true); costs
-   * reading the best max(3 × limit, 30) candidates instead of the best `limit`. The memory digest
-   * turns it off: its context query (branch, goal, paths) is no phrase a memory holds.
+   * boost a hit whose title or body holds the whole query as a phrase of whole words (default
+   * true; see {@link holdsPhrase}): the best max(3 × limit, 30) candidates are reordered, and of
+   * those only the ones holding every single-word term of the query ({@link phraseTerms}) are read
+   * besides the ones returned. The memory digest turns it off: its context query (branch, goal,
+   * paths) is no phrase a memory holds.
    */
   phrase?: boolean | undefined;
   /** called while an index is built from the files: files read so far and in all (every 500 files, and at the end) */
@@ -338,7 +340,7 @@ const PHRASE_IN_BODY = 1.2;
  * The query is tokenised like the memories (any language, case and accents folded, English
  * stop words dropped, Porter stems); words are combined with OR and ranked by BM25+ with
  * title > tags > kind/id > body, prefix and light fuzzy matches, and a boost when the whole query
- * appears as a phrase in the title or body. Queries of three or more terms get one round of
+ * appears as a phrase of whole words in the title or body. Queries of three or more terms get one round of
  * pseudo-relevance feedback (see {@link SearchOptions.feedback}). An empty query lists the
  * memories newest first under the same filters.
  *
@@ -403,12 +405,15 @@ function answerWith(
 ): SearchResponse {
   let opened = first;
   const terms = tokenizeQuery(query);
+  const phrase = terms.length >= 2 && options.phrase !== false ? foldText(query).replace(/\s+/gu, ' ').trim() : '';
+  // only a memory holding every word term of the query can hold the phrase (see phraseTerms)
+  const required = phrase ? phraseTerms(phrase, terms) : undefined;
   let candidates: Ranked;
   const rank = (indexes: ScopeIndex[]): Ranked => {
-    let ranked = rankOrList(indexes, query, terms, filter);
+    let ranked = query.trim() === '' ? listDocuments(indexes, filter) : rankDocuments(indexes, terms, filter, undefined, required);
     if (options.feedback !== false && terms.length >= FEEDBACK_MIN_TERMS && ranked.total > 0) {
       const expansion = feedbackTerms(read, indexes, ranked.top(FEEDBACK_DOCS), terms);
-      if (expansion.size > 0) ranked = rankDocuments(indexes, [...terms, ...expansion.keys()], filter, expansion);
+      if (expansion.size > 0) ranked = rankDocuments(indexes, [...terms, ...expansion.keys()], filter, expansion, required);
     }
     return ranked;
   };
@@ -432,24 +437,76 @@ function answerWith(
     }
     return respond(results);
   }
-  const phrase = terms.length >= 2 && options.phrase !== false ? foldText(query).replace(/\s+/gu, ' ').trim() : '';
   // the phrase boost can reorder the best few dozen; without a phrase the order is final
   const want = phrase ? Math.max(limit * 3, 30) : limit;
-  const reread: Array<{ c: Candidate; m: Memory }> = [];
+  // a candidate that cannot hold the phrase keeps its score: it is read only if it is returned
+  const window: Array<{ c: Candidate; m: Memory | undefined }> = [];
   for (const c of inOrder(candidates, want)) {
-    const m = read(c.doc);
-    if (!m) continue;
+    let m: Memory | undefined;
     let score = c.score;
-    if (phrase) {
-      if (foldText(m.title).includes(phrase)) score *= PHRASE_IN_TITLE;
-      else if (foldText(m.body).replace(/\s+/gu, ' ').includes(phrase)) score *= PHRASE_IN_BODY;
+    if (!phrase || c.hasRequired !== false) {
+      m = read(c.doc);
+      if (!m) continue;
+      if (phrase) {
+        if (holdsPhrase(foldText(m.title), phrase)) score *= PHRASE_IN_TITLE;
+        else if (holdsPhrase(foldText(m.body).replace(/\s+/gu, ' '), phrase)) score *= PHRASE_IN_BODY;
+      }
     }
-    reread.push({ c: { ...c, score }, m });
-    if (reread.length >= want) break;
+    window.push({ c: { ...c, score }, m });
+    if (window.length >= want) break;
   }
-  reread.sort((a, b) => compareCandidates(a.c, b.c));
-  for (const { c, m } of reread.slice(0, limit)) results.push(toHit(c.doc, m, c.score, terms));
+  window.sort((a, b) => compareCandidates(a.c, b.c));
+  for (const { c, m } of window) {
+    if (results.length >= limit) break;
+    const memory = m ?? read(c.doc);
+    if (memory) results.push(toHit(c.doc, memory, c.score, terms));
+  }
   return respond(results);
+}
+
+/** A letter, digit or mark, or an apostrophe: a character that would make a match part of a longer word (made on first use: see tokenizer.ts). */
+let wordChar: RegExp | undefined;
+
+/**
+ * True when `text` (folded) holds `phrase` (the folded query, spaces collapsed) as whole words:
+ * at each end the neighbouring character is no letter, digit, mark or apostrophe (`week move` is
+ * not in "a week moved" nor in "a week, move"; it is in "this week move." and "week move-in").
+ * Next to a character of a script written without spaces ({@link touchesUnspacedRun}) no
+ * boundary is needed.
+ */
+export function holdsPhrase(text: string, phrase: string): boolean {
+  if (phrase === '') return false;
+  const first = String.fromCodePoint(phrase.codePointAt(0)!);
+  const last = lastCharOf(phrase.slice(-2));
+  const joins = (c: string, edge: string) => {
+    if (c === '' || touchesUnspacedRun(c) || touchesUnspacedRun(edge)) return false;
+    wordChar ??= /[\p{L}\p{N}\p{M}'\u2019]/u;
+    return wordChar.test(c);
+  };
+  for (let at = text.indexOf(phrase); at >= 0; at = text.indexOf(phrase, at + 1)) {
+    const end = at + phrase.length;
+    const after = end < text.length ? String.fromCodePoint(text.codePointAt(end)!) : '';
+    if (!joins(lastCharOf(text.slice(Math.max(0, at - 2), at)), first) && !joins(after, last)) return true;
+  }
+  return false;
+}
+
+function lastCharOf(s: string): string {
+  const chars = [...s];
+  return chars[chars.length - 1] ?? '';
+}
+
+/**
+ * The terms every memory that {@link holdsPhrase} must hold in its title or body: the query's
+ * terms of single words (a compound such as `redis.cache` is left out: inside a longer compound of
+ * the memory it is no term of its own). Words are split, folded, stemmed and dropped as stop words
+ * the same way wherever they stand, so the words of the phrase give the memory these very terms
+ * (a property test holds it). Undefined when the phrase holds a character of a script written
+ * without spaces: the word segmenter splits such runs by their context.
+ */
+export function phraseTerms(phrase: string, terms: readonly string[]): string[] | undefined {
+  if (touchesUnspacedRun(phrase)) return undefined;
+  return terms.filter((t) => !/[_\-./:@#+~\\]/.test(t));
 }
 
 /** The memories of the indexes and the document frequency of each term (for prompt recall's relevance). */
@@ -520,10 +577,6 @@ function feedbackTerms(read: CandidateReader, indexes: readonly ScopeIndex[], to
   }
   const chosen = scored.sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, FEEDBACK_TERMS);
   return new Map(chosen.map(([t]) => [t, FEEDBACK_WEIGHT]));
-}
-
-function rankOrList(indexes: ScopeIndex[], query: string, terms: string[], filter: DocFilter): Ranked {
-  return query.trim() === '' ? listDocuments(indexes, filter) : rankDocuments(indexes, terms, filter);
 }
 
 /**
