@@ -10,7 +10,7 @@
  * Node.js version, the architecture and the bundle file's identity (size, mtime, inode, device:
  * every build and every install writes a new file), so an upgrade of either never meets an old
  * cache. The file is `ECCV8C4\n`, an 8-byte checksum of the payload ({@link cacheChecksum}), the
- * bundle's byte length (4 bytes) and a copy of its bytes (V8 itself checks only the source's
+ * bundle's byte length (4 bytes) and a copy of its bytes, zero bytes to an 8-byte boundary (V8 itself checks only the source's
  * length: a cache is used only for the very text it was made from, compared whole, which costs
  * less than checksumming that text), then the payload (V8's cached data): a truncated or damaged
  * file is never handed to V8, and a payload V8 rejects (`cachedDataRejected`: other V8 flags) is
@@ -81,7 +81,8 @@ function trustedDir(dir: string): boolean {
 export function cacheChecksum(payload: Uint8Array): Buffer {
   const words = payload.length >>> 2;
   // 32-bit words in the platform's byte order (a cache is only ever read where it was written)
-  const aligned = (payload.byteOffset & 3) === 0 ? payload : payload.slice(0, words * 4);
+  // (a copy when the view is not 4-byte aligned: Buffer#slice would only make another view)
+  const aligned = (payload.byteOffset & 3) === 0 ? payload : new Uint8Array(payload.subarray(0, words * 4));
   const view = new Int32Array(aligned.buffer, aligned.byteOffset, words);
   let a = 1;
   let b = payload.length | 0;
@@ -110,13 +111,17 @@ function readCache(file: string, source: Buffer): Buffer | undefined {
   }
   try {
     const st = fs.fstatSync(fd);
-    const start = MAGIC.length + HEADER_BYTES + source.length;
+    const start = payloadStart(source.length);
     if (!st.isFile() || !trusted(st) || st.size <= start || st.size > MAX_CACHE_BYTES) return undefined;
     const bytes = fs.readFileSync(fd);
     if (bytes.length <= start || !bytes.subarray(0, MAGIC.length).equals(MAGIC)) return undefined;
     // V8 checks only the source's length: data made for another text of the same length (a bundle
     // copied over with its mtime kept, a planted file) would run as this one
-    if (bytes.readUInt32LE(MAGIC.length + 8) !== source.length || !bytes.subarray(MAGIC.length + HEADER_BYTES, start).equals(source)) return undefined;
+    if (
+      bytes.readUInt32LE(MAGIC.length + 8) !== source.length ||
+      !bytes.subarray(MAGIC.length + HEADER_BYTES, MAGIC.length + HEADER_BYTES + source.length).equals(source)
+    )
+      return undefined;
     const payload = bytes.subarray(start);
     return cacheChecksum(payload).equals(bytes.subarray(MAGIC.length, MAGIC.length + 8)) ? payload : undefined;
   } catch {
@@ -124,6 +129,11 @@ function readCache(file: string, source: Buffer): Buffer | undefined {
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/** Where the payload starts in a cache file: after the header and the source, padded to 8 bytes (the checksum reads 32-bit words in place). */
+function payloadStart(sourceBytes: number): number {
+  return (MAGIC.length + HEADER_BYTES + sourceBytes + 7) & ~7;
 }
 
 /**
@@ -137,7 +147,8 @@ export function cacheFileBytes(payload: Buffer, source: Buffer): Buffer {
   const header = Buffer.alloc(HEADER_BYTES);
   cacheChecksum(payload).copy(header, 0);
   header.writeUInt32LE(source.length, 8);
-  return Buffer.concat([MAGIC, header, source, payload]);
+  const pad = Buffer.alloc(payloadStart(source.length) - MAGIC.length - HEADER_BYTES - source.length);
+  return Buffer.concat([MAGIC, header, source, pad, payload]);
 }
 
 /** Writes the cache atomically (temp file created exclusively, renamed over); false on any error. */

@@ -113,6 +113,24 @@ describe('the lean CLI code cache', () => {
     expect(stateOf(cache)).toBe('reused');
   });
 
+  it('is reused for a bundle of any length (the payload after the copied source is aligned for the checksum)', () => {
+    const dir = tempDir('vault-bundles-');
+    for (let extra = 0; extra < 8; extra++) {
+      const cache = tempDir('vault-cache-');
+      const file = join(dir, `b${extra}.cjs`);
+      writeFileSync(file, `module.exports.answer = () => 42;/*${'x'.repeat(extra)}*/\n`);
+      const first = loader.loadBundle(file, 'search', { XDG_CACHE_HOME: cache });
+      expect(first.state).toBe('created');
+      expect(first.persist()).toBe(true);
+      const again = loader.loadBundle(file, 'search', { XDG_CACHE_HOME: cache });
+      expect(again.state, `bundle of ${statSync(file).size} bytes`).toBe('reused');
+      expect((again.exports.answer as () => number)()).toBe(42);
+    }
+    // and the checksum of a view at any offset is that of the same bytes aligned
+    const bytes = Buffer.from(Array.from({ length: 1003 }, (_, i) => (i * 7) & 0xff));
+    for (let off = 0; off < 4; off++) expect(loader.cacheChecksum(bytes.subarray(off))).toEqual(loader.cacheChecksum(Buffer.from(bytes.subarray(off))));
+  });
+
   it('a damaged cache file is never handed to V8: it is rebuilt, and the command prints the same', async () => {
     const cache = tempDir('vault-cache-');
     const w = await world(cache);
