@@ -203,6 +203,26 @@ export function makeVocabulary(seed = 42) {
   return { latin, cjk: [cjk[0], ...shuffle(cjk.slice(1), r)] };
 }
 
+/** Murmur3's finaliser: a bijection of 32-bit integers that spreads their bits. */
+function mix32(x) {
+  let h = x >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/**
+ * The 20 hex characters of the i-th memory's id: random-looking, as `vault save` writes them (80
+ * random bits), and distinct for every i (the first 8 are a bijection of i), without drawing from
+ * the text's random stream. A counter padded with zeros put every id part in one index bucket.
+ */
+function idHex(i) {
+  return [mix32(i), mix32(i ^ 0x9e3779b9), mix32(i + 0x7f4a7c15)]
+    .map((v) => v.toString(16).padStart(8, '0'))
+    .join('')
+    .slice(0, 20);
+}
+
 /**
  * A seeded stream of memories. `next()` → the next memory (an `ecc.memory.v1` object with its
  * body); `sentence()` → one more sentence of the same text (for edits); `df` → Map from a
@@ -256,7 +276,7 @@ export function memoryStream(seed = 42, { idPrefix = 'mem_20260101_', start = 0 
     const t = new Date(base + Math.floor(r() * 300 * 86_400_000)).toISOString();
     const m = {
       schema: 'ecc.memory.v1',
-      id: `${idPrefix}${(i++).toString(16).padStart(20, '0')}`,
+      id: `${idPrefix}${idHex(i++)}`,
       title: title[0].toUpperCase() + title.slice(1),
       kind: KINDS[Math.floor(r() * KINDS.length)],
       scope: 'team',

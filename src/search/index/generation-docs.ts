@@ -606,6 +606,55 @@ export function decodeDocTable(bytes: Buffer, expect?: { scope: Scope; generatio
   return t;
 }
 
+/**
+ * The table of no documents, made directly (no encoding and decoding: ~2 ms of cold code on every
+ * search of a vault without one of its scopes' folders). Equal to `toColumns([], [])` but for
+ * `bytes` (0: there is no file) and the header's empty scope and generation (a test holds it).
+ */
+export function emptyDocTable(): DocTable {
+  const header: DocsHeader = {
+    schema: SCHEMA_VERSION,
+    scope: '',
+    generation: '',
+    bucketCount: BUCKET_COUNT,
+    buckets: [],
+    ordered: true,
+    invalid: [],
+    count: 0,
+    values: [],
+    tagItems: 0,
+    targetItems: 0,
+    links: 0,
+    idBytes: 0,
+    pathBytes: 0,
+    linkBytes: 0,
+  };
+  const none = () => new Uint32Array(0);
+  const start = () => new Uint32Array(1);
+  return {
+    header,
+    updated: new Float64Array(0),
+    size: new Float64Array(0),
+    mtime: new Float64Array(0),
+    len: none(),
+    source: none(),
+    tagStart: start(),
+    tags: none(),
+    targetStart: start(),
+    targets: none(),
+    idEnd: none(),
+    pathEnd: none(),
+    linkStart: start(),
+    linkEnd: none(),
+    kind: new Uint8Array(0),
+    status: new Uint8Array(0),
+    ids: Buffer.alloc(0),
+    paths: Buffer.alloc(0),
+    linkHeap: Buffer.alloc(0),
+    bytes: 0,
+  };
+}
+
 /** A documents table only in memory (tests, and an index that could not be written): the same bytes, decoded. */
 export function toColumns(docs: readonly DocRecord[], invalid: InvalidRecord[]): DocTable {
   const b = new DocTableBuilder();

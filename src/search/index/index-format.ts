@@ -14,13 +14,17 @@
  * Terms are bucketed by their first two characters, so a query loads only the buckets of its
  * own terms, and every prefix and fuzzy expansion of a term is in the term's bucket (fuzzy
  * matching therefore never changes the first two characters, like Elasticsearch's
- * `prefix_length: 2`).
+ * `prefix_length: 2`). Except a term starting with `mem_` (a memory id, whole, from the id field
+ * or a link): each memory has its own, and by their first two characters every one of them fell
+ * in the bucket of the words starting with "me" (at 100,000 memories a 4.6 MB bucket header that
+ * any query or feedback word such as "meeting" made a search parse). Such a term is bucketed by
+ * all its characters: an id is found whole, not by a prefix or with a typo.
  */
 import type { Diagnostic } from '../../diagnostics.js';
 import type { Kind, Scope, Status } from '../../document/contract.js';
 
 /** Bumped whenever the files' shape or the tokenizer changes: an index of another format is rebuilt. */
-export const INDEX_FORMAT_VERSION = 12;
+export const INDEX_FORMAT_VERSION = 13;
 /** Number of term buckets in a generation. */
 export const BUCKET_COUNT = 128;
 /** MiniSearch fields, in field-id order. */
@@ -182,10 +186,10 @@ export class IndexUnusable extends Error {
   override readonly name = 'IndexUnusable';
 }
 
-/** The bucket of a term: FNV-1a of its first two UTF-16 units. */
+/** The bucket of a term: FNV-1a of its first two UTF-16 units, or of all of them for a memory id (`mem_…`; see the module comment). */
 export function bucketOf(term: string): number {
   // the first two UTF-16 code units (term.slice(0, 2)), read without making that string
-  const n = Math.min(term.length, 2);
+  const n = term.startsWith('mem_') ? term.length : Math.min(term.length, 2);
   let h = 0x811c9dc5;
   for (let i = 0; i < n; i++) {
     h ^= term.charCodeAt(i);

@@ -28,7 +28,7 @@ import { guardedDirs, scopeRoot, type VaultRoots } from '../../store/roots.js';
 import { buildGeneration, type BuiltGeneration, type ProgressFn, type StatFile } from './index-build.js';
 import { FULL_CHECK_INTERVAL_S, RACY_WINDOW_MS, type FolderRecord, type IndexState, type OverlayEntry } from './index-format.js';
 import { BucketReader } from './postings.js';
-import { DocTableBuilder, GenerationDocs, compareWalkOrder, toColumns } from './generation-docs.js';
+import { DocTableBuilder, GenerationDocs, compareWalkOrder, emptyDocTable } from './generation-docs.js';
 import { indexDirFor } from '../../store/layout.js';
 import {
   cleanIndexDir,
@@ -447,7 +447,7 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
   if (lstatSync(root, { throwIfNoEntry: false }) === undefined && list().files.length === 0) {
     // never written, so no random name (one would load node:crypto, ~6 ms, on every search of a vault without this scope)
     const generation = 'none';
-    const base: BaseDocs = new GenerationDocs(scope, generation, toColumns([], []), [], 0);
+    const base: BaseDocs = new GenerationDocs(scope, generation, emptyDocTable(), [], 0);
     const entry: CacheEntry = { generation, base, built: { table: new DocTableBuilder(), invalid: [], bucket: () => Buffer.alloc(0) }, buckets: new Map() };
     const empty: IndexState = {
       format: INDEX_FORMAT_VERSION,

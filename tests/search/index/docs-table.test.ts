@@ -4,7 +4,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { KINDS, STATUSES, kindFolder } from '../../../src/document/contract.js';
-import { DocTableBuilder, GenerationDocs, decodeDocTable } from '../../../src/search/index/generation-docs.js';
+import { DocTableBuilder, GenerationDocs, decodeDocTable, emptyDocTable, toColumns } from '../../../src/search/index/generation-docs.js';
 import { PostingsBuilder } from '../../../src/search/index/index-build.js';
 import { BUCKET_COUNT, IndexUnusable, bucketOf, type DocRecord } from '../../../src/search/index/index-format.js';
 import { encodeBucket, type FlatPostings } from '../../../src/search/index/postings.js';
@@ -34,7 +34,32 @@ const encode = (docs: DocRecord[]) => {
   return b.encode('team', 'g1', new Array(BUCKET_COUNT).fill(0), []);
 };
 
+describe('bucketOf', () => {
+  it('words by their first two characters; memory ids by all of theirs, so ids do not pile up in the bucket of "me" words', () => {
+    expect(bucketOf('meeting')).toBe(bucketOf('me'));
+    expect(bucketOf('memory')).toBe(bucketOf('meadow'));
+    const ids = Array.from({ length: 2000 }, (_, i) => `mem_20260101_${i.toString(16).padStart(20, '0')}`);
+    const perBucket = new Map<number, number>();
+    for (const id of ids) perBucket.set(bucketOf(id), (perBucket.get(bucketOf(id)) ?? 0) + 1);
+    expect(perBucket.size).toBeGreaterThan(BUCKET_COUNT * 0.9);
+    expect(Math.max(...perBucket.values())).toBeLessThan(60); // ~16 per bucket on average
+    for (const id of ids.slice(0, 50)) expect(bucketOf(id)).toBe(bucketOf(id.slice(0))); // a function of the term
+  });
+});
+
 describe('docs.bin', () => {
+  it('the empty table made directly equals the encoded and decoded one (but for its file length: there is none)', () => {
+    const plain = (t: ReturnType<typeof emptyDocTable>) => {
+      const { bytes: _, ...rest } = t;
+      return Object.fromEntries(Object.entries(rest).map(([k, v]) => [k, ArrayBuffer.isView(v) ? Array.from(v as Uint8Array) : v]));
+    };
+    expect(plain(emptyDocTable())).toEqual(plain(toColumns([], [])));
+    const docs = new GenerationDocs('team', 'none', emptyDocTable(), [], 0);
+    expect(docs.count).toBe(0);
+    expect(docs.numberOf('notes/a.md')).toBe(-1);
+    expect(docs.numbersWithId('mem_x')).toEqual([]);
+  });
+
   it('gives back every record exactly, and finds each by path', () => {
     fc.assert(
       fc.property(fc.uniqueArray(record, { maxLength: 20, selector: (d) => d.path }), (docs) => {

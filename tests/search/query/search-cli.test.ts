@@ -206,6 +206,23 @@ describe('vault search through the CLI', () => {
     }
   });
 
+  it("finds a memory by its whole id, and by the id's date and hex parts", async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    const a = memory({ id: 'mem_20261207_b2c9adec8ffe7c02583a', title: 'Alpha', body: 'One.' });
+    const b = memory({ id: 'mem_20261208_0123456789abcdef0123', title: 'Beta', body: 'Two.' });
+    const c = memory({ id: 'mem_20261207_ffffffffffffffff0000', title: 'Gamma', body: 'See mem_20261208_0123456789abcdef0123.' });
+    putMemories(repo, a, b, c);
+    expect(ids(await search(repo, env, a.id))[0]).toBe(a.id);
+    expect(
+      ids(await search(repo, env, b.id))
+        .slice(0, 2)
+        .sort(),
+    ).toEqual([b.id, c.id].sort()); // c holds b's id in its body
+    expect(ids(await search(repo, env, 'b2c9adec8ffe7c02583a'))).toEqual([a.id]);
+    expect(new Set(ids(await search(repo, env, '20261207')))).toEqual(new Set([a.id, c.id]));
+  });
+
   it('returns at most 100 results and counts the rest', async () => {
     const repo = gitRepo();
     const env = cliEnv();
