@@ -1,0 +1,35 @@
+/**
+ * The encoded terms of an overlay document (state.json): the outer shape is checked on load, each
+ * line where it is read. Through the CLI: planted-overlay-terms.test.ts.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { IndexUnusable, MAX_OVERLAY_TERMS, encodeOverlayTerms, isOverlayTerms, overlayTermsStartingWith } from '../../../src/search/index/index-format.js';
+
+const term = fc.stringMatching(/^[a-z0-9_.\u00e9\u6570]{1,12}$/);
+const freqs = fc.array(fc.integer({ min: 0, max: 999_999 }), { minLength: 5, maxLength: 5 });
+
+describe('overlay terms', () => {
+  it('reads back, per prefix, exactly the terms encoded (in order, with their frequencies)', () => {
+    fc.assert(
+      fc.property(fc.dictionary(term, freqs, { maxKeys: 30 }), fc.stringMatching(/^[a-z0-9_.]{1,2}$/), (terms, prefix) => {
+        const encoded = encodeOverlayTerms(terms);
+        expect(isOverlayTerms(encoded)).toBe(true);
+        const want = Object.entries(terms).filter(([t]) => t.startsWith(prefix));
+        expect([...overlayTermsStartingWith(encoded, prefix)]).toEqual(want);
+      }),
+    );
+  });
+
+  it('refuses on load what is no encoding at all; a bad line or too many lines fail where they are read', () => {
+    for (const v of [3, null, 'widget\t1,0,0,0,1', '\n'.repeat(MAX_OVERLAY_TERMS * 100 + 1)]) expect(isOverlayTerms(v), String(v).slice(0, 20)).toBe(false);
+    for (const bad of ['\nwidget\t1,0,0,0', `\nwidget\t${'9'.repeat(30)},0,0,0,1`, '\nwidget\t1,0,0,0,1\nwi\tx', `\nw${'i'.repeat(70)}\t1,0,0,0,1`]) {
+      expect(isOverlayTerms(bad)).toBe(true); // the outer shape holds
+      expect(() => [...overlayTermsStartingWith(bad, 'wi')], bad.slice(0, 30)).toThrow(IndexUnusable);
+      expect([...overlayTermsStartingWith(bad, 'zz')]).toEqual([]); // lines of other prefixes are not read
+    }
+    let many = '';
+    for (let i = 0; i <= MAX_OVERLAY_TERMS; i++) many += `\nwi${i}\t1,0,0,0,1`;
+    expect(() => [...overlayTermsStartingWith(many, 'wi')]).toThrow(IndexUnusable);
+  });
+});
