@@ -37,7 +37,17 @@ import { assertVault, guardedDirs, scopeRoot, type VaultRoots } from '../store/r
 import { writeFileExclusive } from '../store/atomic-write.js';
 import { CreateWitness, type CreateProof } from '../store/create-witness.js';
 import { isLinkRefusal, type DirHandle } from '../store/dir-handle.js';
-import { checkScope, LINKED_FOLDER_HINT, modesFor, openScopeDir, openStaging, prepareScope, removeStaleSaveTemps } from '../store/scope-folders.js';
+import {
+  checkScope,
+  kindSweepDue,
+  LINKED_FOLDER_HINT,
+  markKindSwept,
+  modesFor,
+  openScopeDir,
+  openStaging,
+  prepareScope,
+  removeStaleSaveTemps,
+} from '../store/scope-folders.js';
 import { checkLinksAndTags, type SaveWarning } from './save-links.js';
 
 /** What a caller may choose when saving. trust and status are never inputs. */
@@ -373,7 +383,8 @@ export async function save(roots: VaultRoots, input: SaveInput, rt: Runtime, opt
 /**
  * Writes a memory's file create-only through folder handles (a folder swapped for a link after
  * the checks is refused, never followed), its temporary file in the scope's staging folder; first
- * removes what killed saves left there and in the kind folder (older than the grace period).
+ * removes what killed saves left there and, when due (store/scope-folders.ts: kindSweepDue), in
+ * the kind folder (older than the grace period).
  *
  * @throws VaultError `already-exists`, `symlink-refused`, `io-error`
  */
@@ -409,7 +420,13 @@ function writeMemoryFileIn(
     staging = openStaging(scopeDir, mode.dir);
     const now = rt.now().getTime();
     if (staging) removeStaleSaveTemps(staging, now);
-    removeStaleSaveTemps(kindDir, now);
+    // the kind folder (every memory of the kind) only when due: without a staging folder (this
+    // save's temporary file goes there), else at most once every STAGING_GRACE_MS
+    const kindName = kindFolder(memory.kind);
+    if (!staging || kindSweepDue(staging, kindName, now)) {
+      removeStaleSaveTemps(kindDir, now);
+      if (staging) markKindSwept(staging, kindName, now);
+    }
     const into = staging;
     // only with a staging folder, where the witness's probe goes
     if (watched && into) witness = CreateWitness.start(kindDir, into);

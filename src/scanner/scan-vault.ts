@@ -17,7 +17,7 @@ const STRICT_UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 import { describeParseError } from './parse-problem.js';
 import { findSecretShapes } from '../secrets/scan-secrets.js';
 import { DirHandle, isLinkRefusal } from '../store/dir-handle.js';
-import { NON_MEMORY_FOLDERS, SAVE_TEMP_FILE, STAGING_DIR } from '../store/layout.js';
+import { NON_MEMORY_FOLDERS, SAVE_TEMP_FILE, STAGING_DIR, SWEEP_MARK } from '../store/layout.js';
 import { readFileSafe } from '../store/read-file-safe.js';
 import { guardedDirs, scopeRoot, type VaultRoots } from '../store/roots.js';
 
@@ -395,12 +395,13 @@ function linksToFolder(path: string): boolean {
   }
 }
 
-/** The temporary files in a scope's staging folder (its own `.gitignore` aside), through the scope's handle. */
+/** The temporary files in a scope's staging folder (its own `.gitignore` and the saves' sweep marks aside, store/layout.ts), through the scope's handle. */
 function listStaging(scopeDir: DirHandle, scope: Scope, root: string, abs: string, out: string[]): void {
   let staging: DirHandle | undefined;
   try {
     staging = scopeDir.openDir(STAGING_DIR);
-    for (const name of readdirSync(staging.listPath).sort()) if (name !== '.gitignore') out.push(toVaultPath(scope, root, `${abs}${sep}${name}`));
+    for (const name of readdirSync(staging.listPath).sort())
+      if (name !== '.gitignore' && !SWEEP_MARK.test(name)) out.push(toVaultPath(scope, root, `${abs}${sep}${name}`));
   } catch {
     /* not a usable folder: nothing is staged there */
   } finally {

@@ -20,6 +20,16 @@ export const STAGING_GRACE_MS = 10 * 60_000;
 /** Names of a save's temporary files: `<pid>-<hex>.tmp` in {@link STAGING_DIR}, `.ecc-memory-<pid>-<hex>.tmp` in a kind folder (the fallback). */
 export const SAVE_TEMP_FILE = /^(?:\.ecc-memory-)?\d+-[0-9a-z]+\.tmp$/;
 
+/**
+ * Name of the mark, in a scope's {@link STAGING_DIR}, of the last time a save listed a kind
+ * folder for its leftovers (`.swept-notes`): an empty file whose mtime is that time. While the
+ * staging folder is usable, a save lists the kind folder (a listing of every memory of the kind)
+ * at most once every {@link STAGING_GRACE_MS}; see store/scope-folders.ts, kindSweepDue.
+ */
+export const sweepMarkName = (kindFolderName: string): string => `.swept-${kindFolderName}`;
+/** Names {@link sweepMarkName} gives. */
+export const SWEEP_MARK = /^\.swept-[a-z]+$/;
+
 /** Content of the project scope's fail-closed .gitignore: ignore everything but itself. */
 export const PROJECT_GITIGNORE = '*\n!.gitignore\n';
 

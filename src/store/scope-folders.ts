@@ -7,6 +7,7 @@ import {
   chmodSync,
   closeSync,
   constants,
+  futimesSync,
   lstatSync,
   mkdirSync,
   mkdtempSync,
@@ -24,7 +25,7 @@ import { VaultError } from '../errors.js';
 import { writeFileExclusive } from './atomic-write.js';
 import { DirHandle, isLinkRefusal } from './dir-handle.js';
 import { readFileSafe } from './read-file-safe.js';
-import { PROJECT_GITIGNORE, SAVE_TEMP_FILE, STAGING_DIR, STAGING_GRACE_MS } from './layout.js';
+import { PROJECT_GITIGNORE, SAVE_TEMP_FILE, STAGING_DIR, STAGING_GRACE_MS, sweepMarkName } from './layout.js';
 import { guardedDirs, scopeRoot, type VaultRoots } from './roots.js';
 
 /** Permission bits: private in project and user scope, ordinary in the committed team scope. */
@@ -321,6 +322,45 @@ export function openStaging(scopeDir: DirHandle, mode: number): DirHandle | unde
     /* exists already */
   }
   return staging;
+}
+
+/**
+ * Whether a save should list the kind folder `kindFolderName` for what killed saves left there:
+ * a kind folder holds every memory of its kind (a listing of 12,500 names cost a save ~15-30 ms
+ * at 100,000 memories), and a save writes its temporary file there only when the staging folder
+ * is unusable, so while it is usable the folder is listed at most once every
+ * {@link STAGING_GRACE_MS}, recorded by the mark {@link sweepMarkName} in the staging folder (a
+ * leftover there is then removed 10 to 20 minutes after it was made, instead of 10). Due when the
+ * mark is missing, not a regular file, or its time is not within the last STAGING_GRACE_MS of
+ * `nowMs` (a clock set back counts as due).
+ *
+ * @param staging the scope's staging folder
+ * @param nowMs the current time (ms since the epoch)
+ */
+export function kindSweepDue(staging: DirHandle, kindFolderName: string, nowMs: number): boolean {
+  const st = lstatSync(staging.child(sweepMarkName(kindFolderName)), { throwIfNoEntry: false });
+  return !st?.isFile() || !(st.mtimeMs <= nowMs && nowMs - st.mtimeMs < STAGING_GRACE_MS);
+}
+
+/**
+ * Records in the staging folder that the kind folder was listed at `nowMs` (see
+ * {@link kindSweepDue}): the mark made or kept, its mtime set to `nowMs`, never through a link.
+ * Never throws: without the mark, the next save lists the folder again.
+ */
+export function markKindSwept(staging: DirHandle, kindFolderName: string, nowMs: number): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(
+      staging.child(sweepMarkName(kindFolderName)),
+      constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (constants.O_NONBLOCK ?? 0),
+      0o644,
+    );
+    futimesSync(fd, nowMs / 1000, nowMs / 1000);
+  } catch {
+    /* listed again next time */
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /**

@@ -8,6 +8,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { SWEEP_MARK } from '../../src/store/layout.js';
 import { BIN, cliEnv, git, gitRepo, runBin, runCli, tempDir } from '../helpers/cli.js';
 
 function killedSave(cwd: string, env: Record<string, string>, scope: string, afterMs: number, n: number): Promise<void> {
@@ -68,7 +69,7 @@ describe('a killed save', () => {
     // doctor names every leftover in the staging folders
     const left = ['team', 'project'].flatMap((s) =>
       filesIn(join(mem, s, '.staging'))
-        .filter((f) => f !== '.gitignore')
+        .filter((f) => f !== '.gitignore' && !SWEEP_MARK.test(f))
         .map((f) => `${s}/.staging/${f}`),
     );
     const reported = doctor.problems.filter((p: { code: string }) => p.code === 'save-leftover').map((p: { path: string }) => p.path);
@@ -80,7 +81,7 @@ describe('a killed save', () => {
     }
     for (const scope of ['team', 'project'])
       expect((await runCli(['save', '--scope', scope, '--title', `after ${scope}`, '--body', 'Cleans up.'], { cwd: repo, env })).code).toBe(0);
-    for (const scope of ['team', 'project']) expect(filesIn(join(mem, scope, '.staging'))).toEqual(['.gitignore']);
+    for (const scope of ['team', 'project']) expect(filesIn(join(mem, scope, '.staging')).filter((f) => !SWEEP_MARK.test(f))).toEqual(['.gitignore']);
     const after = JSON.parse((await runCli(['doctor', '--json', '--no-index-check'], { cwd: repo, env })).stdout);
     expect(after.problems).toEqual([]);
     for (const f of filesIn(join(mem, 'team/notes'))) expect(statSync(join(mem, 'team/notes', f)).nlink).toBe(1);
@@ -121,6 +122,46 @@ require('node:module').syncBuiltinESMExports();
       expect((await runBin(['save', '--scope', 'project', '--title', 'after', '--body', 'Fine.'], { cwd: repo, env: cliEnv() })).code).toBe(0);
     }
   });
+
+  it('a kind folder is listed for leftovers at most once every 10 minutes while .staging/ is usable, at every save without it', async () => {
+    const repo = gitRepo();
+    const env = { ...cliEnv(), ECC_VAULT_SERVER: 'off' };
+    const save = async (title: string) =>
+      expect((await runBin(['save', '--scope', 'team', '--title', title, '--body', `Body of ${title}.`], { cwd: repo, env })).code).toBe(0);
+    const team = join(repo, '.ecc/memory/team');
+    const mark = join(team, '.staging', '.swept-notes');
+    const leftover = join(team, 'notes', '.ecc-memory-123-abcdef.tmp');
+    const eleven = () => new Date(Date.now() - 11 * 60_000);
+    const plant = () => {
+      writeFileSync(leftover, '');
+      utimesSync(leftover, eleven(), eleven());
+    };
+    await save('first'); // makes the folders, lists the kind folder, leaves the mark
+    expect(Math.abs(statSync(mark).mtimeMs - Date.now())).toBeLessThan(60_000);
+    plant();
+    await save('second'); // the mark is fresh: the kind folder is not listed
+    expect(readdirSync(join(team, 'notes'))).toContain('.ecc-memory-123-abcdef.tmp');
+    // doctor reports the leftover, never the mark
+    const doctor = JSON.parse((await runCli(['doctor', '--json', '--no-index-check'], { cwd: repo, env })).stdout);
+    expect(doctor.problems.map((p: { code: string; path: string }) => `${p.code} ${p.path}`)).toEqual(['save-leftover team/notes/.ecc-memory-123-abcdef.tmp']);
+    utimesSync(mark, eleven(), eleven());
+    await save('third'); // due: listed, the leftover removed, the mark renewed
+    expect(readdirSync(join(team, 'notes'))).not.toContain('.ecc-memory-123-abcdef.tmp');
+    expect(Math.abs(statSync(mark).mtimeMs - Date.now())).toBeLessThan(60_000);
+    // a mark dated in the future (a clock set back) counts as due
+    plant();
+    const future = new Date(Date.now() + 3_600_000);
+    utimesSync(mark, future, future);
+    await save('fourth');
+    expect(readdirSync(join(team, 'notes'))).not.toContain('.ecc-memory-123-abcdef.tmp');
+    // without a usable staging folder (a file in its place) every save lists the kind folder
+    const { rmSync } = await import('node:fs');
+    rmSync(join(team, '.staging'), { recursive: true });
+    writeFileSync(join(team, '.staging'), '');
+    plant();
+    await save('fifth');
+    expect(readdirSync(join(team, 'notes'))).not.toContain('.ecc-memory-123-abcdef.tmp');
+  }, 60_000);
 
   it('doctor reports a fallback temp file in a kind folder and a memory with a second hard link', async () => {
     const repo = gitRepo();

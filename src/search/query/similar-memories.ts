@@ -48,6 +48,76 @@ function jaccard(a: ReadonlySet<string>, b: ReadonlySet<string>): number {
   return inter / (a.size + b.size - inter);
 }
 
+/**
+ * How many distinct terms of another body outside this one's `size` distinct terms rule out a
+ * similar body: the least x ≥ 1 with `rounded(size / (size + x)) < BODY_SIMILARITY`.
+ *
+ * Why that bound is exact: let A be this body's term set, B the other's (either of the sets the
+ * check compares, `tokenize` or `tokenizeSkippingUnspaced`), and B' ⊆ B terms of B already seen,
+ * x of them outside A. Then |A ∩ B| ≤ |A| and |A ∪ B| = |A| + |B \ A| ≥ |A| + x, so
+ * Jaccard(A, B) ≤ |A| / (|A| + x); rounding is monotone, so once that bound rounds below
+ * {@link BODY_SIMILARITY} the body is not similar, whatever the rest of it holds.
+ *
+ * @param size distinct terms of the body being saved (≥ 0)
+ * @returns a count ≥ 1
+ */
+export function outsideLimit(size: number): number {
+  let x = 1;
+  while (rounded(size / (size + x)) >= BODY_SIMILARITY) x++;
+  return x;
+}
+
+/** Characters of another body tokenized at a time by {@link farFromBody} (a piece ends at the next space or line break). */
+export const PIECE_CHARS = 256;
+
+/**
+ * The body cut into pieces of about {@link PIECE_CHARS} characters, each cut made just before a
+ * space (U+0020) or a line feed, in order; joined, they give `body` back.
+ *
+ * No term of the tokenizer spans such a cut: after folding (NFKD, accents dropped, NFC,
+ * lowercase: a space or line feed composes with nothing, and is neither cased nor
+ * case-ignorable, so it also ends the context of a final sigma), words are runs of letters,
+ * digits, marks, apostrophes and the joiners `_-./:@#+~\`, never a space or a line feed, and the
+ * runs of scripts written without spaces hold none either. So every term of
+ * `tokenizeSkippingUnspaced(piece)` is a term of `tokenizeSkippingUnspaced(body)` (together they
+ * are all of them), which is a subset of `tokenize(body)` (tests/search/query/similar-bound.test.ts
+ * checks it on random text).
+ */
+export function* bodyPieces(body: string): Generator<string> {
+  let start = 0;
+  while (start < body.length) {
+    let cut = body.length;
+    if (start + PIECE_CHARS < body.length) {
+      const space = body.indexOf(' ', start + PIECE_CHARS);
+      const line = body.indexOf('\n', start + PIECE_CHARS);
+      cut = Math.min(space < 0 ? body.length : space, line < 0 ? body.length : line);
+    }
+    yield body.slice(start, cut);
+    start = cut;
+  }
+}
+
+/**
+ * True when `body` shows at least `limit` ({@link outsideLimit}) distinct terms outside `mine`,
+ * so that it cannot be similar: tokenized piece by piece ({@link bodyPieces}), stopping there.
+ * False means only that the bound did not rule it out (the full comparison decides).
+ *
+ * @param mine the distinct terms of the body being saved (`tokenize`)
+ * @param limit `outsideLimit(mine.size)`
+ * @param body another memory's body
+ */
+export function farFromBody(mine: ReadonlySet<string>, limit: number, body: string): boolean {
+  const outside = new Set<string>();
+  for (const piece of bodyPieces(body)) {
+    for (const t of tokenizeSkippingUnspaced(piece)) {
+      if (mine.has(t) || outside.has(t)) continue;
+      outside.add(t);
+      if (outside.size >= limit) return true;
+    }
+  }
+  return false;
+}
+
 /** Candidates read from each ranking (title, body sketch). */
 export const TOP_K = 10;
 /** Distinct body words in the sketch that finds near-identical bodies. */
@@ -121,6 +191,7 @@ export async function findSimilarMemoriesWith(open: IndexOpener, roots: VaultRoo
   const title = normalizeTitle(memory.title);
   const mine = new Set(bodyTerms);
   const mineSpaced = !bodyTerms.some(touchesUnspacedRun);
+  const limit = outsideLimit(mine.size);
   const out: SimilarMemory[] = [];
   const paths = await candidatePaths(open, roots, scope, memory.title, bodySketch(bodyTerms));
   // one reader for every candidate: a kind folder's handles are opened once, not once per file
@@ -137,6 +208,9 @@ export async function findSimilarMemoriesWith(open: IndexOpener, roots: VaultRoo
       }
       if (other.id === memory.id) continue;
       const sameTitle = normalizeTitle(other.title) === title;
+      // most candidates share a few words only: read the other body's opening pieces until they
+      // show it cannot be similar (see outsideLimit), without tokenizing the rest of it
+      if (!sameTitle && farFromBody(mine, limit, other.body)) continue;
       // Without Chinese/Japanese... terms of its own, this memory shares none with the other's
       // unspaced runs: their Jaccard without those runs' terms bounds the true one from above, so
       // a body far from similar is passed over without starting the word segmenter
