@@ -5,7 +5,7 @@
  * ~5 ms of a one-shot command's start-up on the 2-core machine (CPU profile of `vault search`).
  * The CLI's lean path and the hooks write through here.
  */
-import { fstatSync, writeSync } from 'node:fs';
+import { fstatSync, statSync, writeSync } from 'node:fs';
 import { isatty } from 'node:tty';
 
 /** A writer of one standard descriptor. */
@@ -62,13 +62,14 @@ export function stdWriter(fd: 1 | 2, stream: () => NodeJS.WritableStream, write:
 
 /**
  * Whether descriptor `fd` is a terminal. A descriptor that is not a character device (a pipe, a
- * file, a socket: how agents and scripts run the CLI) is answered from one fstat; only a
- * character device (a terminal, or /dev/null) loads node:tty to ask (the start-up bundles load
- * node:tty on first call: scripts/build.mjs).
+ * file, a socket: how agents and scripts run the CLI) or is /dev/null (`> /dev/null`) is answered
+ * from one or two stats; only another character device (a terminal) loads node:tty to ask (the
+ * start-up bundles load node:tty on first call: scripts/build.mjs).
  */
 export function isTerminal(fd: 0 | 1 | 2): boolean {
   try {
-    if (!fstatSync(fd).isCharacterDevice()) return false;
+    const st = fstatSync(fd);
+    if (!st.isCharacterDevice() || st.rdev === statSync('/dev/null', { throwIfNoEntry: false })?.rdev) return false;
   } catch {
     return false;
   }

@@ -4,10 +4,14 @@
  * everything after it, to the stream in order. Through the real binary: tests/cli/bin-smoke.test.ts
  * (EPIPE, terminal colours).
  */
+import { spawnSync } from 'node:child_process';
+import { openSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { writeSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isTerminal, stdWriter } from '../../src/io/std-output.js';
+import { BIN, cliEnv, gitRepo, tempDir } from '../helpers/cli.js';
 
 function errno(code: string): NodeJS.ErrnoException {
   return Object.assign(new Error(code), { code });
@@ -86,5 +90,19 @@ describe('isTerminal', () => {
   it('answers false for a descriptor that is not a character device (vitest runs with piped stdio) and for a closed one', () => {
     // fd 0 of a vitest worker is a pipe or /dev/null; neither is a terminal
     expect(isTerminal(0)).toBe(false);
+  });
+
+  it('through the binary: output to /dev/null (a character device) is no terminal, and node:tty is never loaded for it', async () => {
+    const repo = gitRepo();
+    const probe = join(tempDir('vault-probe-'), 'probe.cjs');
+    writeFileSync(probe, "process.on('exit', () => process.stderr.write(String(process.moduleLoadList.includes('NativeModule tty'))));");
+    const r = spawnSync(process.execPath, ['-r', probe, BIN, 'search', 'anything'], {
+      cwd: repo,
+      env: cliEnv(),
+      stdio: ['ignore', openSync('/dev/null', 'w'), 'pipe'],
+      encoding: 'utf8',
+    });
+    expect(r.status).toBe(0);
+    expect(r.stderr.endsWith('false'), r.stderr).toBe(true);
   });
 });
