@@ -19,7 +19,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { join, relative, sep } from 'node:path';
 import { SCOPES, type Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
-import { readFromIndexes } from '../operations/read.js';
+import pc from 'picocolors';
+import { readFromIndexes, type ReadResult } from '../operations/read.js';
 import { foreignListenerError, serverPresence, type ClientIdentity } from '../search/resident/resident-client.js';
 import { fullCheckIntervalFrom } from '../search/index/index-freshness.js';
 import { ResidentEngine } from '../search/resident/resident-engine.js';
@@ -29,10 +30,14 @@ import {
   serverDirFor,
   socketLocation,
   vaultKey,
+  type RenderedOutput,
+  type RenderRequest,
   type ServerReply,
   type ServerRequest,
 } from '../search/resident/resident-protocol.js';
-import type { SearchOptions } from '../search/query/search-memories.js';
+import { jsonText, readJson, readText, searchText, searchWarnings } from '../search/resident/resident-render.js';
+import type { SearchOptions, SearchResponse } from '../search/query/search-memories.js';
+import { assertMemoryId } from '../store/ids.js';
 import type { SimilarProbe } from '../search/query/similar-memories.js';
 import { scopeRoot, type VaultRoots } from '../store/roots.js';
 import { FolderWatcher, mayBeFolder } from './folder-watcher.js';
@@ -253,9 +258,13 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
     }
     await syncPoint();
     try {
-      if (req.op === 'search') return { v: PROTOCOL_VERSION, ok: true, result: await engine.search(String(req.query), req.options as SearchOptions) };
+      if (req.op === 'search') {
+        const result = await engine.search(String(req.query), req.options as SearchOptions);
+        return req.render === undefined ? { v: PROTOCOL_VERSION, ok: true, result } : renderedSearch(String(req.query), result, req.render);
+      }
       if (req.op === 'similar') return { v: PROTOCOL_VERSION, ok: true, result: await engine.similar(similarProbe(req.memory)) };
       const scopes = req.scopes as Scope[];
+      assertMemoryId(String(req.id));
       const { indexes, diagnostics, full } = engine.kept(scopes);
       const r = readFromIndexes(roots, String(req.id), scopes, {
         indexes,
@@ -264,7 +273,7 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
         symlinks: diagnostics.skippedSymlinks,
         full,
       });
-      return { v: PROTOCOL_VERSION, ok: true, result: r };
+      return req.render === undefined ? { v: PROTOCOL_VERSION, ok: true, result: r } : renderedRead(r, req.render);
     } catch (err) {
       if (err instanceof VaultError) return { v: PROTOCOL_VERSION, ok: false, error: err.toJSON() as { code: string; message: string } };
       throw err;
@@ -332,6 +341,40 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
     `watching ${watchedScopes().join(', ') || 'nothing (no scope folder exists; run vault init)'}`,
   );
   return { socketPath: at.path, closed, stop };
+}
+
+/** A request's `render`, checked: `json` a boolean, `color` a boolean or absent; else undefined. */
+function renderOf(render: unknown): RenderRequest | undefined {
+  const o = (typeof render === 'object' && render !== null ? render : {}) as Record<string, unknown>;
+  if (typeof o.json !== 'boolean' || (o.color !== undefined && typeof o.color !== 'boolean')) return undefined;
+  return { json: o.json, color: o.color === true };
+}
+
+/** The reply carrying the CLI's output (exit code 0) for a served answer. */
+function renderedReply(output: RenderedOutput): ServerReply {
+  return { v: PROTOCOL_VERSION, ok: true, result: output };
+}
+
+/**
+ * `vault search`'s output for a served search, rendered from the answer as the client would see
+ * it (after the JSON round trip); an empty text answer is refused (its hints look at the user
+ * scope and the folders: the CLI prints them itself), as is a malformed `render`.
+ */
+function renderedSearch(query: string, result: SearchResponse, render: unknown): ServerReply {
+  const r = renderOf(render);
+  if (!r) return { v: PROTOCOL_VERSION, ok: false, refused: 'render: json must be a boolean, color a boolean' };
+  const seen = JSON.parse(JSON.stringify(result)) as SearchResponse;
+  if (r.json) return renderedReply({ stdout: jsonText(seen), stderr: '' });
+  if (seen.total === 0) return { v: PROTOCOL_VERSION, ok: false, refused: 'an empty search is printed by the CLI' };
+  return renderedReply({ stdout: searchText(query, seen, r.color ? pc.createColors(true) : undefined), stderr: searchWarnings(seen) });
+}
+
+/** `vault read`'s output for a served read, rendered from the answer as the client would see it (after the JSON round trip). */
+function renderedRead(result: ReadResult, render: unknown): ServerReply {
+  const r = renderOf(render);
+  if (!r) return { v: PROTOCOL_VERSION, ok: false, refused: 'render: json must be a boolean' };
+  const seen = JSON.parse(JSON.stringify(result)) as ReadResult;
+  return renderedReply({ stdout: r.json ? jsonText(readJson(seen)) : readText(seen), stderr: '' });
 }
 
 /** The memory of a `similar` request, checked: strings, a known scope. @throws VaultError `invalid-input` */
