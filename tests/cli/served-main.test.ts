@@ -11,7 +11,7 @@ import { nodeRuntime } from '../../src/io/runtime.js';
 import { askServer } from '../../src/search/resident/resident-ask.js';
 import { resolveRoots } from '../../src/store/roots.js';
 import { cliEnv, git, gitRepo, runBin, runCli, tempDir } from '../helpers/cli.js';
-import { memory, putMemories } from '../helpers/search.js';
+import { memory, putFile, putMemories } from '../helpers/search.js';
 
 const started: number[] = [];
 afterEach(() => {
@@ -35,6 +35,8 @@ async function servedVault() {
   const b = memory({ id: 'mem_20260101_0000000000000000aaaa', title: 'Dock schedule', body: 'crane shifts start at dawn', links: [a.id] });
   const c = memory({ title: 'Retired crane note', body: 'an old crane', status: 'retired', kind: 'decision' });
   putMemories(repo, a, b, c);
+  // an invalid file: a text search warns about it on stderr
+  putFile(repo, '.ecc/memory/team/notes/broken-crane.md', '---\ntitle: crane\n---\nno schema\n');
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'memories');
   const r = await runBin(['watch', '--detach', '--json', '--scope', 'team', 'project'], { cwd: repo, env });
@@ -79,6 +81,7 @@ describe('the served fast path of vault search and vault read', () => {
       else if (notServed.includes(args)) expect(leanCaches(env).length, `${args.join(' ')}: lean path`).toBeGreaterThan(0);
       const files = await runBin(args, { cwd: repo, env: { ...env, ECC_VAULT_SERVER: 'off' } });
       expect(got, args.join(' ')).toEqual(files);
+      if (args.join(' ') === 'search crane') expect(got.stderr).toContain('invalid file(s) not searched');
       rmSync(join(env.XDG_CACHE_HOME!, 'ecc-vault'), { recursive: true, force: true });
     }
     const status = JSON.parse((await runBin(['watch', '--status', '--json'], { cwd: repo, env })).stdout) as { requests: number };
