@@ -37,6 +37,7 @@ import {
 } from '../search/resident/resident-protocol.js';
 import { jsonText, readJson, readText, searchText, searchWarnings } from '../search/resident/resident-render.js';
 import type { SearchOptions, SearchResponse } from '../search/query/search-memories.js';
+import { recallText } from '../sessions/prompt-recall.js';
 import { assertMemoryId } from '../store/ids.js';
 import type { SimilarProbe } from '../search/query/similar-memories.js';
 import { scopeRoot, type VaultRoots } from '../store/roots.js';
@@ -263,6 +264,11 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
         return req.render === undefined ? { v: PROTOCOL_VERSION, ok: true, result } : renderedSearch(String(req.query), result, req.render);
       }
       if (req.op === 'similar') return { v: PROTOCOL_VERSION, ok: true, result: await engine.similar(similarProbe(req.memory)) };
+      if (req.op === 'recall') {
+        const r = recallRequest(req);
+        const search = (q: string, o: SearchOptions) => engine.search(q, { ...o, fullCheckIntervalS: r.fullCheckIntervalS });
+        return { v: PROTOCOL_VERSION, ok: true, result: await recallText(roots, r.query, { harness: r.harness, exclude: r.exclude, search }) };
+      }
       const scopes = req.scopes as Scope[];
       assertMemoryId(String(req.id));
       const { indexes, diagnostics, full } = engine.kept(scopes);
@@ -341,6 +347,30 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
     `watching ${watchedScopes().join(', ') || 'nothing (no scope folder exists; run vault init)'}`,
   );
   return { socketPath: at.path, closed, stop };
+}
+
+/**
+ * The fields of a `recall` request (prompt recall of `vault hook user-prompt-submit`), checked:
+ * a string query and harness, the excluded ids as strings, a whole full-check interval ≥ 0.
+ *
+ * @throws VaultError `invalid-input` naming the request's shape
+ */
+function recallRequest(m: unknown): { query: string; harness: string; exclude: Set<string>; fullCheckIntervalS: number } {
+  const o = (typeof m === 'object' && m !== null ? m : {}) as Record<string, unknown>;
+  const { query, harness, exclude, fullCheckIntervalS: s } = o;
+  if (
+    typeof query !== 'string' ||
+    typeof harness !== 'string' ||
+    !Array.isArray(exclude) ||
+    !exclude.every((id) => typeof id === 'string') ||
+    typeof s !== 'number' ||
+    !Number.isSafeInteger(s) ||
+    s < 0
+  )
+    throw new VaultError('invalid-input', 'a recall request needs a string query and harness, excluded ids as strings and a whole fullCheckIntervalS ≥ 0', {
+      field: 'recall',
+    });
+  return { query, harness, exclude: new Set(exclude as string[]), fullCheckIntervalS: s };
 }
 
 /** A request's `render`, checked: `json` a boolean, `color` a boolean or absent; else undefined. */

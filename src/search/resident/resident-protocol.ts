@@ -44,6 +44,7 @@ export type ServerRequest =
   | { v: number; vault: string; op: 'search'; query: string; options: Record<string, unknown>; render?: RenderRequest }
   | { v: number; vault: string; op: 'read'; id: string; scopes: string[]; render?: RenderRequest }
   | { v: number; vault: string; op: 'similar'; memory: { title: string; body: string; scope: string; id?: string | undefined } }
+  | { v: number; vault: string; op: 'recall'; query: string; harness: string; exclude: string[]; fullCheckIntervalS: number }
   | { v: number; vault: string; op: 'status' }
   | { v: number; vault: string; op: 'stop' };
 
