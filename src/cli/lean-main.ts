@@ -2,7 +2,8 @@
  * The lean start-up path of the hot commands `vault search`, `vault read` and `vault save`:
  * bin/vault.js loads this (bundled into dist/cli/lean-bundle.cjs, run with a V8 code cache by
  * lean-loader.ts) instead of the yargs CLI, which costs
- * ~100-250 ms to load. Arguments are parsed with Node's own `util.parseArgs`, and only forms
+ * ~100-250 ms to load. Arguments are parsed with Node's own `util.parseArgs` (`parseLeanArgs`,
+ * in served-main.ts: the served fast path parses them the same way), and only forms
  * whose meaning is certain are handled here; for anything else (help, version, unknown or misspelt flags, a value
  * outside the choices, a missing value, a repeated single-value flag, `--`, a `--json true`, a
  * save without `--title` or with a word no flag takes)
@@ -12,6 +13,8 @@
  * `runSave` of commands/save.ts).
  *
  * Set `ECC_VAULT_CLI=full` to skip this path (bin/vault.js; tests compare both paths that way).
+ * With a running index server, `vault search` and `vault read` are answered before this path is
+ * loaded (served-main.ts); it runs when that path answers `undefined`.
  */
 import { EXIT } from '../errors.js';
 import { reportError, runCommand, type CliContext } from './command-context.js';
