@@ -43,7 +43,17 @@ async function main() {
     }
   }
   let code;
-  if ((argv[0] === 'search' || argv[0] === 'read' || argv[0] === 'save') && process.env.ECC_VAULT_CLI !== 'full') {
+  // `vault search` and `vault read` answered by the running index server: its rendered output,
+  // written without loading the lean bundle (dist/cli/served-bundle.cjs); undefined, with nothing
+  // printed, when no server answers, and the lean path runs
+  if ((argv[0] === 'search' || argv[0] === 'read') && process.env.ECC_VAULT_CLI !== 'full' && process.env.ECC_VAULT_SERVER !== 'off') {
+    try {
+      code = await require('../dist/cli/served-bundle.cjs').runServed(argv);
+    } catch {
+      code = undefined;
+    }
+  }
+  if (code === undefined && (argv[0] === 'search' || argv[0] === 'read' || argv[0] === 'save') && process.env.ECC_VAULT_CLI !== 'full') {
     // a missing or unloadable bundle (a partial build) costs speed, never the command
     let loader;
     try {

@@ -74,13 +74,13 @@ const cjsImportMeta = {
 };
 const bundle = (entry, outfile, format = 'esm', extra = {}) =>
   build({
-    ...extra,
     entryPoints: [entry],
     outfile: `${tmp}/${outfile}`,
     bundle: true,
     packages: 'external',
     plugins: [lazyBuiltins],
     ...(format === 'cjs' ? cjsImportMeta : {}),
+    ...extra,
     format,
     platform: 'node',
     target: 'node20',
@@ -101,6 +101,30 @@ await bundle('src/hooks/hook-main.ts', 'hooks/hook-bundle.cjs', 'cjs');
 // ES modules.
 await bundle('src/cli/lean-main.ts', 'cli/lean-bundle.cjs', 'cjs', { supported: { 'dynamic-import': false } });
 await bundle('src/cli/lean-loader.ts', 'cli/lean-loader.cjs', 'cjs');
+// The served fast path of `vault search` and `vault read` (src/cli/served-main.ts): tried by the
+// bin shim before the lean bundle, so an answer from the index server never loads the ~400 KB
+// lean bundle; small enough to compile without a code cache. It leaves out the modules that only
+// word an error message and load the secret-shape scanner to redact it (document/echo-input.ts,
+// document/validate.ts, reached through store/roots.ts and store/ids.ts): compiling them cost
+// ~9 ms, and the served path words no error: any throw makes it answer undefined, and the lean
+// path runs and words the error itself. Their functions become ones that throw.
+const ERROR_WORDING = { 'echo-input.js': ['quoteInput', 'boundInput'], 'validate.js': ['quoteValue'] };
+const noErrorWording = {
+  name: 'no-error-wording',
+  setup(b) {
+    b.onResolve({ filter: /\/(?:echo-input|validate)\.js$/ }, (a) =>
+      a.importer.includes('/src/document/') || a.importer.includes('/src/store/')
+        ? { path: a.path.split('/').pop(), namespace: 'no-error-wording' }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: 'no-error-wording' }, (a) => ({
+      loader: 'js',
+      contents: ERROR_WORDING[a.path].map((n) => `export function ${n}() { throw new Error('served path: the lean CLI words this error'); }`).join('\n'),
+    }));
+  },
+};
+// No import.meta banner: nothing in it asks for its own URL (the banner's pathToFileURL cost ~1 ms).
+await bundle('src/cli/served-main.ts', 'cli/served-bundle.cjs', 'cjs', { plugins: [noErrorWording, lazyBuiltins], banner: {} });
 const old = `dist.old-${process.pid}`;
 for (let attempt = 0; ; attempt++) {
   try {

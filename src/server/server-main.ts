@@ -19,7 +19,8 @@ import { createServer, type Server, type Socket } from 'node:net';
 import { join, relative, sep } from 'node:path';
 import { SCOPES, type Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
-import { readFromIndexes } from '../operations/read.js';
+import pc from 'picocolors';
+import { readFromIndexes, type ReadResult } from '../operations/read.js';
 import { foreignListenerError, serverPresence, type ClientIdentity } from '../search/resident/resident-client.js';
 import { fullCheckIntervalFrom } from '../search/index/index-freshness.js';
 import { ResidentEngine } from '../search/resident/resident-engine.js';
@@ -29,10 +30,15 @@ import {
   serverDirFor,
   socketLocation,
   vaultKey,
+  type RenderedOutput,
+  type RenderRequest,
   type ServerReply,
   type ServerRequest,
 } from '../search/resident/resident-protocol.js';
-import type { SearchOptions } from '../search/query/search-memories.js';
+import { jsonText, readJson, readText, searchText, searchWarnings } from '../search/resident/resident-render.js';
+import type { SearchOptions, SearchResponse } from '../search/query/search-memories.js';
+import { recallText } from '../sessions/prompt-recall.js';
+import { assertMemoryId } from '../store/ids.js';
 import type { SimilarProbe } from '../search/query/similar-memories.js';
 import { scopeRoot, type VaultRoots } from '../store/roots.js';
 import { FolderWatcher, mayBeFolder } from './folder-watcher.js';
@@ -253,9 +259,18 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
     }
     await syncPoint();
     try {
-      if (req.op === 'search') return { v: PROTOCOL_VERSION, ok: true, result: await engine.search(String(req.query), req.options as SearchOptions) };
+      if (req.op === 'search') {
+        const result = await engine.search(String(req.query), req.options as SearchOptions);
+        return req.render === undefined ? { v: PROTOCOL_VERSION, ok: true, result } : renderedSearch(String(req.query), result, req.render);
+      }
       if (req.op === 'similar') return { v: PROTOCOL_VERSION, ok: true, result: await engine.similar(similarProbe(req.memory)) };
+      if (req.op === 'recall') {
+        const r = recallRequest(req);
+        const search = (q: string, o: SearchOptions) => engine.search(q, { ...o, fullCheckIntervalS: r.fullCheckIntervalS });
+        return { v: PROTOCOL_VERSION, ok: true, result: await recallText(roots, r.query, { harness: r.harness, exclude: r.exclude, search }) };
+      }
       const scopes = req.scopes as Scope[];
+      assertMemoryId(String(req.id));
       const { indexes, diagnostics, full } = engine.kept(scopes);
       const r = readFromIndexes(roots, String(req.id), scopes, {
         indexes,
@@ -264,7 +279,7 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
         symlinks: diagnostics.skippedSymlinks,
         full,
       });
-      return { v: PROTOCOL_VERSION, ok: true, result: r };
+      return req.render === undefined ? { v: PROTOCOL_VERSION, ok: true, result: r } : renderedRead(r, req.render);
     } catch (err) {
       if (err instanceof VaultError) return { v: PROTOCOL_VERSION, ok: false, error: err.toJSON() as { code: string; message: string } };
       throw err;
@@ -332,6 +347,64 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
     `watching ${watchedScopes().join(', ') || 'nothing (no scope folder exists; run vault init)'}`,
   );
   return { socketPath: at.path, closed, stop };
+}
+
+/**
+ * The fields of a `recall` request (prompt recall of `vault hook user-prompt-submit`), checked:
+ * a string query and harness, the excluded ids as strings, a whole full-check interval ≥ 0.
+ *
+ * @throws VaultError `invalid-input` naming the request's shape
+ */
+function recallRequest(m: unknown): { query: string; harness: string; exclude: Set<string>; fullCheckIntervalS: number } {
+  const o = (typeof m === 'object' && m !== null ? m : {}) as Record<string, unknown>;
+  const { query, harness, exclude, fullCheckIntervalS: s } = o;
+  if (
+    typeof query !== 'string' ||
+    typeof harness !== 'string' ||
+    !Array.isArray(exclude) ||
+    !exclude.every((id) => typeof id === 'string') ||
+    typeof s !== 'number' ||
+    !Number.isSafeInteger(s) ||
+    s < 0
+  )
+    throw new VaultError('invalid-input', 'a recall request needs a string query and harness, excluded ids as strings and a whole fullCheckIntervalS ≥ 0', {
+      field: 'recall',
+    });
+  return { query, harness, exclude: new Set(exclude as string[]), fullCheckIntervalS: s };
+}
+
+/** A request's `render`, checked: `json` a boolean, `color` a boolean or absent; else undefined. */
+function renderOf(render: unknown): RenderRequest | undefined {
+  const o = (typeof render === 'object' && render !== null ? render : {}) as Record<string, unknown>;
+  if (typeof o.json !== 'boolean' || (o.color !== undefined && typeof o.color !== 'boolean')) return undefined;
+  return { json: o.json, color: o.color === true };
+}
+
+/** The reply carrying the CLI's output (exit code 0) for a served answer. */
+function renderedReply(output: RenderedOutput): ServerReply {
+  return { v: PROTOCOL_VERSION, ok: true, result: output };
+}
+
+/**
+ * `vault search`'s output for a served search, rendered from the answer as the client would see
+ * it (after the JSON round trip); an empty text answer is refused (its hints look at the user
+ * scope and the folders: the CLI prints them itself), as is a malformed `render`.
+ */
+function renderedSearch(query: string, result: SearchResponse, render: unknown): ServerReply {
+  const r = renderOf(render);
+  if (!r) return { v: PROTOCOL_VERSION, ok: false, refused: 'render: json must be a boolean, color a boolean' };
+  const seen = JSON.parse(JSON.stringify(result)) as SearchResponse;
+  if (r.json) return renderedReply({ stdout: jsonText(seen), stderr: '' });
+  if (seen.total === 0) return { v: PROTOCOL_VERSION, ok: false, refused: 'an empty search is printed by the CLI' };
+  return renderedReply({ stdout: searchText(query, seen, r.color ? pc.createColors(true) : undefined), stderr: searchWarnings(seen) });
+}
+
+/** `vault read`'s output for a served read, rendered from the answer as the client would see it (after the JSON round trip). */
+function renderedRead(result: ReadResult, render: unknown): ServerReply {
+  const r = renderOf(render);
+  if (!r) return { v: PROTOCOL_VERSION, ok: false, refused: 'render: json must be a boolean' };
+  const seen = JSON.parse(JSON.stringify(result)) as ReadResult;
+  return renderedReply({ stdout: r.json ? jsonText(readJson(seen)) : readText(seen), stderr: '' });
 }
 
 /** The memory of a `similar` request, checked: strings, a known scope. @throws VaultError `invalid-input` */

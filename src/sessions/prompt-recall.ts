@@ -19,8 +19,9 @@ import { LIMITS, type Scope } from '../document/contract.js';
 import { parseMemory } from '../document/parse.js';
 import type { Runtime } from '../io/runtime.js';
 import { termsStartingLike, tokenize, tokenizeQuery } from '../search/analysis/tokenizer.js';
-import { searchMemories, type SearchHit } from '../search/query/search-memories.js';
-import { type ClientIdentity, HOOK_REPLY_TIMEOUT_MS, searchServedOrOnDisk } from '../search/resident/resident-client.js';
+import { fullCheckIntervalFrom } from '../search/index/index-format.js';
+import { searchMemories, type SearchHit, type SearchOptions, type SearchResponse } from '../search/query/search-memories.js';
+import { askServer, type ClientIdentity, HOOK_REPLY_TIMEOUT_MS, replyResult, searchServedOrOnDisk } from '../search/resident/resident-client.js';
 import { openScopeReader, readScopeFile, type ScopeReader } from '../store/read-scope-file.js';
 import type { VaultRoots } from '../store/roots.js';
 import { addInjected, readInjected } from './recall-record.js';
@@ -111,6 +112,8 @@ export interface RecalledMemory {
  * @param options.who the hook's process (user id, environment): the vault's index server is asked
  *   first (at most {@link HOOK_REPLY_TIMEOUT_MS}) and ECC_INDEX_FULL_CHECK_S applies; without it the
  *   files are searched with the default full-check interval (calibration scripts)
+ * @param options.search searches instead of `who` or the files (the index server's kept indexes;
+ *   the options it gets carry no full-check interval: the server's request brought it)
  */
 export async function recallMemories(
   roots: VaultRoots,
@@ -121,13 +124,19 @@ export async function recallMemories(
     threshold?: number;
     readTerms: (hit: SearchHit, queryTerms: readonly string[]) => ReadonlySet<string> | undefined;
     who?: ClientIdentity | undefined;
+    /** the index server's own search (it answers a `recall` request with this function; `who` is then not used) */
+    search?: ((query: string, options: SearchOptions) => Promise<SearchResponse>) | undefined;
   },
 ): Promise<RecalledMemory[]> {
   const threshold = options.threshold ?? RECALL_THRESHOLD;
   const terms = tokenizeQuery(query);
   if (terms.length === 0) return [];
   const search = { targetHarness: options.harness, limit: RECALL_MAX_MEMORIES + Math.min(options.exclude.size, 20), feedback: false, termStats: true };
-  const r = options.who ? await searchServedOrOnDisk(roots, query, search, options.who, HOOK_REPLY_TIMEOUT_MS) : await searchMemories(roots, query, search);
+  const r = options.search
+    ? await options.search(query, search)
+    : options.who
+      ? await searchServedOrOnDisk(roots, query, search, options.who, HOOK_REPLY_TIMEOUT_MS)
+      : await searchMemories(roots, query, search);
   const stats = r.termStats ?? { docs: 0, df: {} };
   const scored: RecalledMemory[] = [];
   for (const hit of r.results) {
@@ -207,20 +216,63 @@ export async function promptRecall(rt: Runtime, input: PromptRecallInput): Promi
   if (query === undefined) return { text: '', ids: [] };
   const session = typeof input.sessionId === 'string' && input.sessionId.trim() && input.sessionId.length <= 512 ? input.sessionId : undefined;
   const exclude = session ? readInjected(input.sessionsDir, session) : new Set<string>();
-  // the hits' folders opened once for all of them (store/read-scope-file.ts)
+  // the vault's index server recalls (search, the hits' files, relevance, the text) when one runs
+  const out =
+    (await recallThroughServer(input.roots, query, input.harness, exclude, rt)) ??
+    (await recallText(input.roots, query, { harness: input.harness, exclude, who: rt }));
+  if (session && out.ids.length) addInjected(input.sessionsDir, session, out.ids, rt);
+  return out;
+}
+
+/**
+ * What prompt recall injects for a query ({@link recallMemories}, then {@link renderRecall}),
+ * the hits' files read through folder handles opened once for all of them. The hook runs it
+ * without a server; the index server runs it for a `recall` request, with its own search.
+ *
+ * @param options.exclude ids not injected again (the session's record)
+ * @param options.who the hook's process: the server's search first (see {@link recallMemories})
+ * @param options.search the index server's own search
+ * @returns the text ('' for nothing) and the ids shown
+ * @throws what the search throws on a broken vault
+ */
+export async function recallText(
+  roots: VaultRoots,
+  query: string,
+  options: {
+    harness: string;
+    exclude: ReadonlySet<string>;
+    who?: ClientIdentity | undefined;
+    search?: ((query: string, options: SearchOptions) => Promise<SearchResponse>) | undefined;
+  },
+): Promise<{ text: string; ids: string[] }> {
   const readers = new Map<Scope, ScopeReader>();
-  let recalled: RecalledMemory[];
   try {
-    recalled = await recallMemories(input.roots, query, {
-      harness: input.harness,
-      exclude,
-      readTerms: (hit, queryTerms) => readHitTerms(input.roots, hit, queryTerms, readers),
-      who: rt,
-    });
+    const recalled = await recallMemories(roots, query, { ...options, readTerms: (hit, queryTerms) => readHitTerms(roots, hit, queryTerms, readers) });
+    return renderRecall(recalled);
   } finally {
     for (const r of readers.values()) r.close();
   }
-  const out = renderRecall(recalled);
-  if (session && out.ids.length) addInjected(input.sessionsDir, session, out.ids, rt);
-  return out;
+}
+
+/**
+ * The recall of the vault's index server (a `recall` request: it searches its kept indexes and
+ * reads the hits' files itself, so the hook loads no word lists and reads no memory), or
+ * undefined when none answers within {@link HOOK_REPLY_TIMEOUT_MS} or `ECC_VAULT_SERVER=off`.
+ *
+ * @throws VaultError the error the server's search raised (as the hook's own search would)
+ */
+async function recallThroughServer(
+  roots: VaultRoots,
+  query: string,
+  harness: string,
+  exclude: ReadonlySet<string>,
+  who: ClientIdentity,
+): Promise<{ text: string; ids: string[] } | undefined> {
+  if (who.env.ECC_VAULT_SERVER === 'off') return undefined;
+  const body = { op: 'recall' as const, query, harness, exclude: [...exclude], fullCheckIntervalS: fullCheckIntervalFrom(who.env.ECC_INDEX_FULL_CHECK_S) };
+  const reply = await askServer(roots, body, who, HOOK_REPLY_TIMEOUT_MS);
+  const r = reply ? (replyResult(reply) as { text?: unknown; ids?: unknown } | undefined) : undefined;
+  if (typeof r !== 'object' || r === null || typeof r.text !== 'string' || !Array.isArray(r.ids) || !r.ids.every((id) => typeof id === 'string'))
+    return undefined;
+  return { text: r.text, ids: r.ids as string[] };
 }

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serializeMemory } from '../../src/document/serialize.js';
 import { nodeRuntime } from '../../src/io/runtime.js';
-import { similarServedOrOnDisk } from '../../src/search/resident/resident-client.js';
+import { askServer, similarServedOrOnDisk } from '../../src/search/resident/resident-client.js';
+import { recallText } from '../../src/sessions/prompt-recall.js';
 import { PROTOCOL_VERSION } from '../../src/search/resident/resident-protocol.js';
 import { findSimilarMemories } from '../../src/search/query/similar-memories.js';
 import { resolveRoots } from '../../src/store/roots.js';
@@ -290,6 +291,30 @@ describe('vault watch: the resident index server', () => {
     expect(served.recall).toContain(redis.id);
     expect(served.start).toContain(redis.id);
     expect(served).toEqual({ recall: (await recall(off, 'c')).stdout, start: contextOf((await start(off, 'd')).stdout) });
+    // through the binary: the server recalls (a `recall` request), and the session's record keeps
+    // what was injected, so the same prompt again injects nothing, served or not
+    const binRecall = async (e: Record<string, string>, session: string) =>
+      (
+        await hook(
+          'user-prompt-submit',
+          { session_id: session, cwd: repo, prompt: 'why do the login sessions live in redis?' },
+          { cwd: repo, env: e, bin: true },
+        )
+      ).stdout;
+    const twice = async (e: Record<string, string>, session: string) => [await binRecall(e, session), await binRecall(e, session)];
+    const servedTwice = await twice(env, 'e');
+    expect(servedTwice[0]).toBe(served.recall);
+    expect(servedTwice[1]).not.toContain(redis.id);
+    expect(servedTwice).toEqual(await twice(off, 'f'));
+    // the server's answer to a recall request is prompt recall's on the files
+    const roots = resolveRoots(nodeRuntime({ cwd: repo, env }));
+    const who = { uid: process.getuid!(), env };
+    const query = 'why do the login sessions live in redis?';
+    const asked = await askServer(roots, { op: 'recall', query, harness: 'claude', exclude: [], fullCheckIntervalS: 60 }, who);
+    expect(asked).toMatchObject({ ok: true, result: await recallText(roots, query, { harness: 'claude', exclude: new Set() }) });
+    expect(asked).toMatchObject({ result: { ids: [redis.id] } });
+    const bad = await askServer(roots, { op: 'recall', query, harness: 'claude', exclude: [1], fullCheckIntervalS: -1 } as never, who);
+    expect(bad).toMatchObject({ ok: false, error: { code: 'invalid-input', field: 'recall' } });
   });
 
   it('falls back to full checks when watching fails (the inotify limit, ENOSPC) and says so in --status', async () => {

@@ -2,9 +2,9 @@
  * The body of `vault read`, free of yargs: shared by the yargs command (commands/read.ts) and
  * the lean start-up path (cli/lean-main.ts), so both print byte-identical output.
  */
-import { SCOPES, toFrontmatter, type Scope } from '../../document/contract.js';
+import { SCOPES, type Scope } from '../../document/contract.js';
 import type { ReadResult } from '../../operations/read.js';
-import { printJson, printText, rootsFor, type CliContext, type GlobalArgs } from '../command-context.js';
+import { rootsFor, type CliContext, type GlobalArgs } from '../command-context.js';
 import { askVaultServer } from '../server-link.js';
 
 /** Allowed `--scope` values of `vault read`, in the order the help text lists them. */
@@ -35,35 +35,6 @@ export async function runRead(ctx: CliContext, argv: ReadArgs): Promise<void> {
     const { readMemory, fullCheckIntervalFrom } = await import('../../operations/read.js');
     r = readMemory(roots, String(argv.id), { scopes, fullCheckIntervalS: fullCheckIntervalFrom(ctx.io.runtime.env.ECC_INDEX_FULL_CHECK_S) });
   }
-  if (argv.json) {
-    const m = r.memory;
-    // the file's own field names (snake_case, in file order); the camelCase keys of earlier
-    // versions follow as deprecated aliases with the same values (docs/cli.md, "read --json")
-    printJson(ctx, {
-      ...toFrontmatter(m),
-      body: m.body,
-      path: r.path,
-      canonical: r.canonical,
-      backlinks: r.backlinks,
-      sourceHarness: m.sourceHarness,
-      targetHarnesses: m.targetHarnesses,
-      createdAt: m.createdAt,
-      updatedAt: m.updatedAt,
-    });
-    return;
-  }
-  const m = r.memory;
-  printText(ctx, `${m.title}`);
-  printText(ctx, `${m.id} · ${m.kind} · ${m.scope} · ${m.status} · ${m.trust}`);
-  printText(ctx, `path: ${r.path}`);
-  if (m.tags.length) printText(ctx, `tags: ${m.tags.join(', ')}`);
-  if (m.links.length) printText(ctx, `links: ${m.links.join(', ')}`);
-  printText(ctx, `from ${m.sourceHarness} for ${m.targetHarnesses.join(', ')} · created ${m.createdAt} · updated ${m.updatedAt}`);
-  printText(ctx, '');
-  printText(ctx, m.body);
-  if (r.backlinks.length) {
-    printText(ctx, '');
-    printText(ctx, 'linked from:');
-    for (const b of r.backlinks) printText(ctx, `  ${b.id}  ${b.title} (${b.kind}, ${b.status})`);
-  }
+  const { jsonText, readJson, readText } = await import('../../search/resident/resident-render.js');
+  ctx.io.stdout(argv.json ? jsonText(readJson(r)) : readText(r));
 }

@@ -2,7 +2,7 @@
  * The body of `vault search`, free of yargs: shared by the yargs command (commands/search.ts)
  * and the lean start-up path (cli/lean-main.ts), so both print byte-identical output.
  */
-import { doctorCommandFor, KINDS, SCOPES, STATUSES, type Kind, type Scope, type Status } from '../../document/contract.js';
+import { KINDS, SCOPES, STATUSES, type Kind, type Scope, type Status } from '../../document/contract.js';
 import type { SearchOptions, SearchResponse } from '../../search/query/search-memories.js';
 import type { VaultRoots } from '../../store/roots.js';
 import { printJson, progressStream, rootsFor, usageError, type CliContext, type GlobalArgs } from '../command-context.js';
@@ -80,57 +80,16 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
     printJson(ctx, response);
     return;
   }
-  const [{ sanitizeTerminalText: clean }, { markTerms }, { tokenizeQuery }] = await Promise.all([
+  const [{ sanitizeTerminalText: clean }, { searchText, searchWarnings }] = await Promise.all([
     import('../../unicode/terminal-text.js'),
-    import('../../search/query/excerpt.js'),
-    import('../../search/analysis/tokenizer.js'),
+    import('../../search/resident/resident-render.js'),
   ]);
   const env = ctx.io.runtime.env;
   const tty = ctx.io.stdoutIsTTY && !env.NO_COLOR && env.TERM !== 'dumb';
   const pc = tty ? (await import('picocolors')).default.createColors(true) : undefined;
-  const terms = tokenizeQuery(query);
-  const lines: string[] = [];
-  response.results.forEach((h, i) => {
-    const title = clean(h.title);
-    const excerpt = clean(h.excerpt);
-    lines.push(`${i + 1}. ${pc ? pc.bold(title) : title}`);
-    const meta = [
-      h.id,
-      h.kind,
-      h.scope,
-      h.status !== 'active' ? h.status : '',
-      h.updatedAt.slice(0, 10),
-      query.trim() ? `score ${h.score}` : '',
-      h.tags.length ? h.tags.map((t) => `#${t}`).join(' ') : '',
-    ]
-      .filter(Boolean)
-      .join(' · ');
-    lines.push(`   ${pc ? pc.dim(clean(meta)) : clean(meta)}`);
-    lines.push(`   ${clean(h.path)}`);
-    lines.push(`   ${pc ? markTerms(excerpt, terms, (w) => pc.bold(pc.yellow(w))) : excerpt}`);
-  });
-  const shown = response.results.length;
-  // a credential pasted as a query is not echoed back (terminal logs, CI output)
-  const echo =
-    shown === 0 && query.trim()
-      ? (await import('../../document/echo-input.js')).quoteInput(/^".*"$/s.test(query.trim()) ? query.trim().slice(1, -1) : query)
-      : '';
-  lines.push(
-    shown === 0
-      ? query.trim()
-        ? `no memories match ${echo}`
-        : 'no memories'
-      : `${shown} of ${response.total} ${response.total === 1 ? 'memory' : 'memories'}`,
-  );
-  ctx.io.stdout(`${lines.join('\n')}\n`);
-  const d = response.diagnostics;
-  const doctor = doctorCommandFor(d.index.map((i) => i.scope));
-  if (d.invalidFiles.length)
-    ctx.io.stderr(
-      `warning: ${d.invalidFiles.length} invalid file(s) not searched (first: ${clean(d.invalidFiles[0]!.path)}: ${clean(d.invalidFiles[0]!.message)}); run \`${doctor}\`\n`,
-    );
-  if (d.skippedSymlinks.length) ctx.io.stderr(`warning: ${d.skippedSymlinks.length} symbolic link(s) skipped\n`);
-  if (!d.complete) ctx.io.stderr(`warning: the vault could not be read completely: ${clean(d.incompleteReasons.join('; '))}; run \`${doctor}\`\n`);
+  ctx.io.stdout(searchText(query, response, pc));
+  const warnings = searchWarnings(response);
+  if (warnings) ctx.io.stderr(warnings);
   if (response.total === 0) {
     const [{ existsSync }, { NO_VAULT_HINT, noVaultMessage }, { LINKED_FOLDER_HINT, linkedScopeFolder }] = await Promise.all([
       import('node:fs'),

@@ -162,6 +162,11 @@ export interface FolderRecord {
 /** The full per-file check runs when the last one is older than this (`ECC_INDEX_FULL_CHECK_S` overrides; 0 = always). */
 export const FULL_CHECK_INTERVAL_S = 60;
 
+/** Reads a full-check interval as `ECC_INDEX_FULL_CHECK_S` gives it: whole seconds ≥ 0, else the default. */
+export function fullCheckIntervalFrom(value: string | undefined): number {
+  return value !== undefined && /^\d{1,9}$/.test(value.trim()) ? Number(value.trim()) : FULL_CHECK_INTERVAL_S;
+}
+
 /** state.json */
 export interface IndexState {
   format: number;

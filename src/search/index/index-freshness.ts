@@ -43,7 +43,9 @@ import {
   writeState,
   type BaseDocs,
 } from './index-store.js';
-import { INDEX_FORMAT_VERSION } from './index-format.js';
+import { INDEX_FORMAT_VERSION, fullCheckIntervalFrom } from './index-format.js';
+
+export { fullCheckIntervalFrom };
 import { SCHEMA_VERSION } from '../../document/contract.js';
 import { overlayEntryOf, readIndexableFile } from './memory-terms.js';
 
@@ -118,11 +120,6 @@ export function stateAsLastSeen(dir: string, nowMs: number = systemClock.nowMs()
   if (!seen || nowMs < seen.at || nowMs - seen.at > maxAgeMs) return undefined;
   const st = lstatSync(`${dir}${sep}state.json`, { throwIfNoEntry: false });
   return st?.isFile() && st.mtimeMs === seen.mtime ? seen.state : undefined;
-}
-
-/** Reads a full-check interval as `ECC_INDEX_FULL_CHECK_S` gives it: whole seconds ≥ 0, else the default. */
-export function fullCheckIntervalFrom(value: string | undefined): number {
-  return value !== undefined && /^\d{1,9}$/.test(value.trim()) ? Number(value.trim()) : FULL_CHECK_INTERVAL_S;
 }
 
 interface CacheEntry {

@@ -10,7 +10,7 @@ import { indexDirFor } from '../../store/layout.js';
 import type { VaultRoots } from '../../store/roots.js';
 
 /** Bumped whenever a request or reply changes shape; a client and a server of different versions never talk. */
-export const PROTOCOL_VERSION = 3;
+export const PROTOCOL_VERSION = 4;
 
 /** A request or reply line longer than this (bytes) is refused (a search reply of 100 hits stays far below). */
 export const MAX_LINE_BYTES = 16 * 1024 * 1024;
@@ -18,11 +18,33 @@ export const MAX_LINE_BYTES = 16 * 1024 * 1024;
 /** Linux's sun_path holds 108 bytes with the final NUL; longer socket paths go to the short folder. */
 export const MAX_SOCKET_PATH_BYTES = 107;
 
+/**
+ * How the CLI would print an answer: `vault search|read` with `--json` (`json`), and for a search
+ * in text whether its terminal takes colour (`color`). A request carrying it is answered with the
+ * CLI's own output ({@link RenderedOutput}) instead of the operation's result.
+ */
+export interface RenderRequest {
+  json: boolean;
+  color?: boolean;
+}
+
+/**
+ * The bytes `vault search` or `vault read` prints for a served answer (exit code 0), rendered by
+ * the server with the CLI's render functions (resident-render.ts). An answer the CLI would print
+ * differently than these functions alone can (an empty text search: its hints look at the user
+ * scope) is refused instead, and the CLI answers by itself.
+ */
+export interface RenderedOutput {
+  stdout: string;
+  stderr: string;
+}
+
 /** One request. `vault` is {@link vaultKey} of the client's roots; a server of another vault refuses it. */
 export type ServerRequest =
-  | { v: number; vault: string; op: 'search'; query: string; options: Record<string, unknown> }
-  | { v: number; vault: string; op: 'read'; id: string; scopes: string[] }
+  | { v: number; vault: string; op: 'search'; query: string; options: Record<string, unknown>; render?: RenderRequest }
+  | { v: number; vault: string; op: 'read'; id: string; scopes: string[]; render?: RenderRequest }
   | { v: number; vault: string; op: 'similar'; memory: { title: string; body: string; scope: string; id?: string | undefined } }
+  | { v: number; vault: string; op: 'recall'; query: string; harness: string; exclude: string[]; fullCheckIntervalS: number }
   | { v: number; vault: string; op: 'status' }
   | { v: number; vault: string; op: 'stop' };
 
