@@ -60,6 +60,13 @@ export interface IndexServer {
   /** resolves once the server has stopped (`vault watch --stop`, {@link IndexServer.stop}) */
   closed: Promise<void>;
   stop(): Promise<void>;
+  /**
+   * True once a stop found the socket path taken by another server (one of another protocol
+   * version replaces a socket whose server it cannot talk to). The server then still listens on
+   * its unlinked socket: its process must end with `process.exit`, since closing the listener (or
+   * a natural exit, which closes it) would remove the other server's socket file by its path.
+   */
+  readonly socketTaken: boolean;
 }
 
 /** How long a cookie file may take to be reported before the watcher is no longer trusted (ms). */
@@ -214,6 +221,7 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
   };
 
   let stopping: Promise<void> | undefined;
+  let socketTaken = false;
   let resolveClosed!: () => void;
   const closed = new Promise<void>((r) => (resolveClosed = r));
 
@@ -322,6 +330,8 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
     server.listen(at.path, () => resolve());
   });
   chmodSync(at.path, 0o600);
+  // the socket file this server made: on stop it is removed only while the path still names it
+  const ownSocket = lstatSync(at.path).ino;
   const readyMs = Date.now() - started;
   const watchedScopes = () => scopes.filter((s) => !watcher.blind.has(s) && !watcher.absent.includes(s));
   const stop = (): Promise<void> => {
@@ -332,11 +342,18 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
       }
       if (periodic) clearInterval(periodic);
       watcher.close();
-      await new Promise<void>((r) => server.close(() => r()));
-      try {
-        unlinkSync(at.path);
-      } catch {
-        // removed already
+      if (socketIsOurs(at.path, ownSocket)) {
+        await new Promise<void>((r) => server.close(() => r()));
+        try {
+          unlinkSync(at.path);
+        } catch {
+          // removed already
+        }
+      } else {
+        // another server took the path (one of another protocol version found this one foreign and
+        // replaced its socket): closing would remove that server's socket (libuv unlinks a bound
+        // socket's path on close), so the process ends by process.exit (see IndexServer.socketTaken)
+        socketTaken = true;
       }
       resolveClosed();
     })();
@@ -346,7 +363,14 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
     { event: 'watching', scopes: watchedScopes(), socket: at.path, readyMs },
     `watching ${watchedScopes().join(', ') || 'nothing (no scope folder exists; run vault init)'}`,
   );
-  return { socketPath: at.path, closed, stop };
+  return {
+    socketPath: at.path,
+    closed,
+    stop,
+    get socketTaken() {
+      return socketTaken;
+    },
+  };
 }
 
 /**
@@ -445,6 +469,16 @@ function memoryFiles(root: string): string[] {
   };
   walk(root, '');
   return out;
+}
+
+/** True when `path` is still the socket file this server made (inode `ino`). */
+function socketIsOurs(path: string, ino: number): boolean {
+  try {
+    const st = lstatSync(path);
+    return st.isSocket() && st.ino === ino;
+  } catch {
+    return false;
+  }
 }
 
 /** Removes a socket file no server answers on, if it is ours; anything else at that path is refused. */

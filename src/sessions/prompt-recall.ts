@@ -216,10 +216,12 @@ export async function promptRecall(rt: Runtime, input: PromptRecallInput): Promi
   if (query === undefined) return { text: '', ids: [] };
   const session = typeof input.sessionId === 'string' && input.sessionId.trim() && input.sessionId.length <= 512 ? input.sessionId : undefined;
   const exclude = session ? readInjected(input.sessionsDir, session) : new Set<string>();
-  // the vault's index server recalls (search, the hits' files, relevance, the text) when one runs
+  // the vault's index server recalls (search, the hits' files, relevance, the text) when one runs;
+  // when it did not answer (none, a refusal, a timeout), the files answer without asking it again
+  // (a slow server would otherwise cost the prompt two timeouts)
   const out =
     (await recallThroughServer(input.roots, query, input.harness, exclude, rt)) ??
-    (await recallText(input.roots, query, { harness: input.harness, exclude, who: rt }));
+    (await recallText(input.roots, query, { harness: input.harness, exclude, who: { uid: rt.uid, env: { ...rt.env, ECC_VAULT_SERVER: 'off' } } }));
   if (session && out.ids.length) addInjected(input.sessionsDir, session, out.ids, rt);
   return out;
 }

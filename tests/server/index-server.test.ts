@@ -3,8 +3,8 @@
  * exactly what the files answer, sees every change before the next request, and a client that
  * finds no usable server (none, stale, foreign, killed) falls back to the files.
  */
-import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { chmodSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { serializeMemory } from '../../src/document/serialize.js';
@@ -317,6 +317,32 @@ describe('vault watch: the resident index server', () => {
     expect(bad).toMatchObject({ ok: false, error: { code: 'invalid-input', field: 'recall' } });
   });
 
+  it('prompt recall asks a server that does not answer once, then recalls from the files (one timeout, not two)', async () => {
+    const repo = gitRepo();
+    const env = serverEnv();
+    const redis = memory({ kind: 'decision', title: 'Redis keeps the login sessions', body: 'Login sessions live in Redis with a 14 day expiry.' });
+    putMemories(repo, redis);
+    // a listener of this user at the server's socket path that takes requests and never answers
+    const socket = join(repo, '.git', 'ecc-memory-index', 'server.sock');
+    mkdirSync(join(repo, '.git', 'ecc-memory-index'), { recursive: true });
+    const connections: Socket[] = [];
+    const mute = createServer((c) => connections.push(c));
+    await new Promise<void>((r) => mute.listen(socket, () => r()));
+    try {
+      const r = await hook(
+        'user-prompt-submit',
+        { session_id: 's', cwd: repo, prompt: 'why do the login sessions live in redis?' },
+        { cwd: repo, env, bin: true },
+      );
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain(redis.id);
+      expect(connections).toHaveLength(1);
+    } finally {
+      for (const c of connections) c.destroy();
+      await new Promise<void>((r) => mute.close(() => r()));
+    }
+  }, 30_000);
+
   it('falls back to full checks when watching fails (the inotify limit, ENOSPC) and says so in --status', async () => {
     const repo = gitRepo();
     const env = { ...serverEnv(), ECC_VAULT_WATCH_FAULT: 'ENOSPC' };
@@ -370,4 +396,30 @@ describe('vault watch: the resident index server', () => {
     expect(second.code).not.toBe(0);
     expect(second.stderr).toContain(`already runs for this vault (pid ${pid})`);
   });
+
+  it('a server whose socket path another server took (after a protocol change) leaves that socket in place when it stops', async () => {
+    const repo = gitRepo();
+    const env = serverEnv();
+    putMemories(repo, memory());
+    const { pid, socket } = await detach(repo, env);
+    // what a newer server does with a socket whose server speaks another protocol: remove it, listen there
+    rmSync(socket);
+    const newer = createServer((c) => c.end());
+    await new Promise<void>((r) => newer.listen(socket, () => r()));
+    try {
+      process.kill(pid, 'SIGTERM');
+      for (let i = 0; i < 100; i++) {
+        try {
+          process.kill(pid, 0);
+        } catch {
+          break; // it stopped
+        }
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(() => process.kill(pid, 0), 'the old server did not stop').toThrow();
+      expect(lstatSync(socket).isSocket(), 'the newer server lost its socket').toBe(true);
+    } finally {
+      await new Promise<void>((r) => newer.close(() => r()));
+    }
+  }, 30_000);
 });

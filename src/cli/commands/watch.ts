@@ -165,6 +165,8 @@ export async function runWatch(ctx: CliContext, argv: WatchArgs): Promise<number
   await server.closed;
   process.off('SIGINT', stop);
   process.off('SIGTERM', stop);
+  // another server listens on the path now: ending the process by its own close would remove that socket
+  if (server.socketTaken) process.exit(ctx.exitCode);
 }
 
 function sleep(ms: number): Promise<void> {
