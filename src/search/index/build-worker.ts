@@ -16,14 +16,17 @@ const transfer: ArrayBuffer[] = [];
 try {
   const reader = openScopeReader(data.roots, data.scope);
   try {
-    const files = data.rels.map((rel, i): StatFile => {
-      const segments = rel.split('/');
-      // size and mtime are the read's own (the walk's are not used by the build)
-      return { rel, size: -1, mtime: -1, file: { scope: data.scope, path: `${data.scope}/${rel}`, absPath: data.absPaths[i]!, segments } };
-    });
-    const built = buildPart(reader, files, () => Atomics.add(state, 1, 1));
+    // each file's record made when it is read, not all of them first
+    const files = function* (): Generator<StatFile> {
+      for (let i = 0; i < data.rels.length; i++) {
+        const rel = data.rels[i]!;
+        // size and mtime are the read's own (the walk's are not used by the build)
+        yield { rel, size: -1, mtime: -1, file: { scope: data.scope, path: `${data.scope}/${rel}`, absPath: data.absPaths[i]!, segments: rel.split('/') } };
+      }
+    };
+    const built = buildPart(reader, files(), () => Atomics.add(state, 1, 1));
     answer = { part: { table: built.table.part(), invalid: built.invalid, runs: built.postings.part() } };
-    // the runs' bytes are handed over, not copied (each is an exact copy of its own)
+    // the runs' bytes are handed over, not copied (each fills an ArrayBuffer of its own)
     for (const rs of answer.part!.runs) for (const r of rs) transfer.push(r.bytes.buffer as ArrayBuffer, r.lasts.buffer as ArrayBuffer);
   } finally {
     reader.close();

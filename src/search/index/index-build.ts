@@ -13,7 +13,7 @@ import type { WalkedFile } from '../../scanner/scan-vault.js';
 import { openScopeReader, type ScopeReader } from '../../store/read-scope-file.js';
 import type { VaultRoots } from '../../store/roots.js';
 import { BUCKET_COUNT, FIELDS, RACY_WINDOW_MS, bucketOf, type InvalidRecord } from './index-format.js';
-import { encodeRun, mergeRuns, type FlatPostings, type PostingsRun } from './postings.js';
+import { mergeRuns, type MergeScratch, type PostingsRun } from './postings.js';
 import { memoryFieldTerms, readIndexableMemory } from './memory-terms.js';
 import { ownString } from '../analysis/tokenizer.js';
 import { DocTableBuilder, type DocTablePart } from './generation-docs.js';
@@ -70,6 +70,34 @@ function grow(a: Int32Array, need: number): Int32Array {
   return next;
 }
 
+/** A growable byte buffer, kept from run to run. */
+class GrowableBytes {
+  private data: Buffer = Buffer.allocUnsafe(1 << 16);
+  length = 0;
+  private room(n: number): void {
+    if (this.length + n <= this.data.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(this.length + n, this.data.length * 2));
+    this.data.copy(bigger, 0, 0, this.length);
+    this.data = bigger;
+  }
+  byte(v: number): void {
+    this.room(1);
+    this.data[this.length++] = v;
+  }
+  /** an unsigned LEB128 varint, as postings.ts writes them */
+  varint(v: number): void {
+    this.room(8);
+    while (v > 0x7f) {
+      this.data[this.length++] = (v & 0x7f) | 0x80;
+      v = Math.floor(v / 128);
+    }
+    this.data[this.length++] = v;
+  }
+  copyTo(target: Buffer, at: number): void {
+    this.data.copy(target, at, 0, this.length);
+  }
+}
+
 /**
  * Collects the postings of a generation, bucket by bucket, as documents are added in order: the
  * current batch in typed arrays kept from batch to batch (each term's postings a chain of
@@ -94,6 +122,10 @@ export class PostingsBuilder {
   private poolLength = 0;
   private readonly runs: PostingsRun[][] = Array.from({ length: BUCKET_COUNT }, () => []);
   private pending = 0;
+  /** a run's postings bytes while it is encoded (reused) */
+  private readonly body = new GrowableBytes();
+  /** the merged postings of a bucket while it is made (reused from bucket to bucket) */
+  private readonly scratch: MergeScratch = { bytes: Buffer.alloc(0) };
   /** one document's slots while it is added (reused) */
   private readonly named: number[] = [];
   private readonly indexed: number[] = [];
@@ -183,48 +215,103 @@ export class PostingsBuilder {
 
   private emit(doc: number, slots: readonly number[]): void {
     const F = FIELDS.length;
+    // room for every entry this document can add, made once
+    this.pool = grow(this.pool, this.poolLength + slots.length * F * 4);
+    this.order = grow(this.order, this.orderLength + slots.length);
+    const pool = this.pool;
+    const freq = this.freq;
+    const head = this.head;
+    const tail = this.tail;
+    let at = this.poolLength;
     for (const s of slots) {
       for (let fid = 0; fid < F; fid++) {
-        const n = this.freq[s * F + fid]!;
+        const n = freq[s * F + fid]!;
         if (n <= 0) continue;
-        this.pool = grow(this.pool, this.poolLength + 4);
-        const pool = this.pool;
-        const at = this.poolLength;
         pool[at] = doc;
         pool[at + 1] = fid;
         pool[at + 2] = n;
         pool[at + 3] = -1;
-        this.poolLength += 4;
-        if (this.head[s] === -1) {
-          this.head[s] = at;
-          this.order = grow(this.order, this.orderLength + 1);
+        if (head[s] === -1) {
+          head[s] = at;
           this.order[this.orderLength++] = s;
-        } else pool[this.tail[s]! + 3] = at;
-        this.tail[s] = at;
+        } else pool[tail[s]! + 3] = at;
+        tail[s] = at;
+        at += 4;
         this.pending += 3;
       }
     }
+    this.poolLength = at;
   }
 
-  /** Encodes the current batch into one run per bucket (each bucket's terms in order of first appearance). */
+  /**
+   * Encodes the current batch into one run per bucket (each bucket's terms in order of first
+   * appearance), straight from the pool's chains into bytes: the same bytes as postings.ts's `encodeRun`
+   * of each term's flat postings, without making those lists.
+   */
   private flush(): void {
     if (this.pending === 0) return;
-    const byBucket: number[][] = Array.from({ length: BUCKET_COUNT }, () => []);
-    for (let i = 0; i < this.orderLength; i++) {
-      const s = this.order[i]!;
-      byBucket[bucketOf(this.terms[s]!)]!.push(s);
+    const n = this.orderLength;
+    // the batch's slots grouped by bucket, each bucket's in order of first appearance (a stable counting sort)
+    const bucketOfOrder = new Uint8Array(n);
+    const start = new Int32Array(BUCKET_COUNT + 1);
+    for (let i = 0; i < n; i++) {
+      const b = bucketOf(this.terms[this.order[i]!]!);
+      bucketOfOrder[i] = b;
+      start[b + 1]!++;
     }
+    for (let b = 0; b < BUCKET_COUNT; b++) start[b + 1]! += start[b]!;
+    const next = start.slice(0, BUCKET_COUNT);
+    const sorted = new Int32Array(n);
+    for (let i = 0; i < n; i++) sorted[next[bucketOfOrder[i]!]!++] = this.order[i]!;
     const pool = this.pool;
-    byBucket.forEach((slots, b) => {
-      if (slots.length === 0) return;
-      const terms = new Map<string, FlatPostings>();
-      for (const s of slots) {
-        const list: FlatPostings = [];
-        for (let at = this.head[s]!; at !== -1; at = pool[at + 3]!) list.push(pool[at]!, pool[at + 1]!, pool[at + 2]!);
-        terms.set(this.terms[s]!, list);
+    const body = this.body;
+    for (let b = 0; b < BUCKET_COUNT; b++) {
+      const from = start[b]!;
+      const to = start[b + 1]!;
+      if (from === to) continue;
+      const t: string[] = new Array<string>(to - from);
+      const o: number[] = new Array<number>(to - from);
+      const counts: number[] = new Array<number>(to - from);
+      const lasts = new Int32Array(to - from);
+      body.length = 0;
+      for (let k = from; k < to; k++) {
+        const s = sorted[k]!;
+        let prev = 0;
+        let docs = 0;
+        let at = this.head[s]!;
+        while (at !== -1) {
+          const doc = pool[at]!;
+          // this document's entries, fields increasing: the mask, then each frequency
+          let mask = 0;
+          let last = at;
+          for (let e = at; e !== -1 && pool[e] === doc; e = pool[e + 3]!) {
+            mask |= 1 << pool[e + 1]!;
+            last = e;
+          }
+          body.varint(doc - prev);
+          body.byte(mask);
+          for (let e = at; ; e = pool[e + 3]!) {
+            body.varint(pool[e + 2]!);
+            if (e === last) break;
+          }
+          at = pool[last + 3]!;
+          prev = doc;
+          docs++;
+        }
+        const i = k - from;
+        t[i] = this.terms[s]!;
+        o[i] = body.length;
+        counts[i] = docs;
+        lasts[i] = prev;
       }
-      this.runs[b]!.push(encodeRun(terms));
-    });
+      const header = Buffer.from(JSON.stringify({ t, o, n: counts }), 'utf8');
+      // a buffer of its own (not a slice of Buffer's shared pool): a worker hands it over as it is
+      const bytes = Buffer.allocUnsafeSlow(4 + header.length + body.length);
+      bytes.writeUInt32LE(header.length, 0);
+      header.copy(bytes, 4);
+      body.copyTo(bytes, 4 + header.length);
+      this.runs[b]!.push({ bytes, lasts });
+    }
     this.slots = new Map();
     this.terms = [];
     this.orderLength = 0;
@@ -232,10 +319,14 @@ export class PostingsBuilder {
     this.pending = 0;
   }
 
-  /** The runs of every bucket so far (the current batch encoded first), as plain data a worker thread can send. */
+  /**
+   * The runs of every bucket so far (the current batch encoded first), as plain data a worker
+   * thread can send: each run's bytes and lasts fill their own ArrayBuffer, so they can be
+   * transferred, not copied (this builder is done with then).
+   */
   part(): PostingsRun[][] {
     this.flush();
-    return this.runs.map((rs) => rs.map((r) => ({ bytes: new Uint8Array(r.bytes), lasts: r.lasts })));
+    return this.runs.map((rs) => rs.map((r) => ({ bytes: r.bytes, lasts: r.lasts })));
   }
 
   /**
@@ -252,7 +343,7 @@ export class PostingsBuilder {
   /** One bucket file's bytes (see postings.ts); empty for a bucket without terms (no file is written). */
   bucket(b: number): Buffer {
     this.flush();
-    return mergeRuns(this.runs[b]!);
+    return mergeRuns(this.runs[b]!, this.scratch);
   }
 }
 
@@ -283,9 +374,10 @@ export interface BuiltPart {
 /**
  * Reads `files` (in walk order) into a documents table and postings of their own, numbered from 0.
  *
+ * @param files an array, or made one by one as they are read (a worker thread makes each record then)
  * @param onFile called after each file
  */
-export function buildPart(reader: ScopeReader, files: readonly StatFile[], onFile?: () => void): BuiltPart {
+export function buildPart(reader: ScopeReader, files: Iterable<StatFile>, onFile?: () => void): BuiltPart {
   const table = new DocTableBuilder();
   const invalid: InvalidRecord[] = [];
   const postings = new PostingsBuilder();

@@ -1,14 +1,17 @@
 // A large full build reads its second half of the files in a worker thread (index-build.ts,
 // build-worker.ts) and appends that part to its own: the documents table and the bucket files
 // must be exactly those of reading every file in one go. Also: the postings a build counts from
-// the tokenizer's terms (addFields) are those of the term-count object (add).
+// the tokenizer's terms (addFields) are those of the term-count object (add), and a batch encoded
+// straight into runs gives the bytes of postings.ts's reference encoder (encodeBucket).
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { KINDS, STATUSES, kindFolder } from '../../../src/document/contract.js';
 import { DocTableBuilder } from '../../../src/search/index/generation-docs.js';
 import { PostingsBuilder } from '../../../src/search/index/index-build.js';
-import { BUCKET_COUNT, type DocRecord } from '../../../src/search/index/index-format.js';
+import { BUCKET_COUNT, bucketOf, type DocRecord } from '../../../src/search/index/index-format.js';
 import { countTerms } from '../../../src/search/index/memory-terms.js';
+import { encodeBucket, encodeRun, mergeRuns, type FlatPostings, type MergeScratch } from '../../../src/search/index/postings.js';
+import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 
 const record = fc
   .record({
@@ -27,6 +30,28 @@ const record = fc
     folder: fc.constantFrom('a', 'b', 'notes', 'x/y'),
   })
   .map(({ canonical, folder, ...r }): DocRecord => ({ ...r, scope: 'team', path: canonical ? `${kindFolder(r.kind)}/${r.id}.md` : `${folder}/${r.id}.md` }));
+
+/**
+ * The buckets of `docs` as the first streamed build wrote them: each document's term counts
+ * (countTerms: array-index terms first, then order of first appearance), every term's flat
+ * postings over all documents, and postings.ts's own encoder over each bucket's terms in order of
+ * first appearance.
+ */
+function referenceBuckets(docs: readonly (readonly (readonly string[])[])[]): Buffer[] {
+  const byBucket = Array.from({ length: BUCKET_COUNT }, () => new Map<string, FlatPostings>());
+  docs.forEach((f, doc) => {
+    const { terms } = countTerms(f.map((ts) => [...ts]));
+    for (const t in terms) {
+      const map = byBucket[bucketOf(t)]!;
+      let list = map.get(t);
+      if (!list) map.set(t, (list = []));
+      terms[t]!.forEach((n, fid) => {
+        if (n > 0) list.push(doc, fid, n);
+      });
+    }
+  });
+  return byBucket.map((m) => (m.size === 0 ? Buffer.alloc(0) : encodeBucket(m)));
+}
 
 const term = fc.constantFrom('alpha', 'alps', 'beta', 'bet', 'gamma', '会话', 'x1', '0', '7', '42', '007', '4294967294', '4294967295', '1.5', 'a/b');
 const fields = fc.array(fc.array(term, { maxLength: 6 }), { minLength: 5, maxLength: 5 });
@@ -75,6 +100,78 @@ describe('a build in two parts', () => {
         }
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it('encodes each batch straight into runs: buckets byte for byte those of the reference encoder, whatever the batch size', () => {
+    fc.assert(
+      fc.property(fc.array(fields, { maxLength: 30 }), fc.integer({ min: 3, max: 200 }), (docs, batch) => {
+        const built = new PostingsBuilder(batch);
+        docs.forEach((f, doc) => {
+          built.addFields(doc, f);
+        });
+        const expected = referenceBuckets(docs);
+        for (let b = 0; b < BUCKET_COUNT; b++) expect(built.bucket(b).equals(expected[b]!)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('hands a part over as whole buffers: every run fills its own ArrayBuffer, so it transfers without a copy', () => {
+    const docs = Array.from({ length: 200 }, (_, i) => [[`t${i % 7}`, 'alpha'], ['db'], ['decision'], [`mem_${i}`], ['beta', `w${i % 31}`, '会话', '42']]);
+    const part = new PostingsBuilder(64);
+    docs.forEach((f, doc) => {
+      part.addFields(doc, f);
+    });
+    const runs = part.part();
+    const buffers = runs.flat().flatMap((r) => [r.bytes.buffer, r.lasts.buffer]);
+    expect(buffers.length).toBeGreaterThan(2 * BUCKET_COUNT);
+    for (const r of runs.flat()) {
+      expect(r.bytes.byteOffset).toBe(0);
+      expect(r.bytes.byteLength).toBe(r.bytes.buffer.byteLength);
+    }
+    const { port1, port2 } = new MessageChannel();
+    port2.postMessage(runs, buffers as ArrayBuffer[]);
+    const sent = receiveMessageOnPort(port1)!.message as typeof runs;
+    port1.close();
+    port2.close();
+    const whole = new PostingsBuilder();
+    whole.append(sent, 0);
+    const expected = referenceBuckets(docs);
+    for (let b = 0; b < BUCKET_COUNT; b++) expect(whole.bucket(b).equals(expected[b]!)).toBe(true);
+  });
+
+  it('merges with a reused scratch exactly as without, and no merged bucket shares the scratch', () => {
+    fc.assert(
+      fc.property(fc.array(fc.array(fields, { maxLength: 8 }), { minLength: 1, maxLength: 6 }), (batches) => {
+        const scratch: MergeScratch = { bytes: Buffer.alloc(0) };
+        const merged: Buffer[] = [];
+        const expected: Buffer[] = [];
+        for (let b = 0; b < BUCKET_COUNT; b++) {
+          let doc = 0;
+          const runs = batches.flatMap((batch) => {
+            const m = new Map<string, FlatPostings>();
+            for (const f of batch) {
+              const { terms } = countTerms(f.map((ts) => [...ts]));
+              for (const t in terms) {
+                if (bucketOf(t) !== b) continue;
+                const list = m.get(t) ?? [];
+                m.set(t, list);
+                terms[t]!.forEach((n, fid) => {
+                  if (n > 0) list.push(doc, fid, n);
+                });
+              }
+              doc++;
+            }
+            return m.size === 0 ? [] : [encodeRun(m)];
+          });
+          merged.push(mergeRuns(runs, scratch));
+          expected.push(Buffer.from(mergeRuns(runs)));
+        }
+        // earlier results are unchanged by later merges into the same scratch
+        for (let b = 0; b < BUCKET_COUNT; b++) expect(merged[b]!.equals(expected[b]!)).toBe(true);
+      }),
+      { numRuns: 100 },
     );
   });
 });
