@@ -408,6 +408,62 @@ export function appendPart(into: BuiltPart, part: SentPart): void {
   into.invalid.push(...part.invalid);
 }
 
+/**
+ * How a large build shares its files with the worker thread: the files are cut into chunks of
+ * consecutive files; this thread claims them from the front, the worker from the back, until the
+ * two meet, so neither waits long for the other whatever their speeds (a fixed half let one
+ * thread idle for seconds on a busy machine). The claims are one shared 32-bit word:
+ * the next front chunk in the low 16 bits, the chunk after the last unclaimed one in the high 16.
+ */
+export interface ChunkPlan {
+  /** files per chunk */
+  size: number;
+  /** chunks (at most 65,535) */
+  count: number;
+}
+
+/** The chunks of a build of `files` files: about {@link CHUNKS_PER_BUILD} of them, at least {@link CHUNK_MIN_FILES} files each. */
+export function chunkPlan(files: number): ChunkPlan {
+  const size = Math.max(CHUNK_MIN_FILES, Math.ceil(files / CHUNKS_PER_BUILD));
+  return { size, count: Math.ceil(files / size) };
+}
+
+/** Chunks a large build is cut into (a worker chunk is one part, its postings flushed at its end). */
+const CHUNKS_PER_BUILD = 40;
+/** Files a chunk has at least. */
+const CHUNK_MIN_FILES = 250;
+
+/** The claim word of a build of `count` chunks before any claim. */
+export function initialClaims(count: number): number {
+  return (count << 16) | 0;
+}
+
+/**
+ * Claims the next chunk from the front (`front`: this thread) or from the back (the worker),
+ * atomically.
+ *
+ * @param claims the shared word at index `at` (see {@link ChunkPlan})
+ * @returns the chunk's number, or -1 once every chunk is claimed
+ */
+export function claimChunk(claims: Int32Array, at: number, front: boolean): number {
+  for (;;) {
+    const word = Atomics.load(claims, at);
+    const lo = word & 0xffff;
+    const hi = word >>> 16;
+    if (lo >= hi) return -1;
+    const next = front ? (hi << 16) | (lo + 1) : ((hi - 1) << 16) | lo;
+    if (Atomics.compareExchange(claims, at, word, next) === word) return front ? lo : hi - 1;
+  }
+}
+
+/** The files of chunk `c` of `files` files: indexes [from, to). */
+export function chunkRange(files: number, plan: ChunkPlan, c: number): [number, number] {
+  return [Math.min(files, c * plan.size), Math.min(files, (c + 1) * plan.size)];
+}
+
+/** Where the claim word sits in the build's shared array (see {@link HelperData}). */
+export const CLAIMS_AT = 2;
+
 function buildFrom(
   roots: VaultRoots,
   scope: Scope,
@@ -419,18 +475,28 @@ function buildFrom(
   let done = 0;
   let other = (): number => 0;
   const onFile = onProgress ? () => ++done % 500 === 0 && onProgress(done + other(), files.length) : undefined;
-  // a large build reads its second half in a worker thread, at the same time (the reading,
-  // checking and tokenizing of each file is most of a build's time)
-  const helper = files.length >= PARALLEL_MIN_FILES ? startHelper(roots, scope, files.slice(files.length >> 1)) : undefined;
+  // a large build shares its chunks of files with a worker thread, read at the same time (the
+  // reading, checking and tokenizing of each file is most of a build's time)
+  const helper = files.length >= PARALLEL_MIN_FILES ? startHelper(roots, scope, files) : undefined;
   let built: BuiltPart;
   if (helper) {
     other = helper.done;
-    built = buildPart(reader, files.slice(0, files.length >> 1), onFile);
-    const part = helper.wait(() => onProgress?.(done + other(), files.length));
-    if (part) appendPart(built, part);
+    // this thread's chunks are the first ones, in order: one part of its own
+    const plan = helper.plan;
+    const mine = function* (): Generator<StatFile> {
+      for (let c = claimChunk(helper.claims, CLAIMS_AT, true); c !== -1; c = claimChunk(helper.claims, CLAIMS_AT, true)) {
+        const [from, to] = chunkRange(files.length, plan, c);
+        for (let i = from; i < to; i++) yield files[i]!;
+      }
+    };
+    built = buildPart(reader, mine(), onFile);
+    const parts = helper.wait(() => onProgress?.(done + other(), files.length));
+    // every chunk not read here was the worker's: the last `count - first` chunks
+    const first = Atomics.load(helper.claims, CLAIMS_AT) & 0xffff;
+    if (parts) for (const part of parts) appendPart(built, part);
     else {
-      // the worker failed: read its half here
-      const rest = buildPart(reader, files.slice(files.length >> 1), onFile);
+      // the worker failed: read its chunks here
+      const rest = buildPart(reader, files.slice(first * plan.size), onFile);
       appendPart(built, { table: rest.table.part(), invalid: rest.invalid, runs: rest.postings.part() });
     }
   } else built = buildPart(reader, files, onFile);
@@ -442,21 +508,26 @@ function buildFrom(
   return { table, invalid, bucket: (b) => postings.bucket(b) };
 }
 
-/** Files a build has before it reads half of them in a worker thread (starting one takes ~100 ms). */
+/** Files a build has before it shares them with a worker thread (starting one takes ~100 ms). */
 export const PARALLEL_MIN_FILES = 4000;
 
 /** What the worker thread (build-worker.ts) is given. */
 export interface HelperData {
   roots: VaultRoots;
   scope: Scope;
-  /** the files' scope-relative paths */
+  /** every file's scope-relative path, in walk order */
   rels: string[];
-  /** the files' absolute paths */
+  /** every file's absolute path */
   absPaths: string[];
-  /** [0]: 1 once the answer was posted; [1]: files read so far */
+  plan: ChunkPlan;
+  /** Int32 [0]: 1 once the worker posted its last message; [1]: files it read so far; [{@link CLAIMS_AT}]: the chunk claims */
   shared: SharedArrayBuffer;
+  /** the worker posts `{chunk, part}` per chunk it read (in decreasing chunk order), then `{end: true}` or `{error}` */
   port: MessagePort;
 }
+
+/** A message of the worker thread (see {@link HelperData}). */
+export type HelperMessage = { chunk: number; part: SentPart } | { end: true } | { error: string };
 
 /** How long the worker may read no file before the build gives up on it and reads its files itself (ms). */
 const HELPER_STALL_MS = 60_000;
@@ -474,25 +545,28 @@ function helperScript(): string | undefined {
 }
 
 /**
- * Starts a worker thread reading `files` (see build-worker.ts); undefined when none can run
- * (one processor, or no compiled worker script: running from the TypeScript sources).
+ * Starts a worker thread that reads chunks of `files` from the back (see {@link ChunkPlan} and
+ * build-worker.ts); undefined when none can run (one processor, or no compiled worker script:
+ * running from the TypeScript sources).
  */
 function startHelper(
   roots: VaultRoots,
   scope: Scope,
   files: readonly StatFile[],
-): { done(): number; wait(tick: () => void): SentPart | undefined } | undefined {
+): { plan: ChunkPlan; claims: Int32Array; done(): number; wait(tick: () => void): SentPart[] | undefined } | undefined {
   if (availableParallelism() < 2) return undefined;
   const script = helperScript();
   if (!script) return undefined;
-  const shared = new SharedArrayBuffer(8);
+  const plan = chunkPlan(files.length);
+  const shared = new SharedArrayBuffer(4 * (CLAIMS_AT + 1));
   const state = new Int32Array(shared);
+  state[CLAIMS_AT] = initialClaims(plan.count);
   const { port1, port2 } = new MessageChannel();
   let worker: Worker;
   try {
     // the files as two lists of strings (a few megabytes), not one object each: the worker makes
     // each file's record when it reads it
-    const data: HelperData = { roots, scope, rels: files.map((f) => f.rel), absPaths: files.map((f) => f.file.absPath), shared, port: port2 };
+    const data: HelperData = { roots, scope, rels: files.map((f) => f.rel), absPaths: files.map((f) => f.file.absPath), plan, shared, port: port2 };
     // a small young generation: the worker's heap stays small (its garbage is collected sooner)
     worker = new Worker(script, { workerData: data, transferList: [port2], stdout: false, stderr: false, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
   } catch {
@@ -501,8 +575,16 @@ function startHelper(
   }
   worker.unref();
   return {
+    plan,
+    claims: state,
     done: () => Atomics.load(state, 1),
     wait(tick) {
+      if ((Atomics.load(state, CLAIMS_AT) & 0xffff) === plan.count) {
+        // every chunk was read here (the worker claimed none, and now cannot): no need to wait for it
+        port1.close();
+        void worker.terminate();
+        return [];
+      }
       let seen = -1;
       let since = performance.now();
       while (Atomics.load(state, 0) === 0) {
@@ -514,10 +596,23 @@ function startHelper(
           since = performance.now();
         } else if (performance.now() - since > HELPER_STALL_MS) break;
       }
-      const answer = receiveMessageOnPort(port1)?.message as { part?: SentPart } | undefined;
+      // the worker's chunks, each once, up to the last; anything else (an error, a missing
+      // chunk, no end) and its chunks are read again here
+      const first = Atomics.load(state, CLAIMS_AT) & 0xffff;
+      const parts: SentPart[] = new Array<SentPart>(plan.count - first);
+      let got = 0;
+      let ended = false;
+      for (let m = receiveMessageOnPort(port1); m; m = receiveMessageOnPort(port1)) {
+        const msg = m.message as HelperMessage;
+        if ('end' in msg) ended = true;
+        else if ('chunk' in msg && msg.chunk >= first && msg.chunk < plan.count && !parts[msg.chunk - first]) {
+          parts[msg.chunk - first] = msg.part;
+          got++;
+        } else break;
+      }
       port1.close();
       void worker.terminate();
-      return answer?.part;
+      return ended && got === parts.length ? parts : undefined;
     },
   };
 }
