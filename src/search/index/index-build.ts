@@ -13,7 +13,7 @@ import type { WalkedFile } from '../../scanner/scan-vault.js';
 import { openScopeReader, type ScopeReader } from '../../store/read-scope-file.js';
 import type { VaultRoots } from '../../store/roots.js';
 import { BUCKET_COUNT, FIELDS, RACY_WINDOW_MS, bucketOf, type InvalidRecord } from './index-format.js';
-import { encodeRun, mergeRuns, type FlatPostings, type PostingsRun } from './postings.js';
+import { mergeRuns, type MergeScratch, type PostingsRun } from './postings.js';
 import { memoryFieldTerms, readIndexableMemory } from './memory-terms.js';
 import { ownString } from '../analysis/tokenizer.js';
 import { DocTableBuilder, type DocTablePart } from './generation-docs.js';
@@ -70,6 +70,34 @@ function grow(a: Int32Array, need: number): Int32Array {
   return next;
 }
 
+/** A growable byte buffer, kept from run to run. */
+class GrowableBytes {
+  private data: Buffer = Buffer.allocUnsafe(1 << 16);
+  length = 0;
+  private room(n: number): void {
+    if (this.length + n <= this.data.length) return;
+    const bigger = Buffer.allocUnsafe(Math.max(this.length + n, this.data.length * 2));
+    this.data.copy(bigger, 0, 0, this.length);
+    this.data = bigger;
+  }
+  byte(v: number): void {
+    this.room(1);
+    this.data[this.length++] = v;
+  }
+  /** an unsigned LEB128 varint, as postings.ts writes them */
+  varint(v: number): void {
+    this.room(8);
+    while (v > 0x7f) {
+      this.data[this.length++] = (v & 0x7f) | 0x80;
+      v = Math.floor(v / 128);
+    }
+    this.data[this.length++] = v;
+  }
+  copyTo(target: Buffer, at: number): void {
+    this.data.copy(target, at, 0, this.length);
+  }
+}
+
 /**
  * Collects the postings of a generation, bucket by bucket, as documents are added in order: the
  * current batch in typed arrays kept from batch to batch (each term's postings a chain of
@@ -94,6 +122,10 @@ export class PostingsBuilder {
   private poolLength = 0;
   private readonly runs: PostingsRun[][] = Array.from({ length: BUCKET_COUNT }, () => []);
   private pending = 0;
+  /** a run's postings bytes while it is encoded (reused) */
+  private readonly body = new GrowableBytes();
+  /** the merged postings of a bucket while it is made (reused from bucket to bucket) */
+  private readonly scratch: MergeScratch = { bytes: Buffer.alloc(0) };
   /** one document's slots while it is added (reused) */
   private readonly named: number[] = [];
   private readonly indexed: number[] = [];
@@ -183,48 +215,103 @@ export class PostingsBuilder {
 
   private emit(doc: number, slots: readonly number[]): void {
     const F = FIELDS.length;
+    // room for every entry this document can add, made once
+    this.pool = grow(this.pool, this.poolLength + slots.length * F * 4);
+    this.order = grow(this.order, this.orderLength + slots.length);
+    const pool = this.pool;
+    const freq = this.freq;
+    const head = this.head;
+    const tail = this.tail;
+    let at = this.poolLength;
     for (const s of slots) {
       for (let fid = 0; fid < F; fid++) {
-        const n = this.freq[s * F + fid]!;
+        const n = freq[s * F + fid]!;
         if (n <= 0) continue;
-        this.pool = grow(this.pool, this.poolLength + 4);
-        const pool = this.pool;
-        const at = this.poolLength;
         pool[at] = doc;
         pool[at + 1] = fid;
         pool[at + 2] = n;
         pool[at + 3] = -1;
-        this.poolLength += 4;
-        if (this.head[s] === -1) {
-          this.head[s] = at;
-          this.order = grow(this.order, this.orderLength + 1);
+        if (head[s] === -1) {
+          head[s] = at;
           this.order[this.orderLength++] = s;
-        } else pool[this.tail[s]! + 3] = at;
-        this.tail[s] = at;
+        } else pool[tail[s]! + 3] = at;
+        tail[s] = at;
+        at += 4;
         this.pending += 3;
       }
     }
+    this.poolLength = at;
   }
 
-  /** Encodes the current batch into one run per bucket (each bucket's terms in order of first appearance). */
+  /**
+   * Encodes the current batch into one run per bucket (each bucket's terms in order of first
+   * appearance), straight from the pool's chains into bytes: the same bytes as postings.ts's `encodeRun`
+   * of each term's flat postings, without making those lists.
+   */
   private flush(): void {
     if (this.pending === 0) return;
-    const byBucket: number[][] = Array.from({ length: BUCKET_COUNT }, () => []);
-    for (let i = 0; i < this.orderLength; i++) {
-      const s = this.order[i]!;
-      byBucket[bucketOf(this.terms[s]!)]!.push(s);
+    const n = this.orderLength;
+    // the batch's slots grouped by bucket, each bucket's in order of first appearance (a stable counting sort)
+    const bucketOfOrder = new Uint8Array(n);
+    const start = new Int32Array(BUCKET_COUNT + 1);
+    for (let i = 0; i < n; i++) {
+      const b = bucketOf(this.terms[this.order[i]!]!);
+      bucketOfOrder[i] = b;
+      start[b + 1]!++;
     }
+    for (let b = 0; b < BUCKET_COUNT; b++) start[b + 1]! += start[b]!;
+    const next = start.slice(0, BUCKET_COUNT);
+    const sorted = new Int32Array(n);
+    for (let i = 0; i < n; i++) sorted[next[bucketOfOrder[i]!]!++] = this.order[i]!;
     const pool = this.pool;
-    byBucket.forEach((slots, b) => {
-      if (slots.length === 0) return;
-      const terms = new Map<string, FlatPostings>();
-      for (const s of slots) {
-        const list: FlatPostings = [];
-        for (let at = this.head[s]!; at !== -1; at = pool[at + 3]!) list.push(pool[at]!, pool[at + 1]!, pool[at + 2]!);
-        terms.set(this.terms[s]!, list);
+    const body = this.body;
+    for (let b = 0; b < BUCKET_COUNT; b++) {
+      const from = start[b]!;
+      const to = start[b + 1]!;
+      if (from === to) continue;
+      const t: string[] = new Array<string>(to - from);
+      const o: number[] = new Array<number>(to - from);
+      const counts: number[] = new Array<number>(to - from);
+      const lasts = new Int32Array(to - from);
+      body.length = 0;
+      for (let k = from; k < to; k++) {
+        const s = sorted[k]!;
+        let prev = 0;
+        let docs = 0;
+        let at = this.head[s]!;
+        while (at !== -1) {
+          const doc = pool[at]!;
+          // this document's entries, fields increasing: the mask, then each frequency
+          let mask = 0;
+          let last = at;
+          for (let e = at; e !== -1 && pool[e] === doc; e = pool[e + 3]!) {
+            mask |= 1 << pool[e + 1]!;
+            last = e;
+          }
+          body.varint(doc - prev);
+          body.byte(mask);
+          for (let e = at; ; e = pool[e + 3]!) {
+            body.varint(pool[e + 2]!);
+            if (e === last) break;
+          }
+          at = pool[last + 3]!;
+          prev = doc;
+          docs++;
+        }
+        const i = k - from;
+        t[i] = this.terms[s]!;
+        o[i] = body.length;
+        counts[i] = docs;
+        lasts[i] = prev;
       }
-      this.runs[b]!.push(encodeRun(terms));
-    });
+      const header = Buffer.from(JSON.stringify({ t, o, n: counts }), 'utf8');
+      // a buffer of its own (not a slice of Buffer's shared pool): a worker hands it over as it is
+      const bytes = Buffer.allocUnsafeSlow(4 + header.length + body.length);
+      bytes.writeUInt32LE(header.length, 0);
+      header.copy(bytes, 4);
+      body.copyTo(bytes, 4 + header.length);
+      this.runs[b]!.push({ bytes, lasts });
+    }
     this.slots = new Map();
     this.terms = [];
     this.orderLength = 0;
@@ -232,10 +319,14 @@ export class PostingsBuilder {
     this.pending = 0;
   }
 
-  /** The runs of every bucket so far (the current batch encoded first), as plain data a worker thread can send. */
+  /**
+   * The runs of every bucket so far (the current batch encoded first), as plain data a worker
+   * thread can send: each run's bytes and lasts fill their own ArrayBuffer, so they can be
+   * transferred, not copied (this builder is done with then).
+   */
   part(): PostingsRun[][] {
     this.flush();
-    return this.runs.map((rs) => rs.map((r) => ({ bytes: new Uint8Array(r.bytes), lasts: r.lasts })));
+    return this.runs.map((rs) => rs.map((r) => ({ bytes: r.bytes, lasts: r.lasts })));
   }
 
   /**
@@ -252,7 +343,7 @@ export class PostingsBuilder {
   /** One bucket file's bytes (see postings.ts); empty for a bucket without terms (no file is written). */
   bucket(b: number): Buffer {
     this.flush();
-    return mergeRuns(this.runs[b]!);
+    return mergeRuns(this.runs[b]!, this.scratch);
   }
 }
 
@@ -283,9 +374,10 @@ export interface BuiltPart {
 /**
  * Reads `files` (in walk order) into a documents table and postings of their own, numbered from 0.
  *
+ * @param files an array, or made one by one as they are read (a worker thread makes each record then)
  * @param onFile called after each file
  */
-export function buildPart(reader: ScopeReader, files: readonly StatFile[], onFile?: () => void): BuiltPart {
+export function buildPart(reader: ScopeReader, files: Iterable<StatFile>, onFile?: () => void): BuiltPart {
   const table = new DocTableBuilder();
   const invalid: InvalidRecord[] = [];
   const postings = new PostingsBuilder();
@@ -316,6 +408,62 @@ export function appendPart(into: BuiltPart, part: SentPart): void {
   into.invalid.push(...part.invalid);
 }
 
+/**
+ * How a large build shares its files with the worker thread: the files are cut into chunks of
+ * consecutive files; this thread claims them from the front, the worker from the back, until the
+ * two meet, so neither waits long for the other whatever their speeds (a fixed half let one
+ * thread idle for seconds on a busy machine). The claims are one shared 32-bit word:
+ * the next front chunk in the low 16 bits, the chunk after the last unclaimed one in the high 16.
+ */
+export interface ChunkPlan {
+  /** files per chunk */
+  size: number;
+  /** chunks (at most 65,535) */
+  count: number;
+}
+
+/** The chunks of a build of `files` files: about {@link CHUNKS_PER_BUILD} of them, at least {@link CHUNK_MIN_FILES} files each. */
+export function chunkPlan(files: number): ChunkPlan {
+  const size = Math.max(CHUNK_MIN_FILES, Math.ceil(files / CHUNKS_PER_BUILD));
+  return { size, count: Math.ceil(files / size) };
+}
+
+/** Chunks a large build is cut into (a worker chunk is one part, its postings flushed at its end). */
+const CHUNKS_PER_BUILD = 40;
+/** Files a chunk has at least. */
+const CHUNK_MIN_FILES = 250;
+
+/** The claim word of a build of `count` chunks before any claim. */
+export function initialClaims(count: number): number {
+  return (count << 16) | 0;
+}
+
+/**
+ * Claims the next chunk from the front (`front`: this thread) or from the back (the worker),
+ * atomically.
+ *
+ * @param claims the shared word at index `at` (see {@link ChunkPlan})
+ * @returns the chunk's number, or -1 once every chunk is claimed
+ */
+export function claimChunk(claims: Int32Array, at: number, front: boolean): number {
+  for (;;) {
+    const word = Atomics.load(claims, at);
+    const lo = word & 0xffff;
+    const hi = word >>> 16;
+    if (lo >= hi) return -1;
+    const next = front ? (hi << 16) | (lo + 1) : ((hi - 1) << 16) | lo;
+    if (Atomics.compareExchange(claims, at, word, next) === word) return front ? lo : hi - 1;
+  }
+}
+
+/** The files of chunk `c` of `files` files: indexes [from, to). */
+export function chunkRange(files: number, plan: ChunkPlan, c: number): [number, number] {
+  return [Math.min(files, c * plan.size), Math.min(files, (c + 1) * plan.size)];
+}
+
+/** Where the claim word sits in the build's shared array (see {@link HelperData}). */
+export const CLAIMS_AT = 2;
+
 function buildFrom(
   roots: VaultRoots,
   scope: Scope,
@@ -327,18 +475,28 @@ function buildFrom(
   let done = 0;
   let other = (): number => 0;
   const onFile = onProgress ? () => ++done % 500 === 0 && onProgress(done + other(), files.length) : undefined;
-  // a large build reads its second half in a worker thread, at the same time (the reading,
-  // checking and tokenizing of each file is most of a build's time)
-  const helper = files.length >= PARALLEL_MIN_FILES ? startHelper(roots, scope, files.slice(files.length >> 1)) : undefined;
+  // a large build shares its chunks of files with a worker thread, read at the same time (the
+  // reading, checking and tokenizing of each file is most of a build's time)
+  const helper = files.length >= PARALLEL_MIN_FILES ? startHelper(roots, scope, files) : undefined;
   let built: BuiltPart;
   if (helper) {
     other = helper.done;
-    built = buildPart(reader, files.slice(0, files.length >> 1), onFile);
-    const part = helper.wait(() => onProgress?.(done + other(), files.length));
-    if (part) appendPart(built, part);
+    // this thread's chunks are the first ones, in order: one part of its own
+    const plan = helper.plan;
+    const mine = function* (): Generator<StatFile> {
+      for (let c = claimChunk(helper.claims, CLAIMS_AT, true); c !== -1; c = claimChunk(helper.claims, CLAIMS_AT, true)) {
+        const [from, to] = chunkRange(files.length, plan, c);
+        for (let i = from; i < to; i++) yield files[i]!;
+      }
+    };
+    built = buildPart(reader, mine(), onFile);
+    const parts = helper.wait(() => onProgress?.(done + other(), files.length));
+    // every chunk not read here was the worker's: the last `count - first` chunks
+    const first = Atomics.load(helper.claims, CLAIMS_AT) & 0xffff;
+    if (parts) for (const part of parts) appendPart(built, part);
     else {
-      // the worker failed: read its half here
-      const rest = buildPart(reader, files.slice(files.length >> 1), onFile);
+      // the worker failed: read its chunks here
+      const rest = buildPart(reader, files.slice(first * plan.size), onFile);
       appendPart(built, { table: rest.table.part(), invalid: rest.invalid, runs: rest.postings.part() });
     }
   } else built = buildPart(reader, files, onFile);
@@ -350,21 +508,26 @@ function buildFrom(
   return { table, invalid, bucket: (b) => postings.bucket(b) };
 }
 
-/** Files a build has before it reads half of them in a worker thread (starting one takes ~100 ms). */
+/** Files a build has before it shares them with a worker thread (starting one takes ~100 ms). */
 export const PARALLEL_MIN_FILES = 4000;
 
 /** What the worker thread (build-worker.ts) is given. */
 export interface HelperData {
   roots: VaultRoots;
   scope: Scope;
-  /** the files' scope-relative paths */
+  /** every file's scope-relative path, in walk order */
   rels: string[];
-  /** the files' absolute paths */
+  /** every file's absolute path */
   absPaths: string[];
-  /** [0]: 1 once the answer was posted; [1]: files read so far */
+  plan: ChunkPlan;
+  /** Int32 [0]: 1 once the worker posted its last message; [1]: files it read so far; [{@link CLAIMS_AT}]: the chunk claims */
   shared: SharedArrayBuffer;
+  /** the worker posts `{chunk, part}` per chunk it read (in decreasing chunk order), then `{end: true}` or `{error}` */
   port: MessagePort;
 }
+
+/** A message of the worker thread (see {@link HelperData}). */
+export type HelperMessage = { chunk: number; part: SentPart } | { end: true } | { error: string };
 
 /** How long the worker may read no file before the build gives up on it and reads its files itself (ms). */
 const HELPER_STALL_MS = 60_000;
@@ -382,25 +545,28 @@ function helperScript(): string | undefined {
 }
 
 /**
- * Starts a worker thread reading `files` (see build-worker.ts); undefined when none can run
- * (one processor, or no compiled worker script: running from the TypeScript sources).
+ * Starts a worker thread that reads chunks of `files` from the back (see {@link ChunkPlan} and
+ * build-worker.ts); undefined when none can run (one processor, or no compiled worker script:
+ * running from the TypeScript sources).
  */
 function startHelper(
   roots: VaultRoots,
   scope: Scope,
   files: readonly StatFile[],
-): { done(): number; wait(tick: () => void): SentPart | undefined } | undefined {
+): { plan: ChunkPlan; claims: Int32Array; done(): number; wait(tick: () => void): SentPart[] | undefined } | undefined {
   if (availableParallelism() < 2) return undefined;
   const script = helperScript();
   if (!script) return undefined;
-  const shared = new SharedArrayBuffer(8);
+  const plan = chunkPlan(files.length);
+  const shared = new SharedArrayBuffer(4 * (CLAIMS_AT + 1));
   const state = new Int32Array(shared);
+  state[CLAIMS_AT] = initialClaims(plan.count);
   const { port1, port2 } = new MessageChannel();
   let worker: Worker;
   try {
     // the files as two lists of strings (a few megabytes), not one object each: the worker makes
     // each file's record when it reads it
-    const data: HelperData = { roots, scope, rels: files.map((f) => f.rel), absPaths: files.map((f) => f.file.absPath), shared, port: port2 };
+    const data: HelperData = { roots, scope, rels: files.map((f) => f.rel), absPaths: files.map((f) => f.file.absPath), plan, shared, port: port2 };
     // a small young generation: the worker's heap stays small (its garbage is collected sooner)
     worker = new Worker(script, { workerData: data, transferList: [port2], stdout: false, stderr: false, resourceLimits: { maxYoungGenerationSizeMb: 8 } });
   } catch {
@@ -409,8 +575,16 @@ function startHelper(
   }
   worker.unref();
   return {
+    plan,
+    claims: state,
     done: () => Atomics.load(state, 1),
     wait(tick) {
+      if ((Atomics.load(state, CLAIMS_AT) & 0xffff) === plan.count) {
+        // every chunk was read here (the worker claimed none, and now cannot): no need to wait for it
+        port1.close();
+        void worker.terminate();
+        return [];
+      }
       let seen = -1;
       let since = performance.now();
       while (Atomics.load(state, 0) === 0) {
@@ -422,10 +596,23 @@ function startHelper(
           since = performance.now();
         } else if (performance.now() - since > HELPER_STALL_MS) break;
       }
-      const answer = receiveMessageOnPort(port1)?.message as { part?: SentPart } | undefined;
+      // the worker's chunks, each once, up to the last; anything else (an error, a missing
+      // chunk, no end) and its chunks are read again here
+      const first = Atomics.load(state, CLAIMS_AT) & 0xffff;
+      const parts: SentPart[] = new Array<SentPart>(plan.count - first);
+      let got = 0;
+      let ended = false;
+      for (let m = receiveMessageOnPort(port1); m; m = receiveMessageOnPort(port1)) {
+        const msg = m.message as HelperMessage;
+        if ('end' in msg) ended = true;
+        else if ('chunk' in msg && msg.chunk >= first && msg.chunk < plan.count && !parts[msg.chunk - first]) {
+          parts[msg.chunk - first] = msg.part;
+          got++;
+        } else break;
+      }
       port1.close();
       void worker.terminate();
-      return answer?.part;
+      return ended && got === parts.length ? parts : undefined;
     },
   };
 }

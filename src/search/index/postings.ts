@@ -94,12 +94,21 @@ export function encodeRun(terms: ReadonlyMap<string, FlatPostings>): PostingsRun
   return { bytes: encodeBucket(terms), lasts };
 }
 
-/** A byte buffer of a known most length. */
+/**
+ * Bytes {@link mergeRuns} may reuse from call to call (a build merges its 128 buckets in turn):
+ * the merged postings are written there, then copied into the bucket's own buffer.
+ */
+export interface MergeScratch {
+  bytes: Buffer;
+}
+
+/** A byte buffer of a known most length (in a {@link MergeScratch} when given). */
 class ByteWriter {
   private readonly data: Buffer;
   length = 0;
-  constructor(capacity: number) {
-    this.data = Buffer.allocUnsafe(capacity);
+  constructor(capacity: number, scratch?: MergeScratch) {
+    if (scratch && scratch.bytes.length < capacity) scratch.bytes = Buffer.allocUnsafeSlow(Math.max(capacity, scratch.bytes.length * 2));
+    this.data = scratch ? scratch.bytes : Buffer.allocUnsafe(capacity);
   }
   varint(v: number): void {
     while (v > 0x7f) {
@@ -131,8 +140,14 @@ function grown(a: Int32Array, need: number): Int32Array {
  * appearance; each run's first posting of a term re-encoded relative to the previous run's last).
  * The pieces (a term's postings in one run) are kept in typed arrays, not one object each: a
  * bucket of a large build has millions of them.
+ *
+ * @param runs the bucket's runs, in document order
+ * @param scratch reused for the merged postings from call to call (none: a buffer of their own);
+ *   the returned bytes never share its memory
+ * @returns the bucket file's bytes (a buffer of their own, but for a single run without a base:
+ *   a view of that run's bytes)
  */
-export function mergeRuns(runs: readonly PostingsRun[]): Buffer {
+export function mergeRuns(runs: readonly PostingsRun[], scratch?: MergeScratch): Buffer {
   if (runs.length === 0) return Buffer.alloc(0);
   if (runs.length === 1 && !runs[0]!.base) return Buffer.from(runs[0]!.bytes.buffer, runs[0]!.bytes.byteOffset, runs[0]!.bytes.length);
   const views = runs.map((r) => Buffer.from(r.bytes.buffer, r.bytes.byteOffset, r.bytes.length));
@@ -185,7 +200,7 @@ export function mergeRuns(runs: readonly PostingsRun[]): Buffer {
   const next = start.slice(0, terms.length);
   const order = new Int32Array(pieces);
   for (let p = 0; p < pieces; p++) order[next[pieceTerm[p]!]!++] = p;
-  const body = new ByteWriter(bound);
+  const body = new ByteWriter(bound, scratch);
   const o: number[] = new Array<number>(terms.length);
   for (let ti = 0; ti < terms.length; ti++) {
     let prevLast = 0;
