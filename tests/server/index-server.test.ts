@@ -387,6 +387,25 @@ describe('vault watch: the resident index server', () => {
     expect(((await status(repo, env)).watcher as { periodicChecks: number }).periodicChecks).toBeGreaterThan(0);
   });
 
+  it('warms up with requests of its own after the start, not counted as requests, and answers status meanwhile', async () => {
+    const repo = gitRepo();
+    const env = serverEnv();
+    const m = memory({ kind: 'decision', title: 'Warm cache', body: 'A decision about caches.' });
+    putMemories(repo, m);
+    await detach(repo, env);
+    let s = await status(repo, env);
+    for (let i = 0; i < 100 && typeof s.warmUpMs !== 'number'; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      s = await status(repo, env);
+    }
+    expect(typeof s.warmUpMs).toBe('number');
+    // --detach's own status polls and these: no search, read or recall of the warm-up is counted
+    const before = s.requests as number;
+    const r = await runBin(['search', 'caches', '--json'], { cwd: repo, env });
+    expect((JSON.parse(r.stdout) as { results: Array<{ id: string }> }).results.map((h) => h.id)).toEqual([m.id]);
+    expect((await status(repo, env)).requests).toBe(before + 2);
+  });
+
   it('refuses a second server for the same vault', async () => {
     const repo = gitRepo();
     const env = serverEnv();
