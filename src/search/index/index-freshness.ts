@@ -332,6 +332,16 @@ function compactionThreshold(baseDocs: number): number {
   return 256 + Math.floor(baseDocs / 50);
 }
 
+/**
+ * How many overlay entries a save may carry before it leaves its file to the next search (which
+ * then compacts): the compaction threshold of the generation this process opened for `dir` with
+ * generation `generation` (a save's similar check opened it), else that of an empty one (256).
+ */
+export function directOverlayLimit(dir: string, generation: string): number {
+  const entry = cache.get(dir);
+  return compactionThreshold(entry?.generation === generation ? entry.base.count : 0);
+}
+
 function safeNow(dir: string, ids: ProcessIds): number {
   try {
     ensureIndexDir(dir, ids);

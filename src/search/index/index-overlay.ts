@@ -21,12 +21,9 @@ import { indexDirFor } from '../../store/layout.js';
 import { scopeRoot, type VaultRoots } from '../../store/roots.js';
 import { readState, writeState } from './index-store.js';
 import { overlayEntryOf, readIndexableFile } from './memory-terms.js';
-import { stateAsLastSeen } from './index-freshness.js';
+import { directOverlayLimit, stateAsLastSeen } from './index-freshness.js';
 import { openScopeReader } from '../../store/read-scope-file.js';
 import type { CreateProof } from '../../store/create-witness.js';
-
-/** An overlay this large is left to the next search, which may compact it into a new generation. */
-const MAX_DIRECT_OVERLAY = 256;
 
 /**
  * Puts one file the vault just wrote into its scope's index overlay (see the module comment).
@@ -43,7 +40,8 @@ export function addWrittenFile(roots: VaultRoots, scope: Scope, relPath: string,
     const root = scopeRoot(roots, scope);
     // the state the similar check just opened, if no one wrote it since; else read again
     const state = stateAsLastSeen(dir) ?? readState(dir, scope, root).state;
-    if (Object.keys(state.overlay).length >= MAX_DIRECT_OVERLAY) return false;
+    // an overlay this large is left to the next search, which compacts it into a new generation
+    if (Object.keys(state.overlay).length >= directOverlayLimit(dir, state.generation)) return false;
     const segments = relPath.split('/');
     const file: WalkedFile = { scope, path: `${scope}/${relPath}`, absPath: root + sep + segments.join(sep), segments };
     const reader = openScopeReader(roots, scope);
