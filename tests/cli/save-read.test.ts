@@ -83,8 +83,8 @@ describe('vault save / read through the CLI', () => {
       expect(f.code).toBe(5);
       expect(f.stderr).toMatch(/already exists.*writes are create-only/);
     }
-    // (the staging folder keeps only its .gitignore: no temporary file survives)
-    const files = filesUnder(join(repo, '.ecc/memory/team'));
+    // (the staging folder keeps only its .gitignore and the leftover sweep's mark: no temporary file survives)
+    const files = filesUnder(join(repo, '.ecc/memory/team')).filter((f) => !/\.staging\/\.swept-[a-z]+$/.test(f));
     expect(files.map((f) => f.split('/').pop())).toEqual(['.gitignore', `${id}.md`]);
     expect(files[0]).toMatch(/\.staging\/\.gitignore$/);
   });
