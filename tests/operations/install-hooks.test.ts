@@ -109,10 +109,13 @@ describe('vault hooks install / uninstall', () => {
     const repo = gitRepo();
     const env = cliEnv();
     const first = await runCli(['hooks', 'install', '--harness', 'claude-code', '--command', 'vault', '--dry-run'], { cwd: repo, env });
-    expect(first.stdout).toContain("  git does not ignore this file (it holds this machine's paths); add to .gitignore:\n    /.claude/settings.local.json\n");
+    // the backup too: an uninstall (or any later change) writes one even where this install made none
+    expect(first.stdout).toContain(
+      "  git does not ignore these files (they hold this machine's paths); add to .gitignore:\n    /.claude/settings.local.json\n    /.claude/settings.local.json.vault-backup\n",
+    );
     await runCli(['hooks', 'install', '--harness', 'claude-code', '--command', 'vault'], { cwd: repo, env });
     const second = await runCli(['hooks', 'install', '--harness', 'codex', '--command', 'vault', '--json'], { cwd: repo, env });
-    expect(JSON.parse(second.stdout).gitignoreLines).toEqual(['/.codex/hooks.json']);
+    expect(JSON.parse(second.stdout).gitignoreLines).toEqual(['/.codex/hooks.json', '/.codex/hooks.json.vault-backup']);
     const change = await runCli(['hooks', 'install', '--harness', 'claude-code', '--command', 'vault2'], { cwd: repo, env });
     expect(change.stdout).toContain('add to .gitignore:\n    /.claude/settings.local.json\n    /.claude/settings.local.json.vault-backup\n');
     writeFileSync(join(repo, '.gitignore'), '/.claude/settings.local.json*\n');

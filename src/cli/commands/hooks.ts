@@ -119,11 +119,12 @@ export const hooksCommand = (ctx: CliContext) => ({
       }
       const backup = dryRun ? undefined : applySettingsPlan(plan, rt.randomHex);
       if (instructions && target && !dryRun) instr.applyInstructionsPlan(instructions, target, rt.randomHex);
-      // a project-scope file holds this machine's paths: offer the .gitignore lines git still lacks
+      // a project-scope file holds this machine's paths: offer the .gitignore lines git still lacks,
+      // the backup's too (a later change, an uninstall, writes one even where none was made now)
       let gitignoreLines: string[] = [];
       if (scope === 'project' && argv.action === 'install' && plan.changed) {
         const { runGit } = await import('../../io/git.js');
-        gitignoreLines = gitignoreLinesFor(findWorktreeRoot(rt.cwd, userRoots), [file, ...(plan.before !== undefined ? [backupPathFor(file)] : [])], runGit);
+        gitignoreLines = gitignoreLinesFor(findWorktreeRoot(rt.cwd, userRoots), [file, backupPathFor(file)], runGit);
       }
       const shown = normalizedBefore(plan);
       // Installed at the other scope too? The harness would run every event twice.
