@@ -183,15 +183,21 @@ function assertKnownChoices(
   for (const [key, allowed] of Object.entries(choices)) {
     const given = argv[key];
     if (given === undefined) continue;
-    for (const value of ([] as unknown[]).concat(given)) {
+    const values = ([] as unknown[]).concat(given);
+    for (const [i, value] of values.entries()) {
       if (value === undefined || allowed.includes(value)) continue;
       const words = allowed.map(String);
       const asFlag = raw.some((t) => t === `--${key}` || t.startsWith(`--${key}=`));
       const near = closestMatch(String(value), words);
+      // `--scope user tabs`: a list flag takes the plain words after it, so "tabs" was meant as the query
+      const taken =
+        asFlag && i > 0 && allowed.includes(values[i - 1])
+          ? `; words after --${key} count as more --${key} values: put the query first (\`vault ${command ?? '…'} ${clip(String(value))} --${key} ${String(values[i - 1])}\`)`
+          : '';
       throw new VaultError(
         'usage',
         oneLineUsage(`unknown ${asFlag ? `--${key} value` : key} "${clip(String(value))}"${near ? `; did you mean ${near}?` : ''}`),
-        { hint: `${asFlag ? `--${key}` : key} is one of: ${words.join(', ')}; ${usageHint(command)}` },
+        { hint: `${asFlag ? `--${key}` : key} is one of: ${words.join(', ')}${taken}; ${usageHint(command)}` },
       );
     }
   }

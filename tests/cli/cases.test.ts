@@ -126,6 +126,13 @@ const CASES: CliCase[] = [
   { name: 'read without an id', args: ['read'], exit: 2, stderr: /arguments/ },
   { name: 'save --kind nope names the flag', args: save('--kind', 'nope'), exit: 2, stderr: /unknown --kind value "nope"; did you mean note\?/ },
   { name: 'save --scope global names the flag', args: save('--scope', 'global'), exit: 2, stderr: /unknown --scope value "global"/ },
+  {
+    name: 'search --scope user tabs: the query taken as another --scope value, and the hint says to put it first',
+    args: ['search', '--scope', 'user', 'tabs'],
+    exit: 2,
+    stderr: /unknown --scope value "tabs"/,
+    hint: /words after --scope count as more --scope values: put the query first \(`vault search tabs --scope user`\)/,
+  },
 
   // invalid input: exit 3, nothing written
   ...['BAD', 'mem_../../etc/passwd', 'mem_a', 'mem_has space', `mem_${'a'.repeat(129)}`, 'note_123'].map(
