@@ -22,7 +22,7 @@ import { runRead } from './commands/read-run.js';
 import { runSave } from './commands/save.js';
 import { runSearch } from './commands/search-run.js';
 import { parseLeanArgs } from './served-main.js';
-import { nodeCliIo } from './process-io.js';
+import { exitAfterOutput, nodeCliIo } from './process-io.js';
 
 export { parseLeanArgs, type LeanCommand } from './served-main.js';
 
@@ -41,8 +41,8 @@ export async function runLeanCli(argv: readonly string[]): Promise<number | unde
     if (parsed.command === 'search') await runCommand(ctx, parsed.args, () => runSearch(ctx, parsed.args));
     else if (parsed.command === 'read') await runCommand(ctx, parsed.args, () => runRead(ctx, parsed.args));
     else await runCommand(ctx, parsed.args, () => runSave(ctx, parsed.args));
-    return ctx.exitCode;
+    return exitAfterOutput(ctx.exitCode);
   } catch (err) {
-    return reportError(ctx, err, Boolean(parsed.args.json));
+    return exitAfterOutput(reportError(ctx, err, Boolean(parsed.args.json)));
   }
 }

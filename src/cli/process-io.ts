@@ -2,6 +2,7 @@
  * The Node.js process adapter of the CLI: real streams, real environment. Kept apart from
  * run-cli.ts (which loads the yargs CLI) so the lean start-up path can use it without yargs.
  */
+import { EXIT } from '../errors.js';
 import { nodeRuntime } from '../io/runtime.js';
 import { isTerminal, stdWriter } from '../io/std-output.js';
 import type { CliIo } from './command-context.js';
@@ -35,6 +36,26 @@ function readKey(): Promise<string> {
 
 /** This process's stdout and stderr, written synchronously (see io/std-output.ts); one pair per process, so writes stay in order. */
 let std: { out: ReturnType<typeof stdWriter>; err: ReturnType<typeof stdWriter> } | undefined;
+
+/**
+ * Why this process's output was lost, or undefined: a write to stdout or stderr failed for
+ * another reason than a reader that went away (see io/std-output.ts). The entry points turn it
+ * into exit 7 with `error: cannot write the output (ENOSPC)` on stderr (as `ls` does).
+ */
+export function outputFailure(): string | undefined {
+  return std?.out.failure() ?? std?.err.failure();
+}
+
+/**
+ * The exit code of a command whose output may have been lost: `code`, or {@link EXIT.io} with a
+ * message on stderr (when stderr still takes one) when a write failed ({@link outputFailure}).
+ */
+export function exitAfterOutput(code: number): number {
+  const failure = outputFailure();
+  if (failure === undefined) return code;
+  std?.err.write(`error: cannot write the output (${failure})\n`);
+  return code === EXIT.ok ? EXIT.io : code;
+}
 
 /**
  * The CLI's io for this process. Output goes to descriptors 1 and 2 synchronously, without

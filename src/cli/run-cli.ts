@@ -1,7 +1,7 @@
 /**
  * Process entry of the full (yargs) CLI: real streams, real environment (see process-io.ts).
  */
-import { ignoreClosedPipes, nodeCliIo } from './process-io.js';
+import { exitAfterOutput, ignoreClosedPipes, nodeCliIo } from './process-io.js';
 
 export { nodeCliIo };
 
@@ -9,5 +9,5 @@ export { nodeCliIo };
 export async function runCli(argv: string[]): Promise<number> {
   ignoreClosedPipes();
   const { main } = await import('./main.js');
-  return main(argv, nodeCliIo());
+  return exitAfterOutput(await main(argv, nodeCliIo()));
 }

@@ -20,7 +20,7 @@ import { resolveRoots, type VaultRoots } from '../store/roots.js';
 import type { ReadArgs } from './commands/read-run.js';
 import type { SaveArgs } from './commands/save.js';
 import type { SearchArgs } from './commands/search-run.js';
-import { nodeCliIo } from './process-io.js';
+import { exitAfterOutput, nodeCliIo } from './process-io.js';
 
 /** One command the lean path can run, with its arguments shaped as yargs would deliver them. */
 export type LeanCommand = { command: 'search'; args: SearchArgs } | { command: 'read'; args: ReadArgs } | { command: 'save'; args: SaveArgs };
@@ -226,5 +226,5 @@ export async function runServed(argv: readonly string[]): Promise<number | undef
   if (typeof out !== 'object' || out === null || typeof out.stdout !== 'string' || typeof out.stderr !== 'string') return undefined;
   io.stdout(out.stdout);
   if (out.stderr) io.stderr(out.stderr);
-  return 0;
+  return exitAfterOutput(0);
 }

@@ -14,12 +14,19 @@ export interface StdWriter {
   write(text: string): void;
   /** Settles once text handed to the stream fallback has been flushed (at once when there was none). */
   flushed(): Promise<void>;
+  /**
+   * The error code of a write that failed for another reason than a reader that went away
+   * (`ENOSPC` on a full disk, `EIO`, `EBADF` for a closed descriptor), or undefined: output was
+   * lost, which a command must not report as success.
+   */
+  failure(): string | undefined;
 }
 
 /**
- * A synchronous writer of descriptor `fd`. A reader that went away (EPIPE) or a descriptor that
- * is closed or unwritable ends the output quietly: later writes are dropped (a caller piping
- * into `head -1` is not an error of ours). A non-blocking descriptor that is full (EAGAIN) gets
+ * A synchronous writer of descriptor `fd`. A reader that went away (EPIPE) ends the output
+ * quietly: later writes are dropped (a caller piping into `head -1` is not an error of ours). Any
+ * other failure (a full disk, EIO, a closed descriptor) drops later writes too and is kept for
+ * {@link StdWriter.failure}, so the command can say so and exit non-zero. A non-blocking descriptor that is full (EAGAIN) gets
  * the rest, and everything after it in order, through the Node.js stream `stream()`.
  *
  * @param fd 1 (stdout) or 2 (stderr)
@@ -28,14 +35,18 @@ export interface StdWriter {
  */
 export function stdWriter(fd: 1 | 2, stream: () => NodeJS.WritableStream, write: typeof writeSync = writeSync): StdWriter {
   let closed = false;
+  let failed: string | undefined;
+  const fail = (err: unknown) => {
+    closed = true;
+    const code = (err as NodeJS.ErrnoException | undefined)?.code;
+    if (code !== 'EPIPE') failed ??= code ?? 'EIO';
+  };
   let fallback: NodeJS.WritableStream | undefined;
   let flushed: Promise<void> = Promise.resolve();
   const viaStream = (buf: Buffer) => {
     if (!fallback) {
       fallback = stream();
-      fallback.on('error', () => {
-        closed = true;
-      });
+      fallback.on('error', fail);
     }
     const s = fallback;
     const before = flushed;
@@ -53,10 +64,11 @@ export function stdWriter(fd: 1 | 2, stream: () => NodeJS.WritableStream, write:
         while (off < buf.length) off += write(fd, buf, off, buf.length - off);
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code === 'EAGAIN') viaStream(buf.subarray(off));
-        else closed = true;
+        else fail(err);
       }
     },
     flushed: () => flushed,
+    failure: () => failed,
   };
 }
 

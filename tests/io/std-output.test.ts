@@ -86,6 +86,33 @@ describe('stdWriter', () => {
   });
 });
 
+describe('a failed write', () => {
+  it('other than EPIPE is kept as the failure (EPIPE is none)', () => {
+    for (const [code, want] of [
+      ['ENOSPC', 'ENOSPC'],
+      ['EIO', 'EIO'],
+      ['EPIPE', undefined],
+    ] as const) {
+      const w = stdWriter(1, fakeStream([]).factory, fakeWrite([], 100, 0, code));
+      w.write('x');
+      expect(w.failure(), code).toBe(want);
+    }
+  });
+
+  it('through the binary: a search or save whose output cannot be written (a full disk) exits 7 and says so', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    for (const args of [
+      ['search', 'anything', '--json'],
+      ['save', '--scope', 'team', '--title', 'Output lost', '--body', 'the id could not be printed', '--json'],
+    ]) {
+      const r = spawnSync(process.execPath, [BIN, ...args], { cwd: repo, env, stdio: ['ignore', openSync('/dev/full', 'w'), 'pipe'], encoding: 'utf8' });
+      expect(r.status, `${args[0]}: ${r.stderr}`).toBe(7);
+      expect(r.stderr).toContain('error: cannot write the output (ENOSPC)');
+    }
+  });
+});
+
 describe('isTerminal', () => {
   it('answers false for a descriptor that is not a character device (vitest runs with piped stdio) and for a closed one', () => {
     // fd 0 of a vitest worker is a pipe or /dev/null; neither is a terminal
