@@ -14,7 +14,7 @@
 import util from 'node:util';
 import { KINDS, SCOPES, STATUSES, type Scope } from '../document/contract.js';
 import { fullCheckIntervalFrom } from '../search/index/index-format.js';
-import { askServer, type RequestBody } from '../search/resident/resident-ask.js';
+import { askServer, serverTimedOut, type RequestBody } from '../search/resident/resident-ask.js';
 import type { RenderedOutput } from '../search/resident/resident-protocol.js';
 import { resolveRoots, type VaultRoots } from '../store/roots.js';
 import type { ReadArgs } from './commands/read-run.js';
@@ -221,6 +221,8 @@ export async function runServed(argv: readonly string[]): Promise<number | undef
   const body = servedRequest(parsed, env, io.stdoutIsTTY && !env.NO_COLOR && env.TERM !== 'dumb');
   if (!body) return undefined;
   const reply = await askServer(roots, body, { uid: io.runtime.uid, env });
+  // a server that did not reply in time is not asked again by the lean path (one timeout, not two)
+  if (serverTimedOut()) process.env.ECC_VAULT_SERVER = 'off';
   if (!reply?.ok) return undefined;
   const out = reply.result as Partial<RenderedOutput> | null;
   if (typeof out !== 'object' || out === null || typeof out.stdout !== 'string' || typeof out.stderr !== 'string') return undefined;

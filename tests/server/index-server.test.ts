@@ -343,6 +343,40 @@ describe('vault watch: the resident index server', () => {
     }
   }, 30_000);
 
+  it('a server that does not reply costs a command one timeout (ECC_VAULT_SERVER_TIMEOUT_MS), and a reply of another shape falls back to the files', async () => {
+    const repo = gitRepo();
+    const env = { ...serverEnv(), ECC_VAULT_SERVER_TIMEOUT_MS: '800' };
+    const m = memory({ kind: 'decision', title: 'Redis keeps the login sessions', body: 'Login sessions live in Redis.' });
+    putMemories(repo, m);
+    const off = { ...env, ECC_VAULT_SERVER: 'off' };
+    const want = { search: await runBin(['search', 'redis'], { cwd: repo, env: off }), read: await runBin(['read', m.id], { cwd: repo, env: off }) };
+    const socket = join(repo, '.git', 'ecc-memory-index', 'server.sock');
+    mkdirSync(join(repo, '.git', 'ecc-memory-index'), { recursive: true });
+    for (const reply of [undefined, { hits: [] }, { memory: { title: 3 } }, null]) {
+      const connections: Socket[] = [];
+      const listener = createServer((c) => {
+        connections.push(c);
+        // never answers, or answers our protocol with a result of another shape
+        if (reply !== undefined) c.once('data', () => c.end(`${JSON.stringify({ v: PROTOCOL_VERSION, ok: true, result: reply })}\n`));
+      });
+      await new Promise<void>((r) => listener.listen(socket, () => r()));
+      try {
+        for (const [what, args] of [
+          ['search', ['search', 'redis']],
+          ['read', ['read', m.id]],
+        ] as const) {
+          const before = connections.length;
+          const got = await runBin([...args], { cwd: repo, env });
+          expect({ code: got.code, stdout: got.stdout }, `${what}, reply ${JSON.stringify(reply)}`).toEqual({ code: 0, stdout: want[what].stdout });
+          if (reply === undefined) expect(connections.length - before, `${what}: asked a mute server more than once`).toBe(1);
+        }
+      } finally {
+        for (const c of connections) c.destroy();
+        await new Promise<void>((r) => listener.close(() => r()));
+      }
+    }
+  }, 60_000);
+
   it('falls back to full checks when watching fails (the inotify limit, ENOSPC) and says so in --status', async () => {
     const repo = gitRepo();
     const env = { ...serverEnv(), ECC_VAULT_WATCH_FAULT: 'ENOSPC' };

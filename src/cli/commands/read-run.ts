@@ -4,6 +4,7 @@
  */
 import { SCOPES, type Scope } from '../../document/contract.js';
 import type { ReadResult } from '../../operations/read.js';
+import { isServedRead } from '../../search/resident/resident-protocol.js';
 import { rootsFor, type CliContext, type GlobalArgs } from '../command-context.js';
 import { askVaultServer } from '../server-link.js';
 
@@ -30,7 +31,9 @@ export async function runRead(ctx: CliContext, argv: ReadArgs): Promise<void> {
   const { assertMemoryId } = await import('../../store/ids.js');
   assertMemoryId(String(argv.id));
   // the resident server (`vault watch`) answers when one runs for this vault, else the files do
-  let r = (await askVaultServer(ctx, roots, { op: 'read', id: String(argv.id), scopes })) as ReadResult | undefined;
+  const served = await askVaultServer(ctx, roots, { op: 'read', id: String(argv.id), scopes });
+  // a reply of another shape (not the vault's server, a broken one): the files answer
+  let r = served !== undefined && isServedRead(served) ? (served as ReadResult) : undefined;
   if (!r) {
     const { readMemory, fullCheckIntervalFrom } = await import('../../operations/read.js');
     r = readMemory(roots, String(argv.id), { scopes, fullCheckIntervalS: fullCheckIntervalFrom(ctx.io.runtime.env.ECC_INDEX_FULL_CHECK_S) });

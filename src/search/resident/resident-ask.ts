@@ -5,6 +5,7 @@
  */
 import { lstatSync } from 'node:fs';
 import { createConnection } from 'node:net';
+import { systemClock } from '../../io/runtime.js';
 import type { VaultRoots } from '../../store/roots.js';
 import { MAX_LINE_BYTES, PROTOCOL_VERSION, socketLocation, vaultKey, type ServerReply, type ServerRequest } from './resident-protocol.js';
 
@@ -20,17 +21,44 @@ export type RequestBody = ServerRequest extends infer R ? (R extends ServerReque
 /** How long a connected server may take to answer before the client gives up on it (ms). */
 export const DEFAULT_REPLY_TIMEOUT_MS = 60_000;
 
+/** The reply timeout of `ECC_VAULT_SERVER_TIMEOUT_MS` (a whole number of ms, 1 to 600,000), else {@link DEFAULT_REPLY_TIMEOUT_MS}. */
+export function replyTimeoutFrom(value: string | undefined): number {
+  const ms = value !== undefined && /^\d{1,6}$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+  return ms >= 1 && ms <= 600_000 ? ms : DEFAULT_REPLY_TIMEOUT_MS;
+}
+
 /** The reply timeout of callers with a short budget of their own (hooks, ms): a slower server is left for the files. */
 export const HOOK_REPLY_TIMEOUT_MS = 1000;
 
 /**
+ * When a connected server last failed to reply in time (ms since the epoch): for a minute after,
+ * this process asks no server (a hung server costs a command one timeout, not one per question;
+ * a long-running process such as the MCP server tries again later).
+ */
+let timedOutAt: number | undefined;
+const SKIP_AFTER_TIMEOUT_MS = 60_000;
+
+function skipping(): boolean {
+  return timedOutAt !== undefined && systemClock.nowMs() - timedOutAt < SKIP_AFTER_TIMEOUT_MS;
+}
+
+/** True while requests of this process skip the server after a timeout (see {@link askServer}); the CLI's served path passes it on to the lean path. */
+export function serverTimedOut(): boolean {
+  return skipping();
+}
+
+/**
  * Sends one request to the vault's server.
  *
- * @param timeoutMs give up on a server that does not reply in this time (default 60 s: a first
- *   request after many changes may refresh a large index)
+ * @param timeoutMs give up on a server that does not reply in this time (default
+ *   `ECC_VAULT_SERVER_TIMEOUT_MS` of `who.env`, else 60 s: a first request after many changes may
+ *   refresh a large index); after one such timeout, requests of
+ *   this process answer undefined at once for a minute
  * @returns the reply, or undefined when no usable server answered (never throws)
  */
-export function askServer(roots: VaultRoots, body: RequestBody, who: ClientIdentity, timeoutMs = DEFAULT_REPLY_TIMEOUT_MS): Promise<ServerReply | undefined> {
+export function askServer(roots: VaultRoots, body: RequestBody, who: ClientIdentity, timeoutMs?: number): Promise<ServerReply | undefined> {
+  if (skipping()) return Promise.resolve(undefined);
+  const limitMs = timeoutMs ?? replyTimeoutFrom(who.env.ECC_VAULT_SERVER_TIMEOUT_MS);
   const at = socketLocation(roots, who.uid, who.env);
   if (!at) return Promise.resolve(undefined);
   try {
@@ -51,7 +79,10 @@ export function askServer(roots: VaultRoots, body: RequestBody, who: ClientIdent
       socket.destroy();
       resolve(reply);
     };
-    const timer = setTimeout(() => finish(undefined), timeoutMs);
+    const timer = setTimeout(() => {
+      timedOutAt = systemClock.nowMs();
+      finish(undefined);
+    }, limitMs);
     socket.on('error', () => finish(undefined));
     socket.on('connect', () => socket.write(`${JSON.stringify({ ...body, v: PROTOCOL_VERSION, vault: vaultKey(roots) })}\n`));
     socket.on('data', (d: Buffer) => {

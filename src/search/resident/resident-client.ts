@@ -10,7 +10,7 @@ import { fullCheckIntervalFrom } from '../index/index-freshness.js';
 import { searchMemories, type SearchOptions, type SearchResponse } from '../query/search-memories.js';
 import { findSimilarMemories, type SimilarMemory, type SimilarProbe } from '../query/similar-memories.js';
 import { askServer, type ClientIdentity, type RequestBody } from './resident-ask.js';
-import { socketLocation, type ServerReply } from './resident-protocol.js';
+import { isServedSearch, isServedSimilar, socketLocation, type ServerReply } from './resident-protocol.js';
 
 export { askServer, DEFAULT_REPLY_TIMEOUT_MS, HOOK_REPLY_TIMEOUT_MS, type ClientIdentity, type RequestBody } from './resident-ask.js';
 
@@ -50,7 +50,9 @@ export async function searchThroughServer(
   timeoutMs?: number,
 ): Promise<SearchResponse | undefined> {
   const body: RequestBody = { op: 'search', query, options: JSON.parse(JSON.stringify(options)) as Record<string, unknown> };
-  return (await served(roots, body, who, timeoutMs)) as SearchResponse | undefined;
+  const r = await served(roots, body, who, timeoutMs);
+  // a reply of another shape (not the vault's server, a broken one): the files answer
+  return isServedSearch(r) ? (r as SearchResponse) : undefined;
 }
 
 /**
@@ -80,8 +82,10 @@ export async function searchServedOrOnDisk(
  */
 export async function similarServedOrOnDisk(roots: VaultRoots, memory: SimilarProbe, who: ClientIdentity): Promise<SimilarMemory[]> {
   const probe = { title: memory.title, body: memory.body, scope: memory.scope, ...(memory.id !== undefined ? { id: memory.id } : {}) };
-  const r = (await served(roots, { op: 'similar', memory: probe }, who)) as SimilarMemory[] | undefined;
-  return r ?? findSimilarMemories(roots, probe, { fullCheckIntervalS: fullCheckIntervalFrom(who.env.ECC_INDEX_FULL_CHECK_S) });
+  const r = await served(roots, { op: 'similar', memory: probe }, who);
+  return isServedSimilar(r)
+    ? (r as SimilarMemory[])
+    : findSimilarMemories(roots, probe, { fullCheckIntervalS: fullCheckIntervalFrom(who.env.ECC_INDEX_FULL_CHECK_S) });
 }
 
 /** What answers on the vault's socket: nothing, the vault's index server (its status), or a listener that is not ours. */

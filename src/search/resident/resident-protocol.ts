@@ -113,3 +113,61 @@ export function privateDir(path: string, uid: number): boolean {
     return false;
   }
 }
+
+const isStr = (v: unknown): v is string => typeof v === 'string';
+const isStrs = (v: unknown): v is string[] => Array.isArray(v) && v.every(isStr);
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * True when a served search result has the shape the CLI renders (a SearchResponse): a listener
+ * that is not the vault's server, or a broken one, must make the client fall back to the files,
+ * never crash it on a missing field.
+ */
+export function isServedSearch(v: unknown): boolean {
+  if (!isRecord(v) || !Array.isArray(v.results) || typeof v.total !== 'number' || !isRecord(v.diagnostics)) return false;
+  const d = v.diagnostics;
+  if (
+    !Array.isArray(d.invalidFiles) ||
+    !isStrs(d.skippedSymlinks) ||
+    typeof d.complete !== 'boolean' ||
+    !isStrs(d.incompleteReasons) ||
+    !Array.isArray(d.index)
+  )
+    return false;
+  return v.results.every(
+    (h: unknown) =>
+      isRecord(h) &&
+      ['id', 'title', 'kind', 'scope', 'status', 'path', 'excerpt', 'updatedAt'].every((k) => isStr(h[k])) &&
+      typeof h.score === 'number' &&
+      isStrs(h.tags),
+  );
+}
+
+/** True when a served read result has the shape the CLI renders (see {@link isServedSearch}). */
+export function isServedRead(v: unknown): boolean {
+  if (!isRecord(v) || !isRecord(v.memory) || !isStr(v.path) || typeof v.canonical !== 'boolean' || !Array.isArray(v.backlinks)) return false;
+  const m = v.memory;
+  return (
+    ['schema', 'id', 'title', 'kind', 'scope', 'trust', 'status', 'sourceHarness', 'createdAt', 'updatedAt', 'body'].every((k) => isStr(m[k])) &&
+    isStrs(m.targetHarnesses) &&
+    isStrs(m.tags) &&
+    isStrs(m.links) &&
+    v.backlinks.every((b: unknown) => isRecord(b) && ['id', 'title', 'kind', 'status'].every((k) => isStr(b[k])))
+  );
+}
+
+/** True when a served similar-memory check has the shape a save reads (see {@link isServedSearch}). */
+export function isServedSimilar(v: unknown): boolean {
+  return (
+    Array.isArray(v) &&
+    v.every(
+      (s: unknown) =>
+        isRecord(s) &&
+        isStr(s.id) &&
+        isStr(s.title) &&
+        isStr(s.path) &&
+        (s.reason === 'same-title' || s.reason === 'similar-body') &&
+        typeof s.similarity === 'number',
+    )
+  );
+}
