@@ -64,12 +64,17 @@ function isZombie(pid: number): boolean {
  *
  * @param n bytes wanted (≥ 0)
  */
+/** Linux's device number of /dev/urandom (major 1, minor 9). */
+const URANDOM_RDEV = (1 << 8) | 9;
+
 export function kernelRandom(n: number): Buffer | undefined {
   let fd: number | undefined;
   try {
     // never through a link, and never waiting on a FIFO put in its place
     fd = openSync('/dev/urandom', constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0));
-    if (!fstatSync(fd).isCharacterDevice()) return undefined;
+    // the device itself (Linux's 1:9), not another one mounted in its place (/dev/zero is 1:5)
+    const st = fstatSync(fd);
+    if (!st.isCharacterDevice() || (process.platform === 'linux' && st.rdev !== URANDOM_RDEV)) return undefined;
     const out = Buffer.alloc(n);
     let got = 0;
     while (got < n) {

@@ -7,6 +7,7 @@ import {
   chmodSync,
   closeSync,
   constants,
+  fstatSync,
   futimesSync,
   lstatSync,
   mkdirSync,
@@ -339,7 +340,7 @@ export function openStaging(scopeDir: DirHandle, mode: number): DirHandle | unde
  */
 export function kindSweepDue(staging: DirHandle, kindFolderName: string, nowMs: number): boolean {
   const st = lstatSync(staging.child(sweepMarkName(kindFolderName)), { throwIfNoEntry: false });
-  return !st?.isFile() || !(st.mtimeMs <= nowMs && nowMs - st.mtimeMs < STAGING_GRACE_MS);
+  return !st?.isFile() || st.nlink !== 1 || !(st.mtimeMs <= nowMs && nowMs - st.mtimeMs < STAGING_GRACE_MS);
 }
 
 /**
@@ -355,6 +356,13 @@ export function markKindSwept(staging: DirHandle, kindFolderName: string, nowMs:
       constants.O_WRONLY | constants.O_CREAT | constants.O_NOFOLLOW | (constants.O_NONBLOCK ?? 0),
       0o644,
     );
+    const st = fstatSync(fd);
+    if (!st.isFile() || st.nlink !== 1) {
+      // a hard link to a file elsewhere (or anything else) in the mark's place: its time is not
+      // ours to set; the name goes (the other file stays as it is), a mark of our own comes next time
+      unlinkSync(staging.child(sweepMarkName(kindFolderName)));
+      return;
+    }
     futimesSync(fd, nowMs / 1000, nowMs / 1000);
   } catch {
     /* listed again next time */

@@ -141,13 +141,26 @@ require('node:module').syncBuiltinESMExports();
     plant();
     await save('second'); // the mark is fresh: the kind folder is not listed
     expect(readdirSync(join(team, 'notes'))).toContain('.ecc-memory-123-abcdef.tmp');
-    // doctor reports the leftover, never the mark
+    // doctor reports the leftover, never the mark, and says when a save removes it
     const doctor = JSON.parse((await runCli(['doctor', '--json', '--no-index-check'], { cwd: repo, env })).stdout);
     expect(doctor.problems.map((p: { code: string; path: string }) => `${p.code} ${p.path}`)).toEqual(['save-leftover team/notes/.ecc-memory-123-abcdef.tmp']);
+    expect(doctor.problems[0].hint).toContain('after 10 to 20 minutes');
     utimesSync(mark, eleven(), eleven());
     await save('third'); // due: listed, the leftover removed, the mark renewed
     expect(readdirSync(join(team, 'notes'))).not.toContain('.ecc-memory-123-abcdef.tmp');
     expect(Math.abs(statSync(mark).mtimeMs - Date.now())).toBeLessThan(60_000);
+    // a mark that is a hard link to a file elsewhere: its time is never set, the name is replaced
+    const outside = join(tempDir('vault-outside-'), 'f');
+    writeFileSync(outside, 'not ours');
+    utimesSync(outside, eleven(), eleven());
+    const { linkSync, rmSync: rm } = await import('node:fs');
+    rm(mark);
+    linkSync(outside, mark);
+    await save('third-and-a-half');
+    expect(Math.abs(statSync(outside).mtimeMs - eleven().getTime())).toBeLessThan(60_000);
+    expect(readFileSync(outside, 'utf8')).toBe('not ours');
+    await save('third-and-three-quarters');
+    expect(statSync(mark).nlink).toBe(1);
     // a mark dated in the future (a clock set back) counts as due
     plant();
     const future = new Date(Date.now() + 3_600_000);

@@ -8,6 +8,14 @@
 import { isSelected, type DoctorContext } from '../rule-context.js';
 import { diagnostic, type Diagnostic } from '../../diagnostics.js';
 
+/**
+ * When a save removes a leftover: in the staging folder any save sweeps it once it is 10 minutes
+ * old; in a kind folder the sweep runs at most every 10 minutes (store/scope-folders.ts kindSweepDue).
+ */
+function after(path: string): string {
+  return path.split('/').includes('.staging') ? 'after 10 minutes' : 'after 10 to 20 minutes';
+}
+
 /** Warnings for leftover temporary files and for memories with more than one hard link. */
 export function checkSaveLeftovers(ctx: DoctorContext): Diagnostic[] {
   return ctx.scan.leftovers
@@ -20,7 +28,7 @@ export function checkSaveLeftovers(ctx: DoctorContext): Diagnostic[] {
             p,
             undefined,
             'the memory file has more than one hard link (a killed save left its temporary file, or a link was made by hand)',
-            "the next `vault save` removes a killed save's temporary file after 10 minutes; otherwise remove the other link",
+            `the next \`vault save\` removes a killed save's temporary file ${after(p)}; otherwise remove the other link`,
           )
         : diagnostic(
             'warning',
@@ -28,7 +36,7 @@ export function checkSaveLeftovers(ctx: DoctorContext): Diagnostic[] {
             p,
             undefined,
             'temporary file left by a killed save; it is never a memory',
-            'delete it, or let the next `vault save` remove it (after 10 minutes)',
+            `delete it, or let the next \`vault save\` remove it (${after(p)})`,
           ),
     );
 }

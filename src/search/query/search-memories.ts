@@ -464,29 +464,35 @@ function answerWith(
   return respond(results);
 }
 
-/** A letter, digit or mark, or an apostrophe: a character that would make a match part of a longer word (made on first use: see tokenizer.ts). */
+/** A letter, digit or mark (made on first use: a Unicode property class costs its expansion, see tokenizer.ts). */
 let wordChar: RegExp | undefined;
+const APOSTROPHE = /^['\u2019]$/;
 
 /**
  * True when `text` (folded) holds `phrase` (the folded query, spaces collapsed) as whole words:
- * at each end the neighbouring character is no letter, digit, mark or apostrophe (`week move` is
- * not in "a week moved" nor in "a week, move"; it is in "this week move." and "week move-in").
- * Next to a character of a script written without spaces ({@link touchesUnspacedRun}) no
- * boundary is needed.
+ * at each end the neighbouring character is no letter, digit or mark, nor an apostrophe with a
+ * letter, digit or mark beyond it (`week move` is not in "a week moved" nor in "a week, move" nor
+ * in "the week move's"; it is in "this week move.", "week move-in" and "'week move'"). Next to a
+ * character of a script written without spaces ({@link touchesUnspacedRun}) no boundary is needed.
  */
 export function holdsPhrase(text: string, phrase: string): boolean {
   if (phrase === '') return false;
   const first = String.fromCodePoint(phrase.codePointAt(0)!);
   const last = lastCharOf(phrase.slice(-2));
-  const joins = (c: string, edge: string) => {
+  wordChar ??= /^[\p{L}\p{N}\p{M}]$/u;
+  const isWord = (c: string) => c !== '' && wordChar!.test(c);
+  // c: the character next to the match; beyond: the one after c, away from the match
+  const joins = (c: string, beyond: string, edge: string) => {
     if (c === '' || touchesUnspacedRun(c) || touchesUnspacedRun(edge)) return false;
-    wordChar ??= /[\p{L}\p{N}\p{M}'\u2019]/u;
-    return wordChar.test(c);
+    return isWord(c) || (APOSTROPHE.test(c) && isWord(beyond));
   };
   for (let at = text.indexOf(phrase); at >= 0; at = text.indexOf(phrase, at + 1)) {
     const end = at + phrase.length;
+    const before = lastCharOf(text.slice(Math.max(0, at - 2), at));
+    const beforeThat = lastCharOf(text.slice(Math.max(0, at - before.length - 2), at - before.length));
     const after = end < text.length ? String.fromCodePoint(text.codePointAt(end)!) : '';
-    if (!joins(lastCharOf(text.slice(Math.max(0, at - 2), at)), first) && !joins(after, last)) return true;
+    const afterThat = end + after.length < text.length ? String.fromCodePoint(text.codePointAt(end + after.length)!) : '';
+    if (!joins(before, beforeThat, first) && !joins(after, afterThat, last)) return true;
   }
   return false;
 }

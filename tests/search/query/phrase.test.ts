@@ -22,9 +22,20 @@ const phraseOf = (query: string) => foldText(query).replace(/\s+/gu, ' ').trim()
 describe('holdsPhrase', () => {
   it('holds whole words only, next to spaces, punctuation, separators or the ends', () => {
     const p = phraseOf('Week Move');
-    for (const t of ['week move', 'this week move.', '(week move)', 'a week move-in', 'x.week move', 'week move/plan', '"week move"'])
+    for (const t of [
+      'week move',
+      'this week move.',
+      '(week move)',
+      'a week move-in',
+      'x.week move',
+      'week move/plan',
+      '"week move"',
+      "'week move'",
+      '\u2018week move\u2019',
+      "'week move' ok",
+    ])
       expect(holdsPhrase(t, p), t).toBe(true);
-    for (const t of ['a week moved', 'biweek move', "week move's", 'week, move', 'weekmove', 'week  move', 'weeké move'.normalize('NFC')])
+    for (const t of ['a week moved', 'biweek move', "week move's", "x'week move", 'week, move', 'weekmove', 'week  move', 'weeké move'.normalize('NFC')])
       expect(holdsPhrase(t, p), t).toBe(false);
     // after a later occurrence: the first inside a word, the second whole
     expect(holdsPhrase('weekmove week moves, then week move', p)).toBe(true);
