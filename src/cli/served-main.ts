@@ -19,6 +19,7 @@ import type { RenderedOutput } from '../search/resident/resident-protocol.js';
 import { resolveRoots, type VaultRoots } from '../store/roots.js';
 import type { ReadArgs } from './commands/read-run.js';
 import type { SaveArgs } from './commands/save.js';
+import { searchOptionsOf } from './commands/search-options.js';
 import type { SearchArgs } from './commands/search-run.js';
 import { exitAfterOutput, nodeCliIo } from './process-io.js';
 
@@ -175,19 +176,7 @@ function servedRequest(parsed: LeanCommand, env: Readonly<Record<string, string 
   // as runSearch (commands/search-run.ts): its options, through the same JSON the client sends
   const a = parsed.args;
   if (a.limit !== undefined && !(Number.isInteger(a.limit) && a.limit >= 1 && a.limit <= 100)) return undefined;
-  const options = {
-    scopes: a.scope?.length ? a.scope : undefined,
-    kinds: a.kind,
-    tags: a.tag,
-    statuses: a.status?.length ? a.status : undefined,
-    targetHarness: a['target-harness'],
-    sourceHarness: a['source-harness'],
-    since: a.since,
-    until: a.until,
-    limit: a.limit,
-    fresh: a.fresh === true,
-    fullCheckIntervalS: fullCheckIntervalFrom(env.ECC_INDEX_FULL_CHECK_S),
-  };
+  const options = searchOptionsOf(a, fullCheckIntervalFrom(env.ECC_INDEX_FULL_CHECK_S));
   const query = (a.query ?? []).map(String).join(' ');
   return {
     op: 'search',

@@ -6,24 +6,15 @@
  */
 import { chmodSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { nodeRuntime } from '../../src/io/runtime.js';
 import { askServer } from '../../src/search/resident/resident-ask.js';
 import { resolveRoots } from '../../src/store/roots.js';
 import { cliEnv, git, gitRepo, runBin, runCli, tempDir } from '../helpers/cli.js';
+import { killServersAfterEach } from '../helpers/servers.js';
 import { memory, putFile, putMemories } from '../helpers/search.js';
 
-const started: number[] = [];
-afterEach(() => {
-  while (started.length) {
-    const pid = started.pop()!;
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone already
-    }
-  }
-});
+const started = killServersAfterEach();
 
 /** A repository with a few memories, its server running (team and project scopes). */
 async function servedVault() {

@@ -6,7 +6,7 @@
 import { chmodSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { serializeMemory } from '../../src/document/serialize.js';
 import { nodeRuntime } from '../../src/io/runtime.js';
 import { askServer, similarServedOrOnDisk } from '../../src/search/resident/resident-client.js';
@@ -15,21 +15,12 @@ import { PROTOCOL_VERSION } from '../../src/search/resident/resident-protocol.js
 import { findSimilarMemories } from '../../src/search/query/similar-memories.js';
 import { resolveRoots } from '../../src/store/roots.js';
 import { cliEnv, git, gitRepo, runBin, tempDir } from '../helpers/cli.js';
+import { killServersAfterEach } from '../helpers/servers.js';
 import { contextOf, hook } from '../helpers/hooks.js';
 import { callOk, startMcp } from '../helpers/mcp-client.js';
 import { memory, memoryPath, putMemories } from '../helpers/search.js';
 
-const started: number[] = [];
-afterEach(() => {
-  while (started.length) {
-    const pid = started.pop()!;
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone already
-    }
-  }
-});
+const started = killServersAfterEach();
 
 function serverEnv(): Record<string, string> {
   const run = tempDir('vault-run-');

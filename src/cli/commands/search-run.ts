@@ -7,6 +7,7 @@ import type { SearchOptions, SearchResponse } from '../../search/query/search-me
 import type { VaultRoots } from '../../store/roots.js';
 import { printJson, progressStream, rootsFor, usageError, type CliContext, type GlobalArgs } from '../command-context.js';
 import { clientIdentity } from '../server-link.js';
+import { searchOptionsOf } from './search-options.js';
 
 /** Allowed `--scope` values of `vault search`, in the order the help text lists them. */
 export const SEARCH_SCOPE_CHOICES: readonly Scope[] = SCOPES;
@@ -51,19 +52,7 @@ export async function runSearch(ctx: CliContext, argv: SearchArgs): Promise<void
   const { fullCheckIntervalFrom } = await import('../../search/index/index-freshness.js');
   const roots = await rootsFor(ctx, argv);
   const query = (argv.query ?? []).map(String).join(' ');
-  const options: SearchOptions = {
-    scopes: argv.scope?.length ? argv.scope : undefined,
-    kinds: argv.kind,
-    tags: argv.tag,
-    statuses: argv.status?.length ? argv.status : undefined,
-    targetHarness: argv['target-harness'],
-    sourceHarness: argv['source-harness'],
-    since: argv.since,
-    until: argv.until,
-    limit: argv.limit,
-    fresh: argv.fresh === true,
-    fullCheckIntervalS: fullCheckIntervalFrom(ctx.io.runtime.env.ECC_INDEX_FULL_CHECK_S),
-  };
+  const options = searchOptionsOf(argv, fullCheckIntervalFrom(ctx.io.runtime.env.ECC_INDEX_FULL_CHECK_S));
   // the resident server (`vault watch`) answers when one runs for this vault, else the files do
   const { searchThroughServer } = await import('../../search/resident/resident-client.js');
   let response = await searchThroughServer(roots, query, options, clientIdentity(ctx));
