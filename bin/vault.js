@@ -4,6 +4,7 @@
 // hook never starts Node.js's ES module loader (~12 ms measured on the 2-core machine).
 // `vault hook ...` skips yargs and loads only the hook runner, one CommonJS bundle, so
 // lifecycle hooks start fast.
+// `vault watch --detach|--status|--stop` goes to the index server's own entry without yargs.
 // `vault search ...` and `vault read ...` start from a lean entry without yargs; it answers
 // undefined (having printed nothing) for any argument form it does not handle exactly like
 // yargs, and the full CLI runs instead. ECC_VAULT_CLI=full always runs the full CLI (tests
@@ -62,6 +63,17 @@ async function main() {
       loader = undefined;
     }
     code = await loader?.runLean(argv, require('node:path').join(__dirname, '..', 'dist', 'cli', 'lean-bundle.cjs'));
+  }
+  // `vault watch --detach | --status | --stop` without yargs (~250 ms of its load); any other form of
+  // `vault watch` answers undefined, with nothing printed, and the full CLI runs
+  if (code === undefined && argv[0] === 'watch' && process.env.ECC_VAULT_CLI !== 'full') {
+    let control;
+    try {
+      ({ runWatchControl: control } = await import('../dist/cli/watch-server.js'));
+    } catch {
+      control = undefined;
+    }
+    code = await control?.(argv);
   }
   if (code === undefined) {
     const { runCli } = await import('../dist/cli/run-cli.js');

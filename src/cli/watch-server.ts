@@ -5,10 +5,12 @@
  * (commands/watch.ts, `runWatch`), printing its JSON lines to the server log.
  */
 import { pathToFileURL } from 'node:url';
+import util from 'node:util';
+import { SCOPES } from '../document/contract.js';
 import { EXIT } from '../errors.js';
 import { reportError, runCommand, type CliContext } from './command-context.js';
 import { runWatch, type WatchArgs } from './commands/watch.js';
-import { ignoreClosedPipes, nodeCliIo } from './process-io.js';
+import { exitAfterOutput, ignoreClosedPipes, nodeCliIo } from './process-io.js';
 
 /**
  * Runs the foreground index server for the arguments `vault watch --detach` passed.
@@ -38,6 +40,63 @@ export async function runDetachedServer(json: string | undefined): Promise<numbe
     return ctx.exitCode;
   } catch (err) {
     return reportError(ctx, err, Boolean(args.json));
+  }
+}
+
+/** The flags {@link runWatchControl} takes, as util.parseArgs options. */
+const CONTROL_OPTIONS = {
+  detach: { type: 'boolean' },
+  stop: { type: 'boolean' },
+  status: { type: 'boolean' },
+  json: { type: 'boolean' },
+  root: { type: 'string' },
+  'user-root': { type: 'string' },
+  scope: { type: 'string', multiple: true },
+} as const;
+
+/**
+ * `vault watch --detach`, `--status` or `--stop` for bin/vault.js without loading yargs (its load
+ * cost `vault watch --status` ~250 ms, and `--detach` as much before the server starts). Only
+ * plain forms are taken: exactly one of the three, each other flag at most once (`--scope` once
+ * per value, each one of the scopes), no other word; anything else (help, a typo, `--json true`,
+ * `--scope a b`, conflicting verbs, `--debounce`) answers `undefined` before printing anything and
+ * the full CLI answers with its own messages.
+ *
+ * @param argv arguments after the program name, starting with "watch"
+ * @returns the exit code, or undefined
+ */
+export async function runWatchControl(argv: readonly string[]): Promise<number | undefined> {
+  if (argv[0] !== 'watch') return undefined;
+  let tokens;
+  let values: Record<string, unknown>;
+  try {
+    ({ tokens, values } = util.parseArgs({ args: argv.slice(1), options: CONTROL_OPTIONS, strict: true, allowPositionals: false, tokens: true }));
+  } catch {
+    return undefined;
+  }
+  const seen = new Set<string>();
+  for (const t of tokens) {
+    if (t.kind !== 'option') return undefined;
+    if (t.name !== 'scope' && seen.has(t.name)) return undefined;
+    seen.add(t.name);
+  }
+  const verbs = (['detach', 'stop', 'status'] as const).filter((v) => values[v] === true);
+  if (verbs.length !== 1) return undefined;
+  const scopes = values.scope as string[] | undefined;
+  if (scopes?.some((s) => !(SCOPES as readonly string[]).includes(s))) return undefined;
+  const args: WatchArgs = {
+    [verbs[0]!]: true,
+    ...(values.json === true ? { json: true } : {}),
+    ...(typeof values.root === 'string' ? { root: values.root } : {}),
+    ...(typeof values['user-root'] === 'string' ? { 'user-root': values['user-root'] } : {}),
+    ...(scopes ? { scope: scopes as WatchArgs['scope'] } : {}),
+  };
+  const ctx: CliContext = { io: nodeCliIo(), exitCode: EXIT.ok };
+  try {
+    await runCommand(ctx, args, () => runWatch(ctx, args));
+    return exitAfterOutput(ctx.exitCode);
+  } catch (err) {
+    return exitAfterOutput(reportError(ctx, err, Boolean(args.json)));
   }
 }
 

@@ -8,10 +8,10 @@
  * freshness and hook-run, hooks/install (hooks run as the harness runs them), the MCP server.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { chmodSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BIN, cliEnv, gitRepo, REPO, runBin, runCli } from '../helpers/cli.js';
+import { BIN, cliEnv, gitRepo, REPO, runBin, runCli, tempDir } from '../helpers/cli.js';
 
 const VERSION = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -22,6 +22,13 @@ async function repoWithMemory(): Promise<{ repo: string; env: Record<string, str
   const r = await runCli(['save', '--scope', 'team', '--title', 'Redis sessions', '--body', 'We keep sessions in redis.', '--json'], { cwd: repo, env });
   expect(r.code, r.stderr).toBe(0);
   return { repo, env, id: (JSON.parse(r.stdout) as { id: string }).id };
+}
+
+/** The environment with a private XDG_RUNTIME_DIR (where a server socket may go). */
+function chmodTempRuntime(env: Record<string, string>): Record<string, string> {
+  const dir = tempDir('vault-run-');
+  chmodSync(dir, 0o700);
+  return { ...env, XDG_RUNTIME_DIR: dir };
 }
 
 /** The modules of dist/ a run loaded, from Node's own module debug log on stderr. */
@@ -90,6 +97,41 @@ describe('the vault binary', () => {
     expect(loadedModules(['search', 'redis'], repo, { ...env, ECC_VAULT_CLI: 'full' })).not.toContain('dist/cli/lean-loader.cjs');
     // `vault hook` always exits 0 and prints nothing for a payload it cannot use
     expect(await runBin(['hook', 'stop'], { cwd: repo, env, input: 'not json' })).toEqual({ code: 0, stdout: '', stderr: '' });
+  });
+
+  it('vault watch --detach/--status/--stop run without yargs and answer exactly as the full CLI; other watch forms go to the full CLI', async () => {
+    const { repo, env } = await repoWithMemory();
+    const run = chmodTempRuntime(env);
+    const full = { ...run, ECC_VAULT_CLI: 'full' };
+    const forms = [
+      ['watch', '--status'],
+      ['watch', '--status', '--json'],
+      ['watch', '--stop'],
+      ['watch', '--stop', '--json', '--scope', 'team'],
+      // not plain: the full CLI answers either way
+      ['watch', '--status', '--detach'],
+      ['watch', '--status', '--json', 'true'],
+      ['watch', '--scope', 'team', 'project', '--status'],
+      ['watch', '--status', '--scope', 'global'],
+      ['watch', '--stauts'],
+    ];
+    for (const args of forms) {
+      const lean = await runBin(args, { cwd: repo, env: run });
+      const yargs = await runBin(args, { cwd: repo, env: full });
+      expect({ code: lean.code, stdout: lean.stdout, stderr: lean.stderr }, args.join(' ')).toEqual({
+        code: yargs.code,
+        stdout: yargs.stdout,
+        stderr: yargs.stderr,
+      });
+    }
+    // outside a vault: the same refusal
+    const bare = tempDir('vault-bare-');
+    const a = await runBin(['watch', '--status'], { cwd: bare, env: run });
+    const b = await runBin(['watch', '--status'], { cwd: bare, env: full });
+    expect({ code: a.code, stderr: a.stderr }).toEqual({ code: b.code, stderr: b.stderr });
+    // a plain form loads no yargs
+    expect(loadedModules(['watch', '--status'], repo, run).some((m) => m.includes('yargs'))).toBe(false);
+    expect(loadedModules(['watch', '--stauts'], repo, run).some((m) => m.includes('yargs'))).toBe(true);
   });
 
   it('a reader that goes away (EPIPE) ends the command quietly, without a stack trace', async () => {
