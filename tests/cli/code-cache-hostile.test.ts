@@ -10,30 +10,12 @@ import { join } from 'node:path';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, gitRepo, REPO, runBin, tempDir } from '../helpers/cli.js';
+import { REDIS_DECISION_TEXT } from '../helpers/search.js';
 
 type Loader = typeof import('../../src/cli/lean-loader.js');
 const loader = createRequire(import.meta.url)(join(REPO, 'dist', 'cli', 'lean-loader.cjs')) as Loader;
 
-const MEMORY = [
-  '---',
-  'schema: "ecc.memory.v1"',
-  'id: "mem_20260801_redis01"',
-  'title: "Sessions live in Redis"',
-  'kind: "decision"',
-  'scope: "team"',
-  'trust: "unreviewed"',
-  'status: "active"',
-  'source_harness: "claude"',
-  'target_harnesses: ["all"]',
-  'tags: ["redis"]',
-  'links: []',
-  'created_at: "2026-08-01T10:00:00.000Z"',
-  'updated_at: "2026-08-01T10:00:00.000Z"',
-  '---',
-  '',
-  'We keep user sessions in Redis.',
-  '',
-].join('\n');
+const MEMORY = REDIS_DECISION_TEXT;
 
 async function world() {
   const cache = tempDir('vault-cache-');

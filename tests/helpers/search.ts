@@ -56,3 +56,25 @@ export function putFile(repo: string, rel: string, text: string): void {
   const past = new Date(Date.now() - 10_000);
   utimesSync(p, past, past);
 }
+
+/** One canonical team decision about Redis, as file text (mem_20260801_redis01; the code-cache tests search it). */
+export const REDIS_DECISION_TEXT = [
+  '---',
+  'schema: "ecc.memory.v1"',
+  'id: "mem_20260801_redis01"',
+  'title: "Sessions live in Redis"',
+  'kind: "decision"',
+  'scope: "team"',
+  'trust: "unreviewed"',
+  'status: "active"',
+  'source_harness: "claude"',
+  'target_harnesses: ["all"]',
+  'tags: ["redis"]',
+  'links: []',
+  'created_at: "2026-08-01T10:00:00.000Z"',
+  'updated_at: "2026-08-01T10:00:00.000Z"',
+  '---',
+  '',
+  'We keep user sessions in Redis.',
+  '',
+].join('\n');
