@@ -3,7 +3,7 @@
  * of changes to a real vault in a real git repository, and the answers of a fresh rebuild (a copy
  * of the vault's files with no index) to compare with after each step.
  */
-import { cpSync, mkdirSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import fc from 'fast-check';
 import { serializeMemory } from '../../src/document/serialize.js';
@@ -120,7 +120,8 @@ export function reads(roots: VaultRoots, ids: readonly string[]) {
 /** The answers of a fresh rebuild: the vault's files copied into a folder with no index. */
 export async function oracle(repo: string, ids: readonly string[]) {
   const copy = tempDir('vault-oracle-');
-  cpSync(join(repo, '.ecc'), join(copy, '.ecc'), { recursive: true });
+  // a checkout can remove .ecc itself (every memory deleted on that branch): an empty vault
+  if (existsSync(join(repo, '.ecc'))) cpSync(join(repo, '.ecc'), join(copy, '.ecc'), { recursive: true });
   rmSync(join(copy, '.ecc', 'memory', '.index'), { recursive: true, force: true });
   const roots = resolveRoots(nodeRuntime({ cwd: copy, env: { HOME: join(copy, 'home') }, home: join(copy, 'home') }), { root: join(copy, '.ecc', 'memory') });
   const r = { search: await answers(roots, true), read: reads(roots, ids) };

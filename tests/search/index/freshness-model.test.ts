@@ -42,7 +42,11 @@ describe('folder-level freshness (model test against a fresh rebuild)', () => {
       {
         numRuns: 6,
         // found by this test: git checkout replaces a file under the same name in a changed folder
-        examples: [[[{ t: 'inPlace', pick: 0, words: [0] }, { t: 'checkout' }, { t: 'save', words: [0] }, { t: 'checkout' }, { t: 'age' }]]],
+        examples: [
+          [[{ t: 'inPlace', pick: 0, words: [0] }, { t: 'checkout' }, { t: 'save', words: [0] }, { t: 'checkout' }, { t: 'age' }]],
+          // found by this test: every memory deleted and committed, so a checkout removes .ecc itself
+          [[{ t: 'delete', pick: 0 }, { t: 'delete', pick: 0 }, { t: 'checkout' }, { t: 'inPlace', pick: 0, words: [0] }, { t: 'checkout' }, { t: 'create', words: [0], kind: 'note' }]],
+        ],
       },
     );
   }, 120_000);
@@ -90,6 +94,7 @@ describe('folder-level freshness (model test against a fresh rebuild)', () => {
           [[{ t: 'rename', pick: 0, across: false }, { t: 'checkout' }, { t: 'damage', how: 'garbage' }, { t: 'create', words: [0], kind: 'note' }]],
           [[{ t: 'inPlace', pick: 0, words: [0] }, { t: 'checkout' }, { t: 'save', words: [0] }, { t: 'checkout' }, { t: 'age' }]],
           [[{ t: 'inPlace', pick: 1, words: [7, 2] }, { t: 'damage', how: 'docs' }, { t: 'inPlace', pick: 0, words: [8] }, { t: 'killedWriter' }]],
+          [[{ t: 'delete', pick: 0 }, { t: 'delete', pick: 0 }, { t: 'checkout' }, { t: 'inPlace', pick: 0, words: [0] }, { t: 'checkout' }, { t: 'create', words: [0], kind: 'note' }]],
         ],
       },
     );
