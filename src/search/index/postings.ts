@@ -346,22 +346,23 @@ export class BucketReader {
     if (scratch.length < n * F) scratch = { docs: new Int32Array(n * F * 2), freqs: new Int32Array(n * F * 2), length: n * F * 2 };
     const sd = scratch.docs;
     const sf = scratch.freqs;
-    const used = new Array<number>(F).fill(0);
-    const varint = (): number => {
-      let v = 0;
-      let mul = 1;
-      for (;;) {
-        if (p >= end) throw bad('cut');
-        const b = buf[p++]!;
-        v += (b & 0x7f) * mul;
-        if (b < 0x80) return v;
-        mul *= 128;
-        if (mul > 2 ** 35) throw bad('varint');
-      }
-    };
+    const used = new Int32Array(F);
+    // varints read inline, one byte being the common case: this loop runs cold (interpreted) in a
+    // one-shot search, where a call per number cost ~2x
     let doc = 0;
     for (let k = 0; k < n; k++) {
-      const delta = varint();
+      if (p >= end) throw bad('cut');
+      let delta = buf[p++]!;
+      if (delta >= 0x80) {
+        delta &= 0x7f;
+        for (let mul = 128; ; mul *= 128) {
+          if (mul > 2 ** 35) throw bad('varint');
+          if (p >= end) throw bad('cut');
+          const b = buf[p++]!;
+          delta += (b & 0x7f) * mul;
+          if (b < 0x80) break;
+        }
+      }
       doc += delta;
       // documents are strictly increasing and inside the generation
       if ((k > 0 && delta === 0) || doc >= this.docCount) throw bad('document index');
@@ -370,12 +371,24 @@ export class BucketReader {
       if (mask === 0 || mask >= 1 << F) throw bad('field mask');
       for (let f = 0; f < F; f++) {
         if (!(mask & (1 << f))) continue;
+        if (p >= end) throw bad('cut');
+        let freq = buf[p++]!;
+        if (freq >= 0x80) {
+          freq &= 0x7f;
+          for (let mul = 128; ; mul *= 128) {
+            if (mul > 2 ** 35) throw bad('varint');
+            if (p >= end) throw bad('cut');
+            const b = buf[p++]!;
+            freq += (b & 0x7f) * mul;
+            if (b < 0x80) break;
+          }
+        }
         const u = f * n + used[f]!++;
         sd[u] = doc;
-        sf[u] = varint();
+        sf[u] = freq;
       }
     }
     if (p !== end) throw bad('length');
-    return used.map((u, f) => (u > 0 ? { docs: sd.slice(f * n, f * n + u), freqs: sf.slice(f * n, f * n + u) } : undefined));
+    return Array.from(used, (u, f) => (u > 0 ? { docs: sd.slice(f * n, f * n + u), freqs: sf.slice(f * n, f * n + u) } : undefined));
   }
 }
