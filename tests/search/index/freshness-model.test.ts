@@ -45,7 +45,16 @@ describe('folder-level freshness (model test against a fresh rebuild)', () => {
         examples: [
           [[{ t: 'inPlace', pick: 0, words: [0] }, { t: 'checkout' }, { t: 'save', words: [0] }, { t: 'checkout' }, { t: 'age' }]],
           // found by this test: every memory deleted and committed, so a checkout removes .ecc itself
-          [[{ t: 'delete', pick: 0 }, { t: 'delete', pick: 0 }, { t: 'checkout' }, { t: 'inPlace', pick: 0, words: [0] }, { t: 'checkout' }, { t: 'create', words: [0], kind: 'note' }]],
+          [
+            [
+              { t: 'delete', pick: 0 },
+              { t: 'delete', pick: 0 },
+              { t: 'checkout' },
+              { t: 'inPlace', pick: 0, words: [0] },
+              { t: 'checkout' },
+              { t: 'create', words: [0], kind: 'note' },
+            ],
+          ],
         ],
       },
     );
@@ -94,7 +103,16 @@ describe('folder-level freshness (model test against a fresh rebuild)', () => {
           [[{ t: 'rename', pick: 0, across: false }, { t: 'checkout' }, { t: 'damage', how: 'garbage' }, { t: 'create', words: [0], kind: 'note' }]],
           [[{ t: 'inPlace', pick: 0, words: [0] }, { t: 'checkout' }, { t: 'save', words: [0] }, { t: 'checkout' }, { t: 'age' }]],
           [[{ t: 'inPlace', pick: 1, words: [7, 2] }, { t: 'damage', how: 'docs' }, { t: 'inPlace', pick: 0, words: [8] }, { t: 'killedWriter' }]],
-          [[{ t: 'delete', pick: 0 }, { t: 'delete', pick: 0 }, { t: 'checkout' }, { t: 'inPlace', pick: 0, words: [0] }, { t: 'checkout' }, { t: 'create', words: [0], kind: 'note' }]],
+          [
+            [
+              { t: 'delete', pick: 0 },
+              { t: 'delete', pick: 0 },
+              { t: 'checkout' },
+              { t: 'inPlace', pick: 0, words: [0] },
+              { t: 'checkout' },
+              { t: 'create', words: [0], kind: 'note' },
+            ],
+          ],
         ],
       },
     );

@@ -55,7 +55,9 @@ describe('bucket postings codec', () => {
       fc.property(fc.array(termPostings, { minLength: 1, maxLength: 4 }), (terms) => {
         const bucket = encodeBucket(new Map(terms.map((t, i) => [`term${i}`, flat(t)])));
         const reader = new BucketReader(bucket, 3_000_001);
-        terms.forEach((t, i) => expect(reader.postings(i)).toEqual(expected(t)));
+        terms.forEach((t, i) => {
+          expect(reader.postings(i)).toEqual(expected(t));
+        });
       }),
       { numRuns: 200 },
     );
