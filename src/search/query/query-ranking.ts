@@ -255,17 +255,18 @@ function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
     baseOffset.push(offset);
     parts.push({ start: offset, end: offset + base.count, base });
     live.fill(1, offset, offset + base.count);
+    // the generation's sums, less the documents its overlay replaced or deleted
+    count += base.count;
+    for (let f = 0; f < F; f++) lenSum[f]! += base.lenSum[f]!;
     for (const p in ix.overlay) {
       const k = base.numberOf(p);
-      if (k >= 0) live[offset + k] = 0;
+      if (k < 0 || !live[offset + k]) continue;
+      live[offset + k] = 0;
+      count--;
+      for (let f = 0; f < F; f++) lenSum[f]! -= base.len[k * F + f]!;
     }
     lens.set(base.len, offset * F);
     updated.set(base.updated, offset);
-    for (let k = 0; k < base.count; k++) {
-      if (!live[offset + k]) continue;
-      count++;
-      for (let f = 0; f < F; f++) lenSum[f]! += base.len[k * F + f]!;
-    }
     n += base.count;
     const overlayDocs: LiveDoc[] = [];
     const overlayStart = n;

@@ -65,6 +65,8 @@ describe('docs.bin', () => {
       fc.property(fc.uniqueArray(record, { maxLength: 20, selector: (d) => d.path }), (docs) => {
         const base = new GenerationDocs('team', 'g1', decodeDocTable(encode(docs), { scope: 'team', generation: 'g1' }), [], 0);
         expect(base.count).toBe(docs.length);
+        // the header's per-field sums (BM25's average lengths) are those of the records
+        expect(base.lenSum).toEqual([0, 1, 2, 3, 4].map((f) => docs.reduce((a, d) => a + d.len[f]!, 0)));
         docs.forEach((d, i) => {
           expect(base.doc(i)).toEqual(d);
           expect(base.id(i)).toBe(d.id);
@@ -93,6 +95,31 @@ describe('docs.bin', () => {
       }),
       { numRuns: 500 },
     );
+  });
+
+  it('a table whose header has no field sums (written before they were added) is summed on open; sums of another shape are refused', () => {
+    const docs = fc.sample(record, { numRuns: 6, seed: 3 });
+    const withHeader = (edit: (h: Record<string, unknown>) => void) => {
+      const good = encode(docs);
+      const h = good.readUInt32LE(8);
+      const header = JSON.parse(good.toString('utf8', 12, 12 + h)) as Record<string, unknown>;
+      edit(header);
+      const json = Buffer.from(JSON.stringify(header));
+      // the sections start at the next multiple of 8 after the header
+      const sections = good.subarray(Math.ceil((12 + h) / 8) * 8);
+      const start = Math.ceil((12 + json.length) / 8) * 8;
+      const out = Buffer.alloc(start + sections.length);
+      good.copy(out, 0, 0, 12);
+      out.writeUInt32LE(json.length, 8);
+      json.copy(out, 12);
+      sections.copy(out, start);
+      return out;
+    };
+    const sums = [0, 1, 2, 3, 4].map((f) => docs.reduce((a, d) => a + d.len[f]!, 0));
+    const old = new GenerationDocs('team', 'g1', decodeDocTable(withHeader((h) => delete h.lenSum), { scope: 'team', generation: 'g1' }), [], 0);
+    expect(old.lenSum).toEqual(sums);
+    for (const bad of [[1, 2], [1, 2, 3, 4, -5], [1, 2, 3, 4, 0.5], 'many', [1, 2, 3, 4, '5']])
+      expect(() => decodeDocTable(withHeader((h) => (h.lenSum = bad)), { scope: 'team', generation: 'g1' })).toThrow(IndexUnusable);
   });
 
   it('refuses damaged bytes as IndexUnusable: truncated, wrong lengths, offsets or codes out of range', () => {
