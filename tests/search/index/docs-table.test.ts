@@ -116,10 +116,25 @@ describe('docs.bin', () => {
       return out;
     };
     const sums = [0, 1, 2, 3, 4].map((f) => docs.reduce((a, d) => a + d.len[f]!, 0));
-    const old = new GenerationDocs('team', 'g1', decodeDocTable(withHeader((h) => delete h.lenSum), { scope: 'team', generation: 'g1' }), [], 0);
+    const g1 = { scope: 'team', generation: 'g1' } as const;
+    const old = new GenerationDocs(
+      'team',
+      'g1',
+      decodeDocTable(
+        withHeader((h) => delete h.lenSum),
+        g1,
+      ),
+      [],
+      0,
+    );
     expect(old.lenSum).toEqual(sums);
     for (const bad of [[1, 2], [1, 2, 3, 4, -5], [1, 2, 3, 4, 0.5], 'many', [1, 2, 3, 4, '5']])
-      expect(() => decodeDocTable(withHeader((h) => (h.lenSum = bad)), { scope: 'team', generation: 'g1' })).toThrow(IndexUnusable);
+      expect(() =>
+        decodeDocTable(
+          withHeader((h) => (h.lenSum = bad)),
+          g1,
+        ),
+      ).toThrow(IndexUnusable);
   });
 
   it('refuses damaged bytes as IndexUnusable: truncated, wrong lengths, offsets or codes out of range', () => {
