@@ -12,8 +12,9 @@
  *   4    u32      {@link INDEX_FORMAT_VERSION}
  *   8    u32      H, the header's length in bytes
  *   12   H bytes  UTF-8 JSON header {@link DocsHeader}: schema, scope, generation, bucket sizes,
- *                 invalid-file records, the section counts, and `values`: the distinct tags,
- *                 target harnesses and source harnesses (few; decoded when the file is opened)
+ *                 invalid-file records, the section counts, `values`: the distinct tags,
+ *                 target harnesses and source harnesses (few; decoded when the file is opened),
+ *                 and `lenSum`: the terms per field summed over the documents
  *   then zero bytes up to a multiple of 8, then the sections, each n = header.count entries
  *   unless said otherwise, in this order:
  *     f64 updated[n]      updated_at, ms since the epoch
