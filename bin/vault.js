@@ -69,9 +69,13 @@ async function main() {
   if (code === undefined && argv[0] === 'watch' && process.env.ECC_VAULT_CLI !== 'full') {
     let control;
     try {
-      ({ runWatchControl: control } = await import('../dist/cli/watch-server.js'));
+      ({ runWatchControl: control } = require('../dist/cli/watch-bundle.cjs'));
     } catch {
-      control = undefined;
+      try {
+        ({ runWatchControl: control } = await import('../dist/cli/watch-server.js'));
+      } catch {
+        control = undefined;
+      }
     }
     code = await control?.(argv);
   }

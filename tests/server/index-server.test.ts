@@ -3,7 +3,7 @@
  * exactly what the files answer, sees every change before the next request, and a client that
  * finds no usable server (none, stale, foreign, killed) falls back to the files.
  */
-import { chmodSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -34,6 +34,8 @@ async function detach(cwd: string, env: Record<string, string>): Promise<{ pid: 
   const s = JSON.parse(r.stdout) as { pid: number; socket: string; started: boolean };
   expect(s.started).toBe(true);
   started.push(s.pid);
+  // the server runs from the one-file bundle (src/cli/server-entry.ts), not the module graph
+  expect(readFileSync(`/proc/${s.pid}/cmdline`, 'utf8').split('\0')[2]).toMatch(/dist\/cli\/watch-bundle\.cjs$/);
   return s;
 }
 

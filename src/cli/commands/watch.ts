@@ -105,11 +105,11 @@ export async function runWatch(ctx: CliContext, argv: WatchArgs): Promise<number
       else printText(ctx, `an index server already runs for this vault (pid ${running.pid})`);
       return;
     }
-    const [{ spawn }, { openSync, closeSync }, { join }, { fileURLToPath }, { serverDirFor }] = await Promise.all([
+    const [{ spawn }, { openSync, closeSync }, { join }, { serverEntry }, { serverDirFor }] = await Promise.all([
       import('node:child_process'),
       import('node:fs'),
       import('node:path'),
-      import('node:url'),
+      import('../server-entry.js'),
       import('../../search/resident/resident-protocol.js'),
     ]);
     const { mkdirSync } = await import('node:fs');
@@ -119,8 +119,8 @@ export async function runWatch(ctx: CliContext, argv: WatchArgs): Promise<number
     // V8 tuned for a small footprint: a resident process that reopens its index after changes
     // otherwise keeps the garbage's high-water mark (10k memories, 40 saves and 80 searches: RSS
     // 121 -> 87 MB, peak 136 -> 91 MB; no search latency difference measurable)
-    // the foreground server's own entry (cli/watch-server.ts), not bin/vault.js: no yargs to load
-    const entry = fileURLToPath(new URL('../watch-server.js', import.meta.url));
+    // the foreground server's own entry (cli/watch-server.ts, bundled), not bin/vault.js: no yargs to load
+    const entry = serverEntry();
     const serverArgs = {
       json: true,
       debounce: argv.debounce ?? 200,
