@@ -36,7 +36,10 @@ async function detach(cwd: string, env: Record<string, string>): Promise<{ pid: 
   started.push(s.pid);
   // the server runs from the one-file bundle (src/cli/server-entry.ts), not the module graph
   const cmdline = readFileSync(`/proc/${s.pid}/cmdline`, 'utf8').split('\0');
-  expect(cmdline.some((a) => /dist\/cli\/watch-bundle\.cjs$/.test(a)), cmdline.join(' ')).toBe(true);
+  expect(
+    cmdline.some((a) => /dist\/cli\/watch-bundle\.cjs$/.test(a)),
+    cmdline.join(' '),
+  ).toBe(true);
   return s;
 }
 
