@@ -347,22 +347,23 @@ export class BucketReader {
     const sd = scratch.docs;
     const sf = scratch.freqs;
     const used = new Int32Array(F);
-    // varints read inline, one byte being the common case: this loop runs cold (interpreted) in a
-    // one-shot search, where a call per number cost ~2x
+    // a varint's first byte is read inline (one byte is the common case: this loop runs cold,
+    // interpreted, in a one-shot search, where a call per number cost ~2x); `rest` reads the others
+    const rest = (first: number): number => {
+      let v = first & 0x7f;
+      for (let mul = 128; ; mul *= 128) {
+        if (mul > 2 ** 35) throw bad('varint');
+        if (p >= end) throw bad('cut');
+        const b = buf[p++]!;
+        v += (b & 0x7f) * mul;
+        if (b < 0x80) return v;
+      }
+    };
     let doc = 0;
     for (let k = 0; k < n; k++) {
       if (p >= end) throw bad('cut');
       let delta = buf[p++]!;
-      if (delta >= 0x80) {
-        delta &= 0x7f;
-        for (let mul = 128; ; mul *= 128) {
-          if (mul > 2 ** 35) throw bad('varint');
-          if (p >= end) throw bad('cut');
-          const b = buf[p++]!;
-          delta += (b & 0x7f) * mul;
-          if (b < 0x80) break;
-        }
-      }
+      if (delta >= 0x80) delta = rest(delta);
       doc += delta;
       // documents are strictly increasing and inside the generation
       if ((k > 0 && delta === 0) || doc >= this.docCount) throw bad('document index');
@@ -373,16 +374,7 @@ export class BucketReader {
         if (!(mask & (1 << f))) continue;
         if (p >= end) throw bad('cut');
         let freq = buf[p++]!;
-        if (freq >= 0x80) {
-          freq &= 0x7f;
-          for (let mul = 128; ; mul *= 128) {
-            if (mul > 2 ** 35) throw bad('varint');
-            if (p >= end) throw bad('cut');
-            const b = buf[p++]!;
-            freq += (b & 0x7f) * mul;
-            if (b < 0x80) break;
-          }
-        }
+        if (freq >= 0x80) freq = rest(freq);
         const u = f * n + used[f]!++;
         sd[u] = doc;
         sf[u] = freq;

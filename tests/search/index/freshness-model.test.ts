@@ -15,7 +15,17 @@ import { describe, expect, it } from 'vitest';
 import type { ReadResult } from '../../../src/operations/read.js';
 import { askServer, replyResult, searchThroughServer } from '../../../src/search/resident/resident-client.js';
 import { runIndexServer } from '../../../src/server/server-main.js';
-import { answers, answersOf, applyStep, modelVault, oracle, readView, reads, step } from '../../helpers/freshness-model.js';
+import { answers, answersOf, applyStep, modelVault, oracle, readView, reads, type Step, step } from '../../helpers/freshness-model.js';
+
+// found by the first test: every memory deleted and committed, so a checkout removes .ecc itself
+const CHECKOUT_REMOVES_ECC: Step[] = [
+  { t: 'delete', pick: 0 },
+  { t: 'delete', pick: 0 },
+  { t: 'checkout' },
+  { t: 'inPlace', pick: 0, words: [0] },
+  { t: 'checkout' },
+  { t: 'create', words: [0], kind: 'note' },
+];
 
 describe('folder-level freshness (model test against a fresh rebuild)', () => {
   it('answers as a fresh rebuild after every change (in-place writes to unreturned files: after a full check)', async () => {
@@ -44,17 +54,7 @@ describe('folder-level freshness (model test against a fresh rebuild)', () => {
         // found by this test: git checkout replaces a file under the same name in a changed folder
         examples: [
           [[{ t: 'inPlace', pick: 0, words: [0] }, { t: 'checkout' }, { t: 'save', words: [0] }, { t: 'checkout' }, { t: 'age' }]],
-          // found by this test: every memory deleted and committed, so a checkout removes .ecc itself
-          [
-            [
-              { t: 'delete', pick: 0 },
-              { t: 'delete', pick: 0 },
-              { t: 'checkout' },
-              { t: 'inPlace', pick: 0, words: [0] },
-              { t: 'checkout' },
-              { t: 'create', words: [0], kind: 'note' },
-            ],
-          ],
+          [CHECKOUT_REMOVES_ECC],
         ],
       },
     );
@@ -103,16 +103,7 @@ describe('folder-level freshness (model test against a fresh rebuild)', () => {
           [[{ t: 'rename', pick: 0, across: false }, { t: 'checkout' }, { t: 'damage', how: 'garbage' }, { t: 'create', words: [0], kind: 'note' }]],
           [[{ t: 'inPlace', pick: 0, words: [0] }, { t: 'checkout' }, { t: 'save', words: [0] }, { t: 'checkout' }, { t: 'age' }]],
           [[{ t: 'inPlace', pick: 1, words: [7, 2] }, { t: 'damage', how: 'docs' }, { t: 'inPlace', pick: 0, words: [8] }, { t: 'killedWriter' }]],
-          [
-            [
-              { t: 'delete', pick: 0 },
-              { t: 'delete', pick: 0 },
-              { t: 'checkout' },
-              { t: 'inPlace', pick: 0, words: [0] },
-              { t: 'checkout' },
-              { t: 'create', words: [0], kind: 'note' },
-            ],
-          ],
+          [CHECKOUT_REMOVES_ECC],
         ],
       },
     );
