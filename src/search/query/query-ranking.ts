@@ -518,6 +518,79 @@ export function rankDocuments(
   termWeights?: ReadonlyMap<string, number>,
   required?: readonly string[],
 ): Ranked {
+  return scoreDocuments(indexes, terms, filter, termWeights, required, -1);
+}
+
+/** BM25+ parameters as {@link accumulate} uses them (k + 1 and 1 - b: the same values as written out). */
+const K1 = BM25.k + 1;
+const ONE_MINUS_B = 1 - BM25.b;
+
+/** How many of `docs` (+ `offset`) are live. */
+function liveIn(docs: Int32Array, offset: number, live: Uint8Array): number {
+  let n = 0;
+  for (let j = 0; j < docs.length; j++) n += live[docs[j]! + offset]!;
+  return n;
+}
+
+/**
+ * Adds one field's postings of one matched term to the scores (a function of its own: called for
+ * every term and field, it is optimized early in a short-lived process). With `titleWords` ≥ 0,
+ * only documents whose title has that many terms.
+ */
+function accumulate(
+  postings: FieldPostings,
+  offset: number,
+  f: number,
+  qi: number,
+  factorIdf: number,
+  avg: number,
+  titleWords: number,
+  live: Uint8Array,
+  lens: Int32Array,
+  score: Float64Array,
+  matched: Uint16Array,
+  lastQuery: Int32Array,
+): void {
+  const F = FIELDS.length;
+  const { k, b, d } = BM25;
+  const docs = postings.docs;
+  const freqs = postings.freqs;
+  const gated = titleWords >= 0;
+  for (let j = 0; j < docs.length; j++) {
+    const n = docs[j]! + offset;
+    if (!live[n]) continue;
+    if (gated && lens[n * F] !== titleWords) continue;
+    const tf = freqs[j]!;
+    const len = lens[n * F + f]!;
+    score[n]! += factorIdf * (d + (tf * K1) / (tf + k * (ONE_MINUS_B + (b * len) / avg)));
+    if (lastQuery[n] !== qi) {
+      lastQuery[n] = qi;
+      matched[n]!++;
+    }
+  }
+}
+
+/**
+ * `rankDocuments(indexes, terms, filter).top(k, titleWords)`, the same candidates in the same
+ * order, without scoring every match: a document's score does not depend on the others' (the
+ * document frequencies count every posting), so when at least `k` matches that pass `filter`
+ * have a title of `titleWords` terms, the first `k` are the best of those alone, and only they
+ * are scored; with fewer, every match is (the similar check's title ranking).
+ */
+export function topOfTitleLength(indexes: readonly ScopeIndex[], terms: readonly string[], filter: DocFilter, k: number, titleWords: number): Candidate[] {
+  const same = scoreDocuments(indexes, terms, filter, undefined, undefined, titleWords);
+  return same.total >= k ? same.top(k, titleWords) : rankDocuments(indexes, terms, filter).top(k, titleWords);
+}
+
+/** {@link rankDocuments}; with `titleWords` ≥ 0, only the documents whose title has that many terms are scored and matched. */
+function scoreDocuments(
+  indexes: readonly ScopeIndex[],
+  terms: readonly string[],
+  filter: DocFilter,
+  termWeights: ReadonlyMap<string, number> | undefined,
+  required: readonly string[] | undefined,
+  titleWords: number,
+): Ranked {
   // a second pass over the same indexes (feedback expansion) reuses the corpus and the expansions
   const session = sessionOf(indexes);
   const corpus = session.corpus;
@@ -529,44 +602,38 @@ export function rankDocuments(
   const matched = new Uint16Array(size);
   const lastQuery = new Int32Array(size).fill(-1);
   const boosts = FIELDS.map((f) => FIELD_BOOST[f]);
-  const { k, b, d } = BM25;
-  terms.forEach((q, qi) => {
+  for (let qi = 0; qi < terms.length; qi++) {
+    const q = terms[qi]!;
     const termBoost = termWeights?.get(q) ?? 1;
     let expanded = expansions.get(q);
     if (!expanded) expansions.set(q, (expanded = expandTerm(indexes, corpus, q)));
     for (const { weight, fields } of expanded.values()) {
-      fields.forEach((slices, f) => {
-        if (slices.length === 0) return;
+      for (let f = 0; f < F; f++) {
+        const slices = fields[f]!;
+        if (slices.length === 0) continue;
         let df = 0;
-        for (const { postings, offset } of slices) for (let j = 0; j < postings.docs.length; j++) df += live[postings.docs[j]! + offset]!;
-        if (df === 0) return;
+        for (const { postings, offset } of slices) df += liveIn(postings.docs, offset, live);
+        if (df === 0) continue;
         const idf = Math.log(1 + (N - df + 0.5) / (df + 0.5));
-        const factor = weight * termBoost * boosts[f]!;
-        for (const { postings, offset } of slices) {
-          for (let j = 0; j < postings.docs.length; j++) {
-            const n = postings.docs[j]! + offset;
-            if (!live[n]) continue;
-            const tf = postings.freqs[j]!;
-            const len = lens[n * F + f]!;
-            score[n]! += factor * idf * (d + (tf * (k + 1)) / (tf + k * (1 - b + (b * len) / avgLen[f]!)));
-            if (lastQuery[n] !== qi) {
-              lastQuery[n] = qi;
-              matched[n]!++;
-            }
-          }
-        }
-      });
+        // (factor × idf) × …: the same products, in the same order, as written out per posting
+        const factorIdf = weight * termBoost * boosts[f]! * idf;
+        for (const { postings, offset } of slices)
+          accumulate(postings, offset, f, qi, factorIdf, avgLen[f]!, titleWords, live, lens, score, matched, lastQuery);
+      }
     }
-  });
+  }
   const pass = corpusFilter(corpus, filter);
-  const nums: number[] = [];
-  const scores: number[] = [];
+  let count = 0;
+  for (let n = 0; n < size; n++) if (matched[n]! !== 0) count++;
+  const nums = new Int32Array(count);
+  const scores = new Float64Array(count);
+  let m = 0;
   for (let n = 0; n < size; n++) {
     if (matched[n]! === 0 || !pass(n)) continue;
-    nums.push(n);
-    scores.push(score[n]! * matched[n]!);
+    nums[m] = n;
+    scores[m++] = score[n]! * matched[n]!;
   }
-  return rankedOf(corpus, Int32Array.from(nums), Float64Array.from(scores), required && requiredMask(expansions, size, required));
+  return rankedOf(corpus, nums.subarray(0, m), scores.subarray(0, m), required && requiredMask(expansions, size, required));
 }
 
 /** Title and body: the fields a phrase is looked for in. */

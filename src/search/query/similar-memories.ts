@@ -10,7 +10,7 @@
 import type { Memory, Scope } from '../../document/contract.js';
 import type { VaultRoots } from '../../store/roots.js';
 import { openIndexes, resolveSearchOptions, searchMemoriesWith, type IndexOpener, type SearchOptions } from './search-memories.js';
-import { rankDocuments, type LiveDoc } from './query-ranking.js';
+import { rankDocuments, topOfTitleLength, type LiveDoc } from './query-ranking.js';
 import { IndexUnusable } from '../index/index-store.js';
 import { foldText, tokenize, tokenizeQuery, tokenizeSkippingUnspaced, touchesUnspacedRun } from '../analysis/tokenizer.js';
 import { LIMITS } from '../../document/contract.js';
@@ -149,8 +149,9 @@ async function candidatePaths(open: IndexOpener, roots: VaultRoots, scope: Scope
     // titles with as many words as this one first: a same title has them (many titles may share
     // the words and outrank it on their bodies)
     const words = tokenize(title).length;
-    // (top's titleWords: the same order as partitioning every match, with records for the first TOP_K only)
-    const sameLength = byTitle.length ? rankDocuments(indexes, byTitle, filter).top(TOP_K, words) : [];
+    // (the same order as partitioning every match, with records for the first TOP_K only, and
+    // only the titles of that length scored when they are TOP_K or more)
+    const sameLength = byTitle.length ? topOfTitleLength(indexes, byTitle, filter, TOP_K, words) : [];
     return [...new Set([...top(sameLength), ...(bySketch.length ? top(rankDocuments(indexes, bySketch, filter).top(TOP_K)) : [])])];
   } catch (err) {
     if (!(err instanceof IndexUnusable)) throw err;

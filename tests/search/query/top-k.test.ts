@@ -12,7 +12,15 @@ import { BUCKET_COUNT, FIELDS, encodeOverlayTerms, type DocRecord, type OverlayE
 import type { ScopeIndex } from '../../../src/search/index/index-freshness.js';
 import { countTerms } from '../../../src/search/index/memory-terms.js';
 import { BucketReader } from '../../../src/search/index/postings.js';
-import { compareCandidates, listDocuments, matchesFilter, rankDocuments, type DocFilter, type LiveDoc } from '../../../src/search/query/query-ranking.js';
+import {
+  compareCandidates,
+  listDocuments,
+  matchesFilter,
+  rankDocuments,
+  topOfTitleLength,
+  type DocFilter,
+  type LiveDoc,
+} from '../../../src/search/query/query-ranking.js';
 
 const WORDS = ['cache', 'cached', 'caches', 'redis', 'deploy', 'deployment', 'token', 'tokens', 'rollback'];
 const TAGS = ['db', 'ops', 'ui'];
@@ -152,6 +160,28 @@ describe('top-k ranking over columns vs a full sort over records', () => {
         },
       ),
       { numRuns: 300 },
+    );
+  });
+
+  it('topOfTitleLength (only the titles of that length scored when there are k of them) gives what top(k, titleWords) gives', () => {
+    fc.assert(
+      fc.property(
+        scopeData,
+        scopeData,
+        fc.subarray(WORDS.concat('cach', 'deplyo'), { minLength: 1, maxLength: 3 }),
+        filter,
+        fc.integer({ min: 0, max: 4 }),
+        fc.integer({ min: 1, max: 12 }),
+        (team, project, query, f, words, k) => {
+          const indexes = [scopeIndex('team', team.base, team.changed, team.deleted), scopeIndex('project', project.base, project.changed, project.deleted)];
+          const reference = rankDocuments(indexes, query, f).top(k, words);
+          // fresh indexes: no expansion or corpus shared with the reference's ranking
+          const again = [scopeIndex('team', team.base, team.changed, team.deleted), scopeIndex('project', project.base, project.changed, project.deleted)];
+          const got = topOfTitleLength(again, query, f, k, words);
+          expect(got.map((c) => [c.doc.scope, c.doc.path, c.score])).toEqual(reference.map((c) => [c.doc.scope, c.doc.path, c.score]));
+        },
+      ),
+      { numRuns: 400 },
     );
   });
 });
