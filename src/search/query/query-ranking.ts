@@ -313,6 +313,23 @@ function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
   };
 }
 
+/**
+ * True when `f` keeps every document: no field set but statuses and kinds, and those list every
+ * status and kind (a document's status and kind are always among them: docs.bin and state.json
+ * are checked on load).
+ */
+export function keepsEverything(f: DocFilter): boolean {
+  return (
+    (!f.statuses || STATUSES.every((s) => f.statuses!.includes(s))) &&
+    (!f.kinds || KINDS.every((k) => f.kinds!.includes(k))) &&
+    f.tags === undefined &&
+    (!f.harness || f.harness === 'all') &&
+    !f.source &&
+    f.since === undefined &&
+    f.until === undefined
+  );
+}
+
 /** `filter` over the corpus: document number → passes (columns for generation documents, records for the overlay). */
 function corpusFilter(corpus: Corpus, filter: DocFilter): (n: number) => boolean {
   const tests = corpus.parts.map((p) => (p.base ? columnFilter(filter, p.base) : (k: number) => matchesFilter(filter, p.docs![k]!)));
@@ -622,14 +639,15 @@ function scoreDocuments(
       }
     }
   }
-  const pass = corpusFilter(corpus, filter);
+  // the similar check's filter (every status) keeps every match: no test per match
+  const pass = keepsEverything(filter) ? undefined : corpusFilter(corpus, filter);
   let count = 0;
   for (let n = 0; n < size; n++) if (matched[n]! !== 0) count++;
   const nums = new Int32Array(count);
   const scores = new Float64Array(count);
   let m = 0;
   for (let n = 0; n < size; n++) {
-    if (matched[n]! === 0 || !pass(n)) continue;
+    if (matched[n]! === 0 || (pass && !pass(n))) continue;
     nums[m] = n;
     scores[m++] = score[n]! * matched[n]!;
   }

@@ -14,6 +14,7 @@ import { countTerms } from '../../../src/search/index/memory-terms.js';
 import { BucketReader } from '../../../src/search/index/postings.js';
 import {
   compareCandidates,
+  keepsEverything,
   listDocuments,
   matchesFilter,
   rankDocuments,
@@ -183,5 +184,20 @@ describe('top-k ranking over columns vs a full sort over records', () => {
       ),
       { numRuns: 400 },
     );
+  });
+
+  it('keepsEverything (the matches are then not tested one by one) only for filters that every record passes', () => {
+    fc.assert(
+      fc.property(filter, fc.array(meta, { minLength: 1, maxLength: 20 }), (f, metas) => {
+        if (keepsEverything(f)) for (const [i, m] of metas.entries()) expect(matchesFilter(f, record('team', i, m))).toBe(true);
+      }),
+      { numRuns: 500 },
+    );
+    expect(keepsEverything({})).toBe(true);
+    expect(keepsEverything({ statuses: [...STATUSES] })).toBe(true);
+    expect(keepsEverything({ statuses: ['active'] })).toBe(false);
+    expect(keepsEverything({ kinds: [...KINDS], harness: 'all', source: '' })).toBe(true);
+    expect(keepsEverything({ tags: [] })).toBe(false);
+    expect(keepsEverything({ since: 0 })).toBe(false);
   });
 });
