@@ -204,6 +204,8 @@ interface Corpus {
   avgLen: number[];
   /** per index: number of its first generation document */
   baseOffset: number[];
+  /** the documents that are not live (generation documents changed or removed since), increasing */
+  dead: Int32Array;
   /**
    * overlay postings of the terms starting with `prefix` (a query term's first two characters):
    * term → [document number, frequencies per field][], read from the documents' encoded terms
@@ -247,6 +249,7 @@ function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
   // overlay documents by number, their terms decoded per prefix when a query term needs them
   const overlayDocsAll: Array<[number, string]> = [];
   const overlayByPrefix = new Map<string, Map<string, Array<[number, number[]]>>>();
+  const dead: number[] = [];
   let count = 0;
   let n = 0;
   for (const ix of indexes) {
@@ -262,6 +265,7 @@ function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
       const k = base.numberOf(p);
       if (k < 0 || !live[offset + k]) continue;
       live[offset + k] = 0;
+      dead.push(offset + k);
       count--;
       for (let f = 0; f < F; f++) lenSum[f]! -= base.len[k * F + f]!;
     }
@@ -296,6 +300,7 @@ function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
     count,
     avgLen: lenSum.map((x) => (count ? x / count : 0)),
     baseOffset,
+    dead: Int32Array.from(new Set(dead)).sort(),
     overlay: (prefix) => {
       let byTerm = overlayByPrefix.get(prefix);
       if (!byTerm) {
@@ -542,10 +547,33 @@ export function rankDocuments(
 const K1 = BM25.k + 1;
 const ONE_MINUS_B = 1 - BM25.b;
 
-/** How many of `docs` (+ `offset`) are live. */
-function liveIn(docs: Int32Array, offset: number, live: Uint8Array): number {
-  let n = 0;
-  for (let j = 0; j < docs.length; j++) n += live[docs[j]! + offset]!;
+/**
+ * How many of `docs` (+ `offset`; increasing, as every postings list) are live: their number less
+ * those of the few documents that are not (`dead`, increasing), each looked up by bisection.
+ */
+function liveIn(docs: Int32Array, offset: number, dead: Int32Array): number {
+  let n = docs.length;
+  if (n === 0 || dead.length === 0) return n;
+  const first = docs[0]! + offset;
+  const last = docs[docs.length - 1]! + offset;
+  for (let i = 0; i < dead.length; i++) {
+    const d = dead[i]!;
+    if (d < first) continue;
+    if (d > last) break;
+    const x = d - offset;
+    let lo = 0;
+    let hi = docs.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const v = docs[mid]!;
+      if (v === x) {
+        n--;
+        break;
+      }
+      if (v < x) lo = mid + 1;
+      else hi = mid - 1;
+    }
+  }
   return n;
 }
 
@@ -629,7 +657,7 @@ function scoreDocuments(
         const slices = fields[f]!;
         if (slices.length === 0) continue;
         let df = 0;
-        for (const { postings, offset } of slices) df += liveIn(postings.docs, offset, live);
+        for (const { postings, offset } of slices) df += liveIn(postings.docs, offset, corpus.dead);
         if (df === 0) continue;
         const idf = Math.log(1 + (N - df + 0.5) / (df + 0.5));
         // (factor × idf) × …: the same products, in the same order, as written out per posting
@@ -641,15 +669,15 @@ function scoreDocuments(
   }
   // the similar check's filter (every status) keeps every match: no test per match
   const pass = keepsEverything(filter) ? undefined : corpusFilter(corpus, filter);
-  let count = 0;
-  for (let n = 0; n < size; n++) if (matched[n]! !== 0) count++;
-  const nums = new Int32Array(count);
-  const scores = new Float64Array(count);
+  // one pass over the documents (arrays of the corpus's size, the matches at their start)
+  const nums = new Int32Array(size);
+  const scores = new Float64Array(size);
   let m = 0;
   for (let n = 0; n < size; n++) {
-    if (matched[n]! === 0 || (pass && !pass(n))) continue;
+    const c = matched[n]!;
+    if (c === 0 || (pass && !pass(n))) continue;
     nums[m] = n;
-    scores[m++] = score[n]! * matched[n]!;
+    scores[m++] = score[n]! * c;
   }
   return rankedOf(corpus, nums.subarray(0, m), scores.subarray(0, m), required && requiredMask(expansions, size, required));
 }
