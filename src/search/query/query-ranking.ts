@@ -335,14 +335,23 @@ export function keepsEverything(f: DocFilter): boolean {
   );
 }
 
-/** `filter` over the corpus: document number → passes (columns for generation documents, records for the overlay). */
-function corpusFilter(corpus: Corpus, filter: DocFilter): (n: number) => boolean {
-  const tests = corpus.parts.map((p) => (p.base ? columnFilter(filter, p.base) : (k: number) => matchesFilter(filter, p.docs![k]!)));
-  return (n) => {
-    let r = 0;
-    while (r + 1 < corpus.parts.length && corpus.parts[r + 1]!.start <= n) r++;
-    return tests[r]!(n - corpus.parts[r]!.start);
-  };
+/**
+ * The document numbers n, increasing, with `among[n]` non-zero that pass `filter`: each part of
+ * the corpus tested with its own test (columns for a generation's documents, records for an
+ * overlay's), so no lookup of the part per document; none for a filter that keeps everything.
+ */
+function passing(corpus: Corpus, filter: DocFilter, among: Uint8Array | Uint16Array): Int32Array {
+  const out = new Int32Array(corpus.size);
+  let count = 0;
+  if (keepsEverything(filter)) {
+    for (let n = 0; n < corpus.size; n++) if (among[n] !== 0) out[count++] = n;
+    return out.subarray(0, count);
+  }
+  for (const p of corpus.parts) {
+    const test = p.base ? columnFilter(filter, p.base) : (k: number) => matchesFilter(filter, p.docs![k]!);
+    for (let n = p.start; n < p.end; n++) if (among[n] !== 0 && test(n - p.start)) out[count++] = n;
+  }
+  return out.subarray(0, count);
 }
 
 /**
@@ -440,10 +449,8 @@ function rankedOf(corpus: Corpus, nums: Int32Array, scores: Float64Array, hasReq
  */
 export function listDocuments(indexes: readonly ScopeIndex[], filter: DocFilter): Ranked {
   const corpus = sessionOf(indexes).corpus;
-  const pass = corpusFilter(corpus, filter);
-  const nums: number[] = [];
-  for (let n = 0; n < corpus.size; n++) if (corpus.live[n] && pass(n)) nums.push(n);
-  return rankedOf(corpus, Int32Array.from(nums), new Float64Array(nums.length));
+  const nums = passing(corpus, filter, corpus.live);
+  return rankedOf(corpus, nums, new Float64Array(nums.length));
 }
 
 /** One field's postings of one matched term, from one generation (offset) or from the overlay. */
@@ -667,19 +674,11 @@ function scoreDocuments(
       }
     }
   }
-  // the similar check's filter (every status) keeps every match: no test per match
-  const pass = keepsEverything(filter) ? undefined : corpusFilter(corpus, filter);
-  // one pass over the documents (arrays of the corpus's size, the matches at their start)
-  const nums = new Int32Array(size);
-  const scores = new Float64Array(size);
-  let m = 0;
-  for (let n = 0; n < size; n++) {
-    const c = matched[n]!;
-    if (c === 0 || (pass && !pass(n))) continue;
-    nums[m] = n;
-    scores[m++] = score[n]! * c;
-  }
-  return rankedOf(corpus, nums.subarray(0, m), scores.subarray(0, m), required && requiredMask(expansions, size, required));
+  // the matches that pass the filter (the similar check's, every status, tests none), then their scores
+  const nums = passing(corpus, filter, matched);
+  const scores = new Float64Array(nums.length);
+  for (let j = 0; j < nums.length; j++) scores[j] = score[nums[j]!]! * matched[nums[j]!]!;
+  return rankedOf(corpus, nums, scores, required && requiredMask(expansions, size, required));
 }
 
 /** Title and body: the fields a phrase is looked for in. */
