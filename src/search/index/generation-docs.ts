@@ -535,7 +535,9 @@ export function decodeDocTable(bytes: Buffer, expect?: { scope: Scope; generatio
     !counts.every((k) => isCount(v[k]))
   )
     throw bad('header has an unexpected shape');
-  if (v.lenSum !== undefined && !(Array.isArray(v.lenSum) && v.lenSum.length === FIELDS.length && v.lenSum.every(isCount)))
+  // sums over every document can pass 2^32 in a large vault: any safe integer
+  const isSum = (x: unknown) => Number.isSafeInteger(x) && (x as number) >= 0;
+  if (v.lenSum !== undefined && !(Array.isArray(v.lenSum) && v.lenSum.length === FIELDS.length && v.lenSum.every(isSum)))
     throw bad('header has an unexpected shape');
   if (!v.invalid.every(isInvalidRecord)) throw bad('holds an invalid-file record of an unexpected shape');
   const header = v as unknown as DocsHeader;

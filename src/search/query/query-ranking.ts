@@ -298,7 +298,9 @@ function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
     lens,
     updated,
     count,
-    avgLen: lenSum.map((x) => (count ? x / count : 0)),
+    // a field no document has is never scored (it has no postings): 1 there, and where a planted
+    // docs.bin header made the sum too small, keeps every BM25 denominator positive
+    avgLen: lenSum.map((x) => (count > 0 && x > 0 ? x / count : 1)),
     baseOffset,
     dead: Int32Array.from(new Set(dead)).sort(),
     overlay: (prefix) => {

@@ -122,6 +122,18 @@ describe('a planted or damaged index', () => {
     await expectRebuilt(() => editDocs(docs(), (_, body, at) => body.writeUInt32LE(99_999, at.source!)));
     await expectRebuilt(() => editDocs(docs(), (_, body, at) => body.writeUInt8(200, at.kind!)));
     await expectRebuilt(() => editDocs(docs(), (d) => (d.values = [])));
+    await expectRebuilt(() => editDocs(docs(), (d) => (d.lenSum = [1, 2])));
+    // field sums of the right shape but wrong (not checked against the lengths: that is the pass
+    // they save): the ranking still gives finite scores and only the vault's memories
+    for (const lenSum of [
+      [0, 0, 0, 0, 0],
+      [1e15, 1e15, 1e15, 1e15, 1e15],
+    ]) {
+      editDocs(docs(), (d) => (d.lenSum = lenSum));
+      const planted = await search();
+      expect(planted.diagnostics.index[0], JSON.stringify(planted.diagnostics.index)).not.toMatchObject({ action: 'rebuilt' });
+      expect((planted.results as Array<{ score: number }>).every((h) => Number.isFinite(h.score))).toBe(true);
+    }
     await expectRebuilt(() => writeFileSync(docs(), Buffer.alloc(statSync(docs()).size, 0x41)));
     await expectRebuilt(() => {
       const b = readFileSync(docs());
