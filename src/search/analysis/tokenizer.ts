@@ -66,10 +66,43 @@ let segmenter: Intl.Segmenter | undefined;
 /** Longer terms (base64 blobs, minified code) are cut to this many characters, in documents and queries alike. */
 export const MAX_TERM_CHARS = 64;
 
-/** The term of a word ({@link wordTerm}'s answer, `null` for a stop word), for the words met last. */
-const wordTerms = new Map<string, string | null>();
-/** Words {@link wordTerms} holds at most before it starts again: a few megabytes. */
+/** Words the word cache ({@link wordTermOf}) holds at most before it starts again: a few megabytes. */
 const WORD_TERMS_MAX = 65_536;
+/**
+ * The word cache: the term of a word ({@link termOfWord}'s answer, `null` for a stop word) for the
+ * words met last, in an open-addressing table (linear probing, at most half full, a power of two
+ * from 1,024 to twice {@link WORD_TERMS_MAX} slots) looked up by a range of a text, so the word
+ * itself is never cut from the text when it is known (most words of a build are).
+ */
+let cachedWords: (string | undefined)[] = new Array<string | undefined>(1024).fill(undefined);
+let cachedTerms: (string | null)[] = new Array<string | null>(1024).fill(null);
+let cachedHashes = new Int32Array(1024);
+let cachedCount = 0;
+
+/** The free slot of hash `h` in the word cache. */
+function freeSlot(h: number): number {
+  const mask = cachedWords.length - 1;
+  let at = h & mask;
+  while (cachedWords[at] !== undefined) at = (at + 1) & mask;
+  return at;
+}
+
+/** Makes the word cache `size` slots, its words kept. */
+function resizeWordCache(size: number): void {
+  const words = cachedWords;
+  const terms = cachedTerms;
+  const hashes = cachedHashes;
+  cachedWords = new Array<string | undefined>(size).fill(undefined);
+  cachedTerms = new Array<string | null>(size).fill(null);
+  cachedHashes = new Int32Array(size);
+  for (let i = 0; i < words.length; i++) {
+    if (words[i] === undefined) continue;
+    const at = freeSlot(hashes[i]!);
+    cachedWords[at] = words[i];
+    cachedTerms[at] = terms[i] ?? null;
+    cachedHashes[at] = hashes[i]!;
+  }
+}
 
 /**
  * A copy of `s` that holds its own characters. A string cut from a longer one (a regular
@@ -85,23 +118,57 @@ function termOfWord(word: string): string | null {
   return ASCII_WORD.test(word) ? stemEnglish(irregularBase(word) ?? word) : word;
 }
 
-function wordTerm(word: string, out: string[]): void {
-  if (word.length > MAX_TERM_CHARS) {
+/**
+ * The term of the word `text[start, end)` (at most {@link MAX_TERM_CHARS} characters), through the
+ * word cache: a full build meets the same words again and again, and stemming each once per word
+ * is most of the tokenizer's time otherwise (the answer depends on the word alone).
+ */
+function wordTermOf(text: string, start: number, end: number): string | null {
+  let h = 0x811c9dc5;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  const len = end - start;
+  const words = cachedWords;
+  const mask = words.length - 1;
+  for (let at = h & mask; ; at = (at + 1) & mask) {
+    const w = words[at];
+    if (w === undefined) break;
+    if (cachedHashes[at] === h && w.length === len) {
+      let i = 0;
+      while (i < len && w.charCodeAt(i) === text.charCodeAt(start + i)) i++;
+      if (i === len) return cachedTerms[at] ?? null;
+    }
+  }
+  const word = start === 0 && end === text.length ? text : text.slice(start, end);
+  const t = termOfWord(word);
+  if (cachedCount >= WORD_TERMS_MAX) {
+    cachedWords.fill(undefined);
+    cachedTerms.fill(null);
+    cachedCount = 0;
+  } else if ((cachedCount + 1) * 2 > cachedWords.length) resizeWordCache(cachedWords.length * 2);
+  // kept words and terms are copies: a word cut from a text would keep that whole text alive
+  const key = ownString(word);
+  const term = t === word ? key : t === null ? null : ownString(t);
+  const at = freeSlot(h);
+  cachedWords[at] = key;
+  cachedTerms[at] = term;
+  cachedHashes[at] = h;
+  cachedCount++;
+  return term;
+}
+
+/** Pushes the term of the word `text[start, end)` (none for a stop word); a word longer than {@link MAX_TERM_CHARS} is cut. */
+function wordTermRange(text: string, start: number, end: number, out: string[]): void {
+  if (end - start > MAX_TERM_CHARS) {
+    const word = text.slice(start, end);
     if (!STOP_WORDS.has(word)) out.push(word.slice(0, MAX_TERM_CHARS));
     return;
   }
-  // a full build meets the same words again and again: stemming each once per word is most of
-  // the tokenizer's time otherwise (the answer depends on the word alone)
-  let t = wordTerms.get(word);
-  if (t === undefined) {
-    t = termOfWord(word);
-    if (wordTerms.size >= WORD_TERMS_MAX) wordTerms.clear();
-    // kept words and terms are copies: a word cut from a text would keep that whole text alive
-    const key = ownString(word);
-    t = t === word ? key : t === null ? null : ownString(t);
-    wordTerms.set(key, t);
-  }
+  const t = wordTermOf(text, start, end);
   if (t !== null) out.push(t);
+}
+
+function wordTerm(word: string, out: string[]): void {
+  wordTermRange(word, 0, word.length, out);
 }
 
 /** Decides whether a word (folded) is turned into its term; see {@link startingLike}. */
@@ -129,13 +196,69 @@ const ASCII_POSSESSIVE = /'s(?=$|[_\-./:@#+~\\])/g;
 
 /** {@link spacedTerms} for lowercased ASCII text: the same words, with ASCII-only expressions. */
 function asciiTerms(text: string, out: string[], keep?: KeepWord): void {
+  if (!keep) {
+    asciiTermsScanned(text, out);
+    return;
+  }
   for (const m of text.matchAll(ASCII_WORD_RUN)) {
     let w = m[0];
     if (w.includes("'")) w = w.replace(ASCII_POSSESSIVE, '').replaceAll("'", '');
     if (ASCII_SEPARATOR.test(w)) {
-      if (!keep || keep(w)) out.push(w.length > MAX_TERM_CHARS ? w.slice(0, MAX_TERM_CHARS) : w);
-      for (const p of w.split(ASCII_SEPARATOR)) if (p && (!keep || keep(p))) wordTerm(p, out);
-    } else if (w && (!keep || keep(w))) wordTerm(w, out);
+      if (keep(w)) out.push(w.length > MAX_TERM_CHARS ? w.slice(0, MAX_TERM_CHARS) : w);
+      for (const p of w.split(ASCII_SEPARATOR)) if (p && keep(p)) wordTerm(p, out);
+    } else if (w && keep(w)) wordTerm(w, out);
+  }
+}
+
+/** Character classes of {@link ASCII_WORD_RUN} by code (< 128): 1 a letter or digit, 2 a separator (`_ - . / : @ # + ~ \`), 0 anything else. */
+const ASCII_CLASS = new Uint8Array(128);
+for (let c = 0; c < 128; c++) {
+  const ch = String.fromCharCode(c);
+  ASCII_CLASS[c] = /[a-z0-9]/.test(ch) ? 1 : /[_\-./:@#+~\\]/.test(ch) ? 2 : 0;
+}
+
+/**
+ * {@link asciiTerms} without a `keep` filter, by one pass over the character codes instead of a
+ * regular expression: the same words as {@link ASCII_WORD_RUN} (runs of letters and digits joined
+ * by one apostrophe or by a run of separators, each followed by a letter or digit; the longest
+ * such word from the first letter or digit on), the same terms. A plain word (no apostrophe, no
+ * separator: most of them) is looked up in the word cache by its range, never cut from the text.
+ */
+function asciiTermsScanned(text: string, out: string[]): void {
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    if (ASCII_CLASS[text.charCodeAt(i)] !== 1) {
+      i++;
+      continue;
+    }
+    const start = i;
+    let joined = false;
+    i++;
+    while (i < n && ASCII_CLASS[text.charCodeAt(i)] === 1) i++;
+    while (i < n) {
+      const c = text.charCodeAt(i);
+      let j: number;
+      if (c === 39) j = i + 1;
+      else if (ASCII_CLASS[c] === 2) {
+        j = i + 1;
+        while (j < n && ASCII_CLASS[text.charCodeAt(j)] === 2) j++;
+      } else break;
+      if (j >= n || ASCII_CLASS[text.charCodeAt(j)] !== 1) break;
+      joined = true;
+      i = j + 1;
+      while (i < n && ASCII_CLASS[text.charCodeAt(i)] === 1) i++;
+    }
+    if (!joined) {
+      wordTermRange(text, start, i, out);
+      continue;
+    }
+    let w = text.slice(start, i);
+    if (w.includes("'")) w = w.replace(ASCII_POSSESSIVE, '').replaceAll("'", '');
+    if (ASCII_SEPARATOR.test(w)) {
+      out.push(w.length > MAX_TERM_CHARS ? w.slice(0, MAX_TERM_CHARS) : w);
+      for (const p of w.split(ASCII_SEPARATOR)) if (p) wordTerm(p, out);
+    } else if (w) wordTerm(w, out);
   }
 }
 

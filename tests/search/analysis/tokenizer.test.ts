@@ -101,6 +101,17 @@ describe('ASCII fast path', () => {
   });
 });
 
+describe('word cache', () => {
+  it('finds the same terms for a word met again after many others (the word cache starts again when full)', () => {
+    const letters = (i: number): string => (i < 26 ? '' : letters(Math.floor(i / 26) - 1)) + String.fromCharCode(97 + (i % 26));
+    const words = Array.from({ length: 70_000 }, (_, i) => `${letters(i)}running`);
+    const first = tokenize(words.join(' '));
+    expect(tokenize(words.join(' '))).toEqual(first);
+    expect(first.slice(0, 3)).toEqual(['arun', 'brun', 'crun']);
+    expect(first.length).toBe(70_000);
+  });
+});
+
 describe('terms starting like the query (excerpts)', () => {
   it('are exactly the terms of tokenize whose first character starts a query term, for mixed text and queries', async () => {
     const fc = (await import('fast-check')).default;
