@@ -107,19 +107,22 @@ class GrowableBytes {
 export class PostingsBuilder {
   /** the current batch's terms: term -> slot */
   private slots = new Map<string, number>();
-  /** per slot: the term, the first and last entry of its chain in {@link pool} (-1: none), the document {@link freq} counts */
+  /** per slot: the term, its entries in {@link pool} so far (0: none yet), the document {@link freq} counts */
   private terms: string[] = [];
-  private head: Int32Array = new Int32Array(1024);
-  private tail: Int32Array = new Int32Array(1024);
+  private entries: Int32Array = new Int32Array(1024);
   private lastDoc: Int32Array = new Int32Array(1024);
   /** per slot, FIELDS.length frequencies in the document being added */
   private freq: Int32Array = new Int32Array(1024 * FIELDS.length);
   /** the current batch's slots in order of first appearance (bucketed when the batch is encoded) */
   private order: Int32Array = new Int32Array(1024);
   private orderLength = 0;
-  /** postings entries: document, field, frequency, next entry (-1: last) */
+  /** postings entries in order of addition: document, field, frequency, slot */
   private pool: Int32Array = new Int32Array(4096);
   private poolLength = 0;
+  /** while a batch is encoded: each slot's end in {@link byTerm} (reused) */
+  private ends: Int32Array = new Int32Array(1024);
+  /** while a batch is encoded: the entries grouped by slot, in order of addition: document, field, frequency (reused) */
+  private byTerm: Int32Array = new Int32Array(3072);
   private readonly runs: PostingsRun[][] = Array.from({ length: BUCKET_COUNT }, () => []);
   private pending = 0;
   /** a run's postings bytes while it is encoded (reused) */
@@ -140,16 +143,15 @@ export class PostingsBuilder {
     let s = this.slots.get(term);
     if (s === undefined) {
       s = this.slots.size;
-      if (s >= this.head.length) {
-        this.head = grow(this.head, s + 1);
-        this.tail = grow(this.tail, s + 1);
+      if (s >= this.entries.length) {
+        this.entries = grow(this.entries, s + 1);
         this.lastDoc = grow(this.lastDoc, s + 1);
         this.freq = grow(this.freq, (s + 1) * FIELDS.length);
       }
       // a copy: a term cut from the file's text would keep that text alive with the batch
       const own = ownString(term);
       this.terms[s] = own;
-      this.head[s] = -1;
+      this.entries[s] = 0;
       this.lastDoc[s] = -1;
       this.slots.set(own, s);
     }
@@ -198,7 +200,7 @@ export class PostingsBuilder {
         const freq = this.freq;
         if (this.lastDoc[s] !== doc) {
           this.lastDoc[s] = doc;
-          freq.fill(0, s * F, s * F + F);
+          for (let i = s * F; i < s * F + F; i++) freq[i] = 0;
           if (isArrayIndex(term)) indexed.push(s);
           else named.push(s);
         }
@@ -220,8 +222,7 @@ export class PostingsBuilder {
     this.order = grow(this.order, this.orderLength + slots.length);
     const pool = this.pool;
     const freq = this.freq;
-    const head = this.head;
-    const tail = this.tail;
+    const entries = this.entries;
     let at = this.poolLength;
     for (const s of slots) {
       for (let fid = 0; fid < F; fid++) {
@@ -230,12 +231,8 @@ export class PostingsBuilder {
         pool[at] = doc;
         pool[at + 1] = fid;
         pool[at + 2] = n;
-        pool[at + 3] = -1;
-        if (head[s] === -1) {
-          head[s] = at;
-          this.order[this.orderLength++] = s;
-        } else pool[tail[s]! + 3] = at;
-        tail[s] = at;
+        pool[at + 3] = s;
+        if (entries[s]!++ === 0) this.order[this.orderLength++] = s;
         at += 4;
         this.pending += 3;
       }
@@ -245,7 +242,8 @@ export class PostingsBuilder {
 
   /**
    * Encodes the current batch into one run per bucket (each bucket's terms in order of first
-   * appearance), straight from the pool's chains into bytes: the same bytes as postings.ts's `encodeRun`
+   * appearance): the pool's entries are grouped by term (a stable counting sort, so each term's
+   * stay in order of addition), then written as bytes: the same bytes as postings.ts's `encodeRun`
    * of each term's flat postings, without making those lists.
    */
   private flush(): void {
@@ -263,7 +261,25 @@ export class PostingsBuilder {
     const next = start.slice(0, BUCKET_COUNT);
     const sorted = new Int32Array(n);
     for (let i = 0; i < n; i++) sorted[next[bucketOfOrder[i]!]!++] = this.order[i]!;
+    // each slot's entries, in the order of `sorted`, copied out of the pool in order of addition
+    this.ends = grow(this.ends, this.terms.length);
+    this.byTerm = grow(this.byTerm, (this.poolLength / 4) * 3);
+    const ends = this.ends;
+    const entries = this.entries;
+    const byTerm = this.byTerm;
+    let total = 0;
+    for (let k = 0; k < n; k++) {
+      const s = sorted[k]!;
+      ends[s] = total;
+      total += entries[s]!;
+    }
     const pool = this.pool;
+    for (let e = 0; e < this.poolLength; e += 4) {
+      const to = ends[pool[e + 3]!]!++ * 3;
+      byTerm[to] = pool[e]!;
+      byTerm[to + 1] = pool[e + 1]!;
+      byTerm[to + 2] = pool[e + 2]!;
+    }
     const body = this.body;
     for (let b = 0; b < BUCKET_COUNT; b++) {
       const from = start[b]!;
@@ -278,23 +294,18 @@ export class PostingsBuilder {
         const s = sorted[k]!;
         let prev = 0;
         let docs = 0;
-        let at = this.head[s]!;
-        while (at !== -1) {
-          const doc = pool[at]!;
+        const end = ends[s]! * 3;
+        let at = end - entries[s]! * 3;
+        while (at < end) {
+          const doc = byTerm[at]!;
           // this document's entries, fields increasing: the mask, then each frequency
           let mask = 0;
-          let last = at;
-          for (let e = at; e !== -1 && pool[e] === doc; e = pool[e + 3]!) {
-            mask |= 1 << pool[e + 1]!;
-            last = e;
-          }
+          let next = at;
+          for (; next < end && byTerm[next] === doc; next += 3) mask |= 1 << byTerm[next + 1]!;
           body.varint(doc - prev);
           body.byte(mask);
-          for (let e = at; ; e = pool[e + 3]!) {
-            body.varint(pool[e + 2]!);
-            if (e === last) break;
-          }
-          at = pool[last + 3]!;
+          for (let e = at; e < next; e += 3) body.varint(byTerm[e + 2]!);
+          at = next;
           prev = doc;
           docs++;
         }
