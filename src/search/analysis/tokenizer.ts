@@ -72,35 +72,37 @@ const WORD_TERMS_MAX = 65_536;
  * The word cache: the term of a word ({@link termOfWord}'s answer, `null` for a stop word) for the
  * words met last, in an open-addressing table (linear probing, at most half full, a power of two
  * from 1,024 to twice {@link WORD_TERMS_MAX} slots) looked up by a range of a text, so the word
- * itself is never cut from the text when it is known (most words of a build are).
+ * itself is never cut from the text when it is known (most words of a build are). Slot `i` is
+ * `[2i]` the word (undefined: free) and `[2i + 1]` its term, side by side in memory.
  */
-let cachedWords: (string | undefined)[] = new Array<string | undefined>(1024).fill(undefined);
-let cachedTerms: (string | null)[] = new Array<string | null>(1024).fill(null);
-let cachedHashes = new Int32Array(1024);
+let wordCache: (string | null | undefined)[] = new Array<string | null | undefined>(2048).fill(undefined);
 let cachedCount = 0;
+
+/** The word cache's hash of `text[start, end)` (32-bit FNV-1a of the UTF-16 code units). */
+function wordHash(text: string, start: number, end: number): number {
+  let h = 0x811c9dc5;
+  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  return h;
+}
 
 /** The free slot of hash `h` in the word cache. */
 function freeSlot(h: number): number {
-  const mask = cachedWords.length - 1;
+  const mask = (wordCache.length >> 1) - 1;
   let at = h & mask;
-  while (cachedWords[at] !== undefined) at = (at + 1) & mask;
+  while (wordCache[2 * at] !== undefined) at = (at + 1) & mask;
   return at;
 }
 
-/** Makes the word cache `size` slots, its words kept. */
-function resizeWordCache(size: number): void {
-  const words = cachedWords;
-  const terms = cachedTerms;
-  const hashes = cachedHashes;
-  cachedWords = new Array<string | undefined>(size).fill(undefined);
-  cachedTerms = new Array<string | null>(size).fill(null);
-  cachedHashes = new Int32Array(size);
-  for (let i = 0; i < words.length; i++) {
-    if (words[i] === undefined) continue;
-    const at = freeSlot(hashes[i]!);
-    cachedWords[at] = words[i];
-    cachedTerms[at] = terms[i] ?? null;
-    cachedHashes[at] = hashes[i]!;
+/** Makes the word cache `slots` slots, its words kept. */
+function resizeWordCache(slots: number): void {
+  const old = wordCache;
+  wordCache = new Array<string | null | undefined>(2 * slots).fill(undefined);
+  for (let i = 0; i < old.length; i += 2) {
+    const word = old[i];
+    if (typeof word !== 'string') continue;
+    const at = freeSlot(wordHash(word, 0, word.length));
+    wordCache[2 * at] = word;
+    wordCache[2 * at + 1] = old[i + 1];
   }
 }
 
@@ -124,34 +126,31 @@ function termOfWord(word: string): string | null {
  * is most of the tokenizer's time otherwise (the answer depends on the word alone).
  */
 function wordTermOf(text: string, start: number, end: number): string | null {
-  let h = 0x811c9dc5;
-  for (let i = start; i < end; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193);
+  const h = wordHash(text, start, end);
   const len = end - start;
-  const words = cachedWords;
-  const mask = words.length - 1;
+  const cache = wordCache;
+  const mask = (cache.length >> 1) - 1;
   for (let at = h & mask; ; at = (at + 1) & mask) {
-    const w = words[at];
+    const w = cache[2 * at];
     if (w === undefined) break;
-    if (cachedHashes[at] === h && w.length === len) {
+    if (w !== null && w.length === len) {
       let i = 0;
       while (i < len && w.charCodeAt(i) === text.charCodeAt(start + i)) i++;
-      if (i === len) return cachedTerms[at] ?? null;
+      if (i === len) return cache[2 * at + 1] ?? null;
     }
   }
   const word = start === 0 && end === text.length ? text : text.slice(start, end);
   const t = termOfWord(word);
   if (cachedCount >= WORD_TERMS_MAX) {
-    cachedWords.fill(undefined);
-    cachedTerms.fill(null);
+    wordCache.fill(undefined);
     cachedCount = 0;
-  } else if ((cachedCount + 1) * 2 > cachedWords.length) resizeWordCache(cachedWords.length * 2);
+  } else if ((cachedCount + 1) * 2 > wordCache.length >> 1) resizeWordCache(wordCache.length);
   // kept words and terms are copies: a word cut from a text would keep that whole text alive
   const key = ownString(word);
   const term = t === word ? key : t === null ? null : ownString(t);
   const at = freeSlot(h);
-  cachedWords[at] = key;
-  cachedTerms[at] = term;
-  cachedHashes[at] = h;
+  wordCache[2 * at] = key;
+  wordCache[2 * at + 1] = term;
   cachedCount++;
   return term;
 }
