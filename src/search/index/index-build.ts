@@ -119,10 +119,8 @@ export class PostingsBuilder {
   /** postings entries in order of addition: document, field, frequency, slot */
   private pool: Int32Array = new Int32Array(4096);
   private poolLength = 0;
-  /** while a batch is encoded: each slot's end in {@link byTerm} (reused) */
+  /** while a batch is encoded: each slot's end in the entries grouped by slot (reused) */
   private ends: Int32Array = new Int32Array(1024);
-  /** while a batch is encoded: the entries grouped by slot, in order of addition: document, field, frequency (reused) */
-  private byTerm: Int32Array = new Int32Array(3072);
   private readonly runs: PostingsRun[][] = Array.from({ length: BUCKET_COUNT }, () => []);
   private pending = 0;
   /** a run's postings bytes while it is encoded (reused) */
@@ -263,10 +261,11 @@ export class PostingsBuilder {
     for (let i = 0; i < n; i++) sorted[next[bucketOfOrder[i]!]!++] = this.order[i]!;
     // each slot's entries, in the order of `sorted`, copied out of the pool in order of addition
     this.ends = grow(this.ends, this.terms.length);
-    this.byTerm = grow(this.byTerm, (this.poolLength / 4) * 3);
     const ends = this.ends;
     const entries = this.entries;
-    const byTerm = this.byTerm;
+    // the entries grouped by slot, in order of addition: document, field, frequency (only while
+    // the batch is encoded: the builder does not keep megabytes it no longer needs)
+    const byTerm = new Int32Array((this.poolLength / 4) * 3);
     let total = 0;
     for (let k = 0; k < n; k++) {
       const s = sorted[k]!;
