@@ -302,7 +302,9 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
    * Runs a few requests of its own right after the start (not counted in `requests`): a fresh
    * server's first searches and reads ran its ranking, file reading and rendering code cold, each
    * ~20-40 ms slower than later ones on the 2-core machine. Queries from the index itself: the
-   * first memory's id and kind word, text and JSON, a read of that id, a prompt recall.
+   * first memory's id and kind word, text and JSON, a read of that id, a search of its title (three
+   * words or more take the feedback path), a word of a script written without spaces (the word
+   * segmenter: ~10 ms to make), a prompt recall.
    */
   const warmUp = async (): Promise<void> => {
     const t0 = Date.now();
@@ -317,6 +319,10 @@ export async function runIndexServer(roots: VaultRoots, opts: IndexServerOptions
           [doc.id, false],
         ] as const)
           await ask({ op: 'search', query, options: { scopes }, render: { json } });
+        const read = await ask({ op: 'read', id: doc.id, scopes });
+        const title = read.ok ? (read.result as { memory?: { title?: unknown } }).memory?.title : undefined;
+        if (typeof title === 'string') await ask({ op: 'search', query: `${title} ${doc.kind} ${doc.id}`, options: { scopes }, render: { json: false } });
+        await ask({ op: 'search', query: '記憶', options: { scopes }, render: { json: false } });
         await ask({ op: 'read', id: doc.id, scopes, render: { json: false } });
         await ask({ op: 'recall', query: `why ${doc.kind} ${doc.id}`, harness: 'claude', exclude: [], fullCheckIntervalS: fullCheckEveryS });
       }
