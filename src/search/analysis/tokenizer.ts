@@ -288,9 +288,10 @@ export function tokenizeGeneral(text: string): string[] {
 
 /**
  * The terms of any text, folded: spaced parts by one expression, runs of unspaced scripts by the
- * word segmenter (`segment`) or skipped; `keep` as in {@link spacedTerms}.
+ * word segmenter (every run when `segment` is true, the runs it accepts when it is a function) or
+ * skipped; `keep` as in {@link spacedTerms}.
  */
-function foldedTerms(text: string, out: string[], segment: boolean, keep?: KeepWord): void {
+function foldedTerms(text: string, out: string[], segment: boolean | ((run: string) => boolean), keep?: KeepWord): void {
   const folded = foldText(text);
   const { unspaced, unspacedRun } = unicode();
   if (!unspaced.test(folded)) {
@@ -300,7 +301,7 @@ function foldedTerms(text: string, out: string[], segment: boolean, keep?: KeepW
   let last = 0;
   for (const m of folded.matchAll(unspacedRun)) {
     if (m.index > last) spacedTerms(folded.slice(last, m.index), out, keep);
-    if (segment) {
+    if (segment === true || (segment !== false && segment(m[0]))) {
       // the segmenter is slow and superlinear on long input: give it only the unspaced run
       segmenter ??= new Intl.Segmenter('und', { granularity: 'word' });
       for (const s of segmenter.segment(m[0])) if (s.isWordLike) out.push(s.segment.slice(0, MAX_TERM_CHARS));
@@ -316,9 +317,10 @@ function foldedTerms(text: string, out: string[], segment: boolean, keep?: KeepW
  * with repetitions), found without the work the others cost. A word's term starts with the word's
  * own first character (folding happens first; a Porter stem keeps the start of the word; a long
  * word is cut at its end), except an irregular verb form's (`went` → `go`): other words are not
- * stemmed. When no query term touches a run of a script written without spaces
- * ({@link touchesUnspacedRun}), such runs are skipped, not segmented (the segmenter's first use
- * loads a dictionary, ~20-40 ms), since none of their terms can match.
+ * stemmed. A run of a script written without spaces is segmented only when it holds the first
+ * character of a query term (a segment is a piece of its run), so when no query term touches
+ * such a run ({@link touchesUnspacedRun}) none is segmented (the segmenter's first use loads a
+ * dictionary, ~20-40 ms).
  *
  * Used for excerpts (search/query/excerpt.ts), which look only for terms matching the query.
  */
@@ -326,10 +328,17 @@ export function termsStartingLike(text: string, queryTerms: readonly string[]): 
   return startingLike(queryTerms)(text);
 }
 
-/** {@link termsStartingLike} for one set of query terms, prepared once for many texts (the sentences of a body). */
-export function startingLike(queryTerms: readonly string[]): (text: string) => string[] {
+/**
+ * {@link termsStartingLike} for one set of query terms, prepared once for many texts (the sentences
+ * of a body). `segmentRun` narrows which runs of unspaced scripts are segmented (folded run in,
+ * true to segment it; default: the runs holding a query term's first character): a caller that
+ * keeps only terms containing a query term passes a test for that term inside the run, and the
+ * terms of the runs it declines are left out.
+ */
+export function startingLike(queryTerms: readonly string[], segmentRun?: (run: string) => boolean): (text: string) => string[] {
   const firstPoints = new Set(queryTerms.map((q) => q.codePointAt(0)));
-  if (queryTerms.some(touchesUnspacedRun)) return (text) => tokenize(text).filter((t) => firstPoints.has(t.codePointAt(0)));
+  // a segment is a piece of its run: a run without any query term's first character gives none that matters
+  const segment = queryTerms.some(touchesUnspacedRun) ? (segmentRun ?? ((run: string) => holdsAnyPoint(run, firstPoints))) : false;
   const firsts = new Set(queryTerms.map((q) => q.charCodeAt(0)));
   // an irregular form's term starts as its base does: only forms of bases starting like a query term matter
   const formStarts = irregularFormStarts(firsts);
@@ -340,10 +349,16 @@ export function startingLike(queryTerms: readonly string[]): (text: string) => s
   return (text) => {
     const out: string[] = [];
     if (ASCII_TEXT.test(text)) asciiTerms(text.toLowerCase(), out, keep);
-    else foldedTerms(text, out, false, keep);
+    else foldedTerms(text, out, segment, keep);
     // an irregular form kept for its base may still start otherwise
     return out.filter((t) => firstPoints.has(t.codePointAt(0)));
   };
+}
+
+/** True when `text` holds one of the code points `points`. */
+function holdsAnyPoint(text: string, points: ReadonlySet<number | undefined>): boolean {
+  for (const ch of text) if (points.has(ch.codePointAt(0))) return true;
+  return false;
 }
 
 /**

@@ -3,7 +3,7 @@
  * boundaries with an ellipsis where text was left out; and marking of the matched words, for
  * terminals (the CLI decides whether to mark: only on a TTY).
  */
-import { startingLike, tokenize } from '../analysis/tokenizer.js';
+import { startingLike, tokenize, touchesUnspacedRun } from '../analysis/tokenizer.js';
 
 /** Target excerpt length in characters (UTF-16 units). */
 export const EXCERPT_CHARS = 240;
@@ -14,7 +14,12 @@ const PASSAGE_END = /[.!?\u3002\uff01\uff1f\n]+\s*/gu;
 let last: { key: string; terms: (text: string) => string[] } | undefined;
 function prepared(queryTerms: readonly string[]): (text: string) => string[] {
   const key = queryTerms.join('\u0000');
-  if (last?.key !== key) last = { key, terms: startingLike(queryTerms) };
+  if (last?.key !== key) {
+    // a term matches only when it starts with a query term (termMatches), and a segment of an
+    // unspaced run is a piece of it: only runs holding a whole query term need the segmenter
+    const unspaced = queryTerms.filter(touchesUnspacedRun);
+    last = { key, terms: startingLike(queryTerms, (run) => unspaced.some((q) => run.includes(q))) };
+  }
   return last.terms;
 }
 

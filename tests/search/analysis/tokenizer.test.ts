@@ -148,6 +148,38 @@ describe('terms starting like the query (excerpts)', () => {
     );
   });
 
+  it('keep every term that starts with a query term when only the runs holding a whole query term are segmented (excerpts)', async () => {
+    const fc = (await import('fast-check')).default;
+    const { startingLike, touchesUnspacedRun } = await import('../../../src/search/analysis/tokenizer.js');
+    const pieces = fc.constantFrom(
+      '東京',
+      '東',
+      '京都',
+      '日本語のテキストです。',
+      'データー',
+      'テキスト',
+      'ー',
+      '々',
+      'กรุงเทพ',
+      'kubernetes ',
+      'kube ',
+      '한국어 ',
+      ' ',
+      '。',
+    );
+    const text = fc.array(pieces, { maxLength: 25 }).map((p) => p.join(''));
+    const matches = (q: readonly string[]) => (t: string) => q.includes(t) || q.some((x) => x.length >= 3 && t.startsWith(x));
+    fc.assert(
+      fc.property(text, text, (body, query) => {
+        const q = tokenize(query);
+        const unspaced = q.filter(touchesUnspacedRun);
+        const narrowed = startingLike(q, (run) => unspaced.some((x) => run.includes(x)));
+        expect(narrowed(body).filter(matches(q))).toEqual(tokenize(body).filter(matches(q)));
+      }),
+      { numRuns: 1000 },
+    );
+  });
+
   it('find the passage of a Latin query in a body of Chinese and Japanese, and of a Japanese query', () => {
     const body = `${'東京の天気は晴れです。'.repeat(10)}${'日本語のテキストです。'.repeat(30)} The kubernetes cluster was upgraded on Friday. ${'日本語のテキストです。'.repeat(30)}`;
     expect(makeExcerpt(body, tokenize('kubernetes upgrade'))).toContain('The kubernetes cluster was upgraded on Friday.');
