@@ -2,19 +2,21 @@
  * Irregular English verb forms folded to their base form before stemming (`went` → `go`,
  * `bought` → `buy`, `found` → `find`), so a question in the present tense meets a memory written
  * in the past. Porter stemming only strips regular suffixes. The forms come from the WordNet-based
- * list of the english-verbs-irregular package (569 verbs), loaded on first use.
+ * list of the english-verbs-irregular package (569 verbs), turned into `form base` pairs at
+ * development time (scripts/gen-irregular-forms.mjs; a test holds the committed file equal to the
+ * package's list), and made into a map on first use.
  *
  * Measured on LoCoMo (docs/locomo.md): turn-level fractional R@10 0.695 → 0.706.
  */
-import { createRequire } from 'node:module';
+import { IRREGULAR_FORMS } from './irregular-forms.generated.js';
 
 let lemmas: Map<string, string> | undefined;
 
 function load(): Map<string, string> {
-  const verbs = createRequire(import.meta.url)('english-verbs-irregular/dist/verbs.json') as Record<string, string[][]>;
   const map = new Map<string, string>();
-  for (const base of Object.keys(verbs)) {
-    for (const forms of verbs[base]!) for (const form of forms) if (form !== base && !map.has(form)) map.set(form, base);
+  for (const pair of IRREGULAR_FORMS.split(',')) {
+    const sp = pair.indexOf(' ');
+    map.set(pair.slice(0, sp), pair.slice(sp + 1));
   }
   return map;
 }
