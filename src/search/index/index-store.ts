@@ -25,8 +25,8 @@ import { KINDS, SCHEMA_VERSION, STATUSES, type Scope } from '../../document/cont
 import type { ProcessIds } from '../../io/runtime.js';
 import { writeFileAtomic } from '../../store/atomic-write.js';
 import { BUCKET_COUNT, FIELDS, INDEX_FORMAT_VERSION, IndexUnusable, bucketFileName, isOverlayTerms, type IndexState } from './index-format.js';
-import { BucketReader } from './postings.js';
-import { DOCS_FILE, decodeDocTable, GenerationDocs, isInvalidRecord } from './generation-docs.js';
+import { BucketReader, termsHeldByMore } from './postings.js';
+import { COMMON_SHARE, DOCS_FILE, decodeDocTable, GenerationDocs, isInvalidRecord } from './generation-docs.js';
 import type { BuiltGeneration } from './index-build.js';
 
 export { IndexUnusable };
@@ -292,13 +292,17 @@ export function writeGeneration(dir: string, generation: string, scope: Scope, b
   const tmp = join(dir, `${tempName(ids)}-g`);
   mkdirSync(tmp, { mode: 0o700 });
   try {
+    // the terms more than COMMON_SHARE of the documents hold, listed in docs.bin for the search's feedback
+    const common: string[] = [];
+    const minDocs = COMMON_SHARE * built.table.count;
     const sizes = Array.from({ length: BUCKET_COUNT }, (_, b) => {
       const bytes = built.bucket(b);
       if (bytes.length === 0) return 0;
       writeFileSync(join(tmp, bucketFileName(b)), bytes, { mode: 0o600 });
+      for (const t of termsHeldByMore(bytes, minDocs)) common.push(t);
       return bytes.length;
     });
-    const docs = built.table.encode(scope, generation, sizes, built.invalid);
+    const docs = built.table.encode(scope, generation, sizes, built.invalid, common);
     writeFileSync(join(tmp, DOCS_FILE), docs, { mode: 0o600 });
     renameSync(tmp, join(dir, `g-${generation}`));
     return docs.length + sizes.reduce((a, b) => a + b, 0);

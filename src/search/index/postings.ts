@@ -33,6 +33,21 @@ function pushVarint(out: number[], v: number): void {
 }
 
 /**
+ * The terms of a bucket file that more than `minDocs` documents hold, read from its header (a
+ * bucket this process just built: not checked beyond the shape it needs).
+ *
+ * @param bytes a whole bucket file (empty: no terms)
+ */
+export function termsHeldByMore(bytes: Buffer, minDocs: number): string[] {
+  if (bytes.length === 0) return [];
+  const h = bytes.readUInt32LE(0);
+  const { t, n } = JSON.parse(bytes.toString('utf8', 4, 4 + h)) as { t: string[]; n: number[] };
+  const out: string[] = [];
+  for (let i = 0; i < t.length; i++) if (n[i]! > minDocs) out.push(t[i]!);
+  return out;
+}
+
+/**
  * Encodes a bucket.
  *
  * @param terms term → flat postings (documents in increasing order, fields increasing within a document)

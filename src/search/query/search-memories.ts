@@ -555,6 +555,24 @@ function docFrequency(indexes: readonly ScopeIndex[]): (term: string) => number 
 }
 
 /**
+ * A test for the terms more than `share` of the memories of `indexes` are known to hold without a
+ * bucket read: those every generation with documents lists as common for at least that share
+ * ({@link GenerationDocs.commonTerms}). Each holds it in more than `share` of its own documents,
+ * so in all of them together, and the overlay only adds to the count. Undefined when a generation
+ * lists none (written before the list was added, or only in memory) or none has documents.
+ */
+function commonEverywhere(indexes: readonly ScopeIndex[], share: number): ((term: string) => boolean) | undefined {
+  const sets: Array<ReadonlySet<string>> = [];
+  for (const ix of indexes) {
+    if (ix.base.count === 0) continue;
+    const s = ix.base.commonTerms(share);
+    if (!s) return undefined;
+    sets.push(s);
+  }
+  return sets.length === 0 ? undefined : (term) => sets.every((s) => s.has(term));
+}
+
+/**
  * The words that best characterise the top results: term-frequency share, summed with each
  * document's relative score, times inverse document frequency; the query's own terms and words in
  * more than {@link FEEDBACK_MAX_DF} of the memories are left out. Each is weighted for the second pass.
@@ -574,9 +592,12 @@ function feedbackTerms(read: CandidateReader, indexes: readonly ScopeIndex[], to
   }
   const total = indexes.reduce((a, ix) => a + ix.base.count, 0) || 1;
   const df = docFrequency(indexes);
+  const common = commonEverywhere(indexes, FEEDBACK_MAX_DF);
   const scored: Array<[string, number]> = [];
   // the strongest few dozen by frequency are the only ones worth a document-frequency lookup
   for (const [t, w] of [...weight].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)).slice(0, FEEDBACK_TERMS * 2)) {
+    // listed as common in every generation: more than FEEDBACK_MAX_DF of the memories hold it (no bucket read)
+    if (common?.(t)) continue;
     const n = df(t);
     if (n < 2 || n > FEEDBACK_MAX_DF * total) continue;
     scored.push([t, w * Math.log(total / n)]);

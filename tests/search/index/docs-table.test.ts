@@ -137,6 +137,43 @@ describe('docs.bin', () => {
       ).toThrow(IndexUnusable);
   });
 
+  it('lists the common terms it was given for its share; a table without them lists none; lists of another shape are refused', () => {
+    const docs = fc.sample(record, { numRuns: 6, seed: 5 });
+    const b = new DocTableBuilder();
+    for (const d of docs) b.add(d);
+    const g1 = { scope: 'team', generation: 'g1' } as const;
+    const open = (bytes: Buffer) => new GenerationDocs('team', 'g1', decodeDocTable(bytes, g1), [], 0);
+    const listed = open(b.encode('team', 'g1', new Array(BUCKET_COUNT).fill(0), [], ['standup', '会议']));
+    // listed for a share of 0.05: known above 0.05 and anything less, not above more
+    expect([...(listed.commonTerms(0.05) ?? [])]).toEqual(['standup', '会议']);
+    expect(listed.commonTerms(0.01)?.has('standup')).toBe(true);
+    expect(listed.commonTerms(0.1)).toBeUndefined();
+    expect(open(b.encode('team', 'g1', new Array(BUCKET_COUNT).fill(0), [])).commonTerms(0.05)).toBeUndefined();
+    const good = b.encode('team', 'g1', new Array(BUCKET_COUNT).fill(0), [], ['standup']);
+    const h = good.readUInt32LE(8);
+    for (const bad of [
+      { share: 0, terms: [] },
+      { share: 1.5, terms: [] },
+      { share: '0.05', terms: [] },
+      { share: 0.05, terms: ['a', 2] },
+      { share: 0.05 },
+      ['standup'],
+      'standup',
+    ]) {
+      const header = JSON.parse(good.toString('utf8', 12, 12 + h)) as Record<string, unknown>;
+      header.common = bad;
+      const json = Buffer.from(JSON.stringify(header));
+      const start = Math.ceil((12 + json.length) / 8) * 8;
+      const sections = good.subarray(Math.ceil((12 + h) / 8) * 8);
+      const out = Buffer.alloc(start + sections.length);
+      good.copy(out, 0, 0, 12);
+      out.writeUInt32LE(json.length, 8);
+      json.copy(out, 12);
+      sections.copy(out, start);
+      expect(() => decodeDocTable(out, g1), JSON.stringify(bad)).toThrow(IndexUnusable);
+    }
+  });
+
   it('refuses damaged bytes as IndexUnusable: truncated, wrong lengths, offsets or codes out of range', () => {
     const docs = fc.sample(record, { numRuns: 12, seed: 7 });
     const good = encode(docs);
