@@ -161,6 +161,20 @@ function harnessArg(value: unknown): unknown {
 }
 
 /** The hint of a usage error: the help of the command that was run, else the top-level help. */
+/**
+ * yargs' "Not enough non-option arguments: got 1, need at least 2" said in the command's terms:
+ * `missing <id>: the command is vault read <id>`, naming the required positionals not given
+ * (from the command's own usage line). Undefined for any other message.
+ */
+function missingArguments(ctx: CliContext, command: string | undefined, msg: string | undefined): string | undefined {
+  const m = /^Not enough non-option arguments: got (\d+), need at least (\d+)$/.exec(msg ?? '');
+  const usage = command === undefined ? undefined : commandModules.map((make) => make(ctx).command).find((c) => c.split(' ')[0] === command);
+  if (!m || !usage) return undefined;
+  const required = usage.split(' ').filter((w) => /^<[\w-]+>$/.test(w));
+  const missing = required.slice(Number(m[1]));
+  return missing.length > 0 ? `missing ${missing.join(' ')}: the command is vault ${usage}` : undefined;
+}
+
 function usageHint(command: string | undefined): string {
   return command ? `run \`vault ${command} --help\` for its arguments and flags` : 'run `vault --help` for the commands';
 }
@@ -280,7 +294,7 @@ export function buildParser(ctx: CliContext, argv: readonly string[]) {
     .fail((msg, err) => {
       // yargs' own validation errors (YError: a flag without its value, ...) are usage errors too.
       if (err && err.name !== 'YError') throw err;
-      throw new VaultError('usage', oneLineUsage(msg ?? err?.message), { hint: usageHint(command) });
+      throw new VaultError('usage', missingArguments(ctx, command, msg) ?? oneLineUsage(msg ?? err?.message), { hint: usageHint(command) });
     });
   for (const make of commandModules) parser = parser.command(make(ctx) as never);
   return parser;

@@ -81,6 +81,23 @@ const CASES: CliCase[] = [
     stderr: /^error: unknown flag --/,
     never: [ghToken.slice(4, 24)],
   },
+  // a missing positional is named in the command's terms, not as yargs counts non-option arguments
+  {
+    name: 'read without an id',
+    args: ['read'],
+    exit: 2,
+    stderr: 'error: missing <id>: the command is vault read <id>',
+    hint: 'hint: run `vault read --help` for its arguments and flags',
+    never: ['non-option'],
+    bin: true,
+  },
+  {
+    name: 'sessions without an action',
+    args: ['sessions'],
+    exit: 2,
+    stderr: 'error: missing <action>: the command is vault sessions <action> [target..]',
+    never: ['non-option'],
+  },
   { name: 'a misspelt command', args: ['serch', 'redis'], exit: 2, stderr: 'error: unknown command "serch"; did you mean `vault search`?', bin: true },
   {
     name: 'a misspelt command after a global flag',
@@ -123,7 +140,6 @@ const CASES: CliCase[] = [
       bin: v === 'abc' || v === '0',
     }),
   ),
-  { name: 'read without an id', args: ['read'], exit: 2, stderr: /arguments/ },
   { name: 'save --kind nope names the flag', args: save('--kind', 'nope'), exit: 2, stderr: /unknown --kind value "nope"; did you mean note\?/ },
   { name: 'save --scope global names the flag', args: save('--scope', 'global'), exit: 2, stderr: /unknown --scope value "global"/ },
   {
