@@ -140,6 +140,36 @@ function assertKnownFlags(
   }
 }
 
+/**
+ * Refuses a flag that takes a value but was given none: `vault search redis --kind` (the last
+ * word), `--limit --json`. yargs would read an empty list or no value, and the command would run
+ * as if the flag were not there. Long flags only; `--flag=` is a value (an empty one).
+ *
+ * @throws VaultError `usage`: `--kind needs a value`
+ */
+function assertFlagValues(
+  raw: readonly string[],
+  y: { getOptions(): { string?: string[]; number?: string[]; array?: string[]; boolean?: string[]; count?: string[] } },
+  command: string | undefined,
+): void {
+  const o = y.getOptions();
+  const flags = new Set([...(o.boolean ?? []), ...(o.count ?? [])]);
+  const valued = new Set([...(o.string ?? []), ...(o.number ?? []), ...(o.array ?? [])].filter((k) => !flags.has(k)));
+  for (let i = 0; i < raw.length; i++) {
+    const token = raw[i]!;
+    if (token === '--') return;
+    const m = /^--([A-Za-z][\w-]*)$/.exec(token);
+    if (!m || !valued.has(m[1]!)) continue;
+    const next = raw[i + 1];
+    // a flag-shaped word (or `--`) is not a value; `-1`, `- item` and `-` are (see isDashValue)
+    if (next === undefined || (next.startsWith('-') && !isDashValue(next))) throw flagWithoutValue(m[1]!, command);
+  }
+}
+
+function flagWithoutValue(name: string, command: string | undefined): VaultError {
+  return new VaultError('usage', `--${name} needs a value`, { hint: usageHint(command) });
+}
+
 /** The command named on the line (the first word that is not a flag or a global flag's value), or undefined. */
 function commandWord(argv: readonly string[], names: readonly string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
@@ -280,8 +310,12 @@ export function buildParser(ctx: CliContext, argv: readonly string[]) {
     .strict()
     .demandCommand(1, 'name a command')
     .middleware(
-      ((args: Record<string, unknown>, y: Parameters<typeof assertKnownFlags>[2] & Parameters<typeof assertKnownChoices>[2]) => {
+      ((
+        args: Record<string, unknown>,
+        y: Parameters<typeof assertKnownFlags>[2] & Parameters<typeof assertKnownChoices>[2] & Parameters<typeof assertFlagValues>[1],
+      ) => {
         assertKnownFlags(argv, args, y);
+        assertFlagValues(argv, y, command);
         // `--harness gemini` is `--harness gemini-cli` for every command (document/harness-names.ts)
         if (args.harness !== undefined) args.harness = harnessArg(args.harness);
         assertKnownChoices(argv, args, y);
@@ -294,6 +328,9 @@ export function buildParser(ctx: CliContext, argv: readonly string[]) {
     .fail((msg, err) => {
       // yargs' own validation errors (YError: a flag without its value, ...) are usage errors too.
       if (err && err.name !== 'YError') throw err;
+      // a flag declared with requiresArg, given no value (yargs: "Not enough arguments following: title")
+      const noValue = /^Not enough arguments following: ([\w-]+)$/.exec(msg ?? err?.message ?? '');
+      if (noValue) throw flagWithoutValue(noValue[1]!, command);
       throw new VaultError('usage', missingArguments(ctx, command, msg) ?? oneLineUsage(msg ?? err?.message), { hint: usageHint(command) });
     });
   for (const make of commandModules) parser = parser.command(make(ctx) as never);

@@ -91,6 +91,30 @@ const CASES: CliCase[] = [
     never: ['non-option'],
     bin: true,
   },
+  // a flag that takes a value, given none, is refused: never run as if the flag were not there
+  {
+    name: 'search with --kind and no value',
+    args: ['search', 'redis', '--kind'],
+    exit: 2,
+    stderr: 'error: --kind needs a value',
+    hint: 'hint: run `vault search --help` for its arguments and flags',
+    bin: true,
+  },
+  {
+    name: 'search with --limit followed by a flag',
+    args: ['search', 'redis', '--limit', '--fresh'],
+    exit: 2,
+    stderr: 'error: --limit needs a value',
+    bin: true,
+  },
+  {
+    name: 'read with --scope and no value',
+    args: ['read', 'mem_20260726_0123456789abcdef0123', '--scope'],
+    exit: 2,
+    stderr: 'error: --scope needs a value',
+    bin: true,
+  },
+  { name: 'save with --title and no value', args: ['save', '--title'], exit: 2, stderr: 'error: --title needs a value' },
   {
     name: 'sessions without an action',
     args: ['sessions'],

@@ -69,7 +69,7 @@ describe('values that start with "-"', () => {
   it('a flag still is not a value: `--title --body x` says the title is missing its value', async () => {
     const r = await runCli(['save', '--title', '--body', 'x'], { cwd: gitRepo() });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('Not enough arguments following: title');
+    expect(r.stderr).toContain('error: --title needs a value');
     expect(r.stderr).toContain('hint: run `vault save --help`');
   });
 
