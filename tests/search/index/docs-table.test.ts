@@ -8,6 +8,7 @@ import { DocTableBuilder, GenerationDocs, decodeDocTable, emptyDocTable, toColum
 import { PostingsBuilder } from '../../../src/search/index/index-build.js';
 import { BUCKET_COUNT, IndexUnusable, bucketOf, type DocRecord } from '../../../src/search/index/index-format.js';
 import { encodeBucket, type FlatPostings } from '../../../src/search/index/postings.js';
+import { withDocsHeader } from '../../helpers/docs-header.js';
 
 const text = fc.oneof(fc.string({ maxLength: 8 }), fc.constantFrom('é', '会话', 'a/b', '🙂x'));
 const record = fc
@@ -99,22 +100,7 @@ describe('docs.bin', () => {
 
   it('a table whose header has no field sums (written before they were added) is summed on open; sums of another shape are refused', () => {
     const docs = fc.sample(record, { numRuns: 6, seed: 3 });
-    const withHeader = (edit: (h: Record<string, unknown>) => void) => {
-      const good = encode(docs);
-      const h = good.readUInt32LE(8);
-      const header = JSON.parse(good.toString('utf8', 12, 12 + h)) as Record<string, unknown>;
-      edit(header);
-      const json = Buffer.from(JSON.stringify(header));
-      // the sections start at the next multiple of 8 after the header
-      const sections = good.subarray(Math.ceil((12 + h) / 8) * 8);
-      const start = Math.ceil((12 + json.length) / 8) * 8;
-      const out = Buffer.alloc(start + sections.length);
-      good.copy(out, 0, 0, 12);
-      out.writeUInt32LE(json.length, 8);
-      json.copy(out, 12);
-      sections.copy(out, start);
-      return out;
-    };
+    const withHeader = (edit: (h: Record<string, unknown>) => void) => withDocsHeader(encode(docs), edit);
     const sums = [0, 1, 2, 3, 4].map((f) => docs.reduce((a, d) => a + d.len[f]!, 0));
     const g1 = { scope: 'team', generation: 'g1' } as const;
     const old = new GenerationDocs(
@@ -150,7 +136,6 @@ describe('docs.bin', () => {
     expect(listed.commonTerms(0.1)).toBeUndefined();
     expect(open(b.encode('team', 'g1', new Array(BUCKET_COUNT).fill(0), [])).commonTerms(0.05)).toBeUndefined();
     const good = b.encode('team', 'g1', new Array(BUCKET_COUNT).fill(0), [], ['standup']);
-    const h = good.readUInt32LE(8);
     for (const bad of [
       { share: 0, terms: [] },
       { share: 1.5, terms: [] },
@@ -160,16 +145,7 @@ describe('docs.bin', () => {
       ['standup'],
       'standup',
     ]) {
-      const header = JSON.parse(good.toString('utf8', 12, 12 + h)) as Record<string, unknown>;
-      header.common = bad;
-      const json = Buffer.from(JSON.stringify(header));
-      const start = Math.ceil((12 + json.length) / 8) * 8;
-      const sections = good.subarray(Math.ceil((12 + h) / 8) * 8);
-      const out = Buffer.alloc(start + sections.length);
-      good.copy(out, 0, 0, 12);
-      out.writeUInt32LE(json.length, 8);
-      json.copy(out, 12);
-      sections.copy(out, start);
+      const out = withDocsHeader(good, (header) => (header.common = bad));
       expect(() => decodeDocTable(out, g1), JSON.stringify(bad)).toThrow(IndexUnusable);
     }
   });

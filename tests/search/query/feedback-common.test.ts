@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { tokenize } from '../../../src/search/analysis/tokenizer.js';
 import { cliEnv, gitRepo, runBin } from '../../helpers/cli.js';
+import { withDocsHeader } from '../../helpers/docs-header.js';
 import { memory, putMemories } from '../../helpers/search.js';
 
 type Hit = { id: string; score: number };
@@ -31,20 +32,9 @@ function header(repo: string): Record<string, unknown> {
   return JSON.parse(bytes.toString('utf8', 12, 12 + bytes.readUInt32LE(8))) as Record<string, unknown>;
 }
 
-/** Rewrites docs.bin with its header edited: the sections start at the next multiple of 8 after the header. */
+/** Rewrites docs.bin with its header edited. */
 function editHeader(repo: string, edit: (h: Record<string, unknown>) => void): void {
-  const file = docsFile(repo);
-  const bytes = readFileSync(file);
-  const h = bytes.readUInt32LE(8);
-  const head = JSON.parse(bytes.toString('utf8', 12, 12 + h)) as Record<string, unknown>;
-  edit(head);
-  const json = Buffer.from(JSON.stringify(head));
-  const sections = bytes.subarray(Math.ceil((12 + h) / 8) * 8);
-  const prefix = Buffer.alloc(Math.ceil((12 + json.length) / 8) * 8);
-  bytes.copy(prefix, 0, 0, 8);
-  prefix.writeUInt32LE(json.length, 8);
-  json.copy(prefix, 12);
-  writeFileSync(file, Buffer.concat([prefix, sections]));
+  writeFileSync(docsFile(repo), withDocsHeader(readFileSync(docsFile(repo)), edit));
 }
 
 describe('feedback and the common words of docs.bin', () => {
