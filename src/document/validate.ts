@@ -40,6 +40,19 @@ function describe(v: unknown): string {
   return typeof v === 'object' ? 'an object' : `a ${typeof v}`;
 }
 
+/**
+ * True when `s` starts with a day of the calendar as `YYYY-MM-DD` (anything may follow): Feb 30
+ * and April 31 are not. `Date.parse` rolls such a day over into the next month instead of
+ * refusing it, so a filter bound checks this first.
+ */
+export function startsWithCalendarDay(s: string): boolean {
+  const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(s);
+  if (!m) return false;
+  const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+  const t = new Date(Date.UTC(y, mo - 1, d));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
+}
+
 /** True when `s` round-trips through `Date#toISOString` (rejects Feb 30, hour 24, ...). */
 export function isValidTimestamp(s: string): boolean {
   if (!TIMESTAMP_PATTERN.test(s)) return false;

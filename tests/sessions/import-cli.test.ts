@@ -184,6 +184,9 @@ describe('vault sessions import', () => {
     const badSince = await runCli(['sessions', 'import', '--since', 'last week'], { cwd: repo, env });
     expect(badSince.code).toBe(2);
     expect(badSince.stderr).toMatch(/--since takes a date \(YYYY-MM-DD, UTC\)/);
+    const noSuchDay = await runCli(['sessions', 'import', '--since', '2026-02-30'], { cwd: repo, env });
+    expect(noSuchDay.code).toBe(2);
+    expect(noSuchDay.stderr).toMatch(/--since takes a date/);
     const stray = await runCli(['sessions', 'list', '--since', '2026-01-01'], { cwd: repo, env });
     expect(stray.code).toBe(2);
     expect(stray.stderr).toMatch(/belong to `vault sessions import`/);

@@ -2,6 +2,7 @@ import type { Argv } from 'yargs';
 import { VaultError } from '../../errors.js';
 import { printJson, printText, progressStream, runCommand, type CliContext, type GlobalArgs } from '../command-context.js';
 import { quoteInput } from '../../document/echo-input.js';
+import { startsWithCalendarDay } from '../../document/validate.js';
 
 interface SessionsArgs extends GlobalArgs {
   action: string;
@@ -115,7 +116,7 @@ function parseSince(raw: unknown): number | undefined {
   if (raw === undefined) return undefined;
   const text = String(raw).trim();
   const ms = /^\d{4}-\d{2}-\d{2}$/.test(text) ? Date.parse(`${text}T00:00:00Z`) : /^\d{4}-\d{2}-\d{2}T/.test(text) ? Date.parse(text) : Number.NaN;
-  if (Number.isNaN(ms))
+  if (Number.isNaN(ms) || !startsWithCalendarDay(text))
     throw new VaultError('usage', `--since takes a date (YYYY-MM-DD, UTC) or an ISO time, not ${quoteInput(text, 40)}`, {
       hint: 'for example --since 2026-01-31',
     });

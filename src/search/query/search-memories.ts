@@ -5,6 +5,7 @@
  */
 import { KINDS, LIMITS, SCOPES, SLUG_PATTERN, STATUSES, type Kind, type Memory, type Scope, type Status } from '../../document/contract.js';
 import { parseMemory } from '../../document/parse.js';
+import { startsWithCalendarDay } from '../../document/validate.js';
 import { VaultError } from '../../errors.js';
 import { openScopeReader, type ScopeReader } from '../../store/read-scope-file.js';
 import type { VaultRoots } from '../../store/roots.js';
@@ -138,7 +139,7 @@ export function parseTimeBound(field: 'since' | 'until', value: string): number 
   const v = value.trim();
   const dateOnly = /^\d{4}-\d{2}-\d{2}$/.test(v);
   const ms = Date.parse(dateOnly ? `${v}T00:00:00.000Z` : v);
-  if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) || Number.isNaN(ms)) {
+  if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(v) || Number.isNaN(ms) || !startsWithCalendarDay(v)) {
     throw invalidInput(field, `must be a date (YYYY-MM-DD) or an ISO-8601 timestamp (got ${echoed(v)})`, 'e.g. 2026-07-26 or 2026-07-26T20:00:00.000Z');
   }
   return dateOnly && field === 'until' ? ms + 86_399_999 : ms;

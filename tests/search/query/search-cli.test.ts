@@ -128,6 +128,17 @@ describe('vault search through the CLI', () => {
     const since = await runCli(['search', 'words', '--since', 'yesterday'], { cwd: repo, env });
     expect(since.code).toBe(3);
     expect(since.stderr).toMatch(/^error: since: /);
+    // a day the calendar does not have is refused, not rolled over into the next month
+    for (const [flag, day] of [
+      ['--since', '2026-02-30'],
+      ['--until', '2026-04-31T10:00:00Z'],
+      ['--since', '2025-02-29'],
+    ]) {
+      const r = await runCli(['search', 'words', flag!, day!], { cwd: repo, env });
+      expect(r.code, day).toBe(3);
+      expect(r.stderr).toContain(`(got "${day}")`);
+    }
+    expect((await runCli(['search', 'words', '--since', '2024-02-29'], { cwd: repo, env })).code).toBe(0);
     const kind = await runCli(['search', 'words', '--kind', 'bogus'], { cwd: repo, env });
     expect(kind.code).toBe(2);
   });
