@@ -203,18 +203,44 @@ export function isRejection(text: string): boolean {
  */
 export function statementOf(c: CueSentence): { statement: string; tail: string } {
   const s = c.sentence;
+  const labelled = labelAt(s, c.at);
+  if (labelled !== undefined) {
+    const r = clauseFrom(s, labelled, 0);
+    // "use Postgres" → "Use Postgres": it opens the statement now
+    if (r.statement.length >= 8) return { ...r, statement: r.statement.replace(/^[a-z]/, (x) => x.toUpperCase()) };
+  }
   const lead = /.*[:：—]\s+/.exec(s.slice(0, c.at));
   const start = lead && c.at - lead[0].length < 4 ? lead[0].length : 0;
-  const afterCue = s.slice(c.at);
-  const end = /[:：;；—]\s|，|, (?:so|and so|which|because|since|as|but)\b|, (?=(?:we|it|they|this|that|the)\b)/.exec(afterCue.slice(6));
-  const stop = end ? c.at + 6 + end.index : s.length;
+  const r = clauseFrom(s, start, c.at + 6 - start);
+  return r.statement.length >= 8 ? r : { statement: s, tail: '' };
+}
+
+/** The clause of `s` from `start` to its end (searched from `skip` characters on), and what follows it. */
+function clauseFrom(s: string, start: number, skip: number): { statement: string; tail: string } {
+  const end = /[:：;；—]\s|，|, (?:so|and so|which|because|since|as|but)\b|, (?=(?:we|it|they|this|that|the)\b)/.exec(s.slice(start + skip));
+  const stop = end ? start + skip + end.index : s.length;
   const statement = s.slice(start, stop).trim();
   const tail = s
     .slice(stop)
     .replace(/^[\s:：;；—，,]+/, '')
     .replace(/^(?:so|and so|which|because|since|as|but)\s+/i, '')
     .trim();
-  return statement.length >= 8 ? { statement, tail } : { statement: s, tail: '' };
+  return { statement, tail };
+}
+
+/** A decision cue written as a label: "Decision:", "Decided:", "We decided:" (not "I chose X: ...", whose statement is before the colon). */
+const DECISION_LABEL = /^(?:(?:we|i|the team)\s+(?:have\s+)?)?(?:decision|decided)\s*[:：]\s*/i;
+
+/** Where the statement starts when the cue at `at` is a label ("Decision: use X"), or undefined when it is not one. */
+function labelAt(s: string, at: number): number | undefined {
+  const m = DECISION_LABEL.exec(s.slice(at));
+  return m && at + m[0].length < s.length ? at + m[0].length : undefined;
+}
+
+/** The sentence without a cue label at its start ("Decision: use X" → "use X"): a reason is never the labelled statement itself. */
+function withoutLabel(s: string): string {
+  const m = DECISION_LABEL.exec(s.trimStart());
+  return m ? s.trimStart().slice(m[0].length) : s;
 }
 
 /** A reason given with a statement: the clause after because/since/so that/因为/由于/否则…, if any. */
@@ -223,7 +249,7 @@ export function reasonIn(sentencesOfMessage: string[], cueIndexes: Set<number>):
     const folded = fold(s);
     const m = /\b(?:because|since|so that|given that|due to|otherwise)\b\s+(.{6,})/.exec(folded) ?? /(?:因为|由于|否则|不然|毕竟|这样)(.{4,})/.exec(s);
     if (m) return cueIndexes.has(i) ? s.slice(m.index) : s;
-    const colon = cueIndexes.has(i) ? /[:：—]\s*(.{12,})$/.exec(s) : null;
+    const colon = cueIndexes.has(i) ? /[:：—]\s*(.{12,})$/.exec(withoutLabel(s)) : null;
     if (colon) return colon[1];
   }
   return undefined;

@@ -405,6 +405,26 @@ describe('cue phrases: contractions', () => {
   });
 });
 
+describe('cue phrases: labels', () => {
+  it('a decision written as a label ("Decision: use Postgres") is titled by what the label introduces, and its reason is not the decision again', () => {
+    const cases: Array<[string, string, RegExp]> = [
+      ['Decision: use Postgres for the job queue.', 'Use Postgres for the job queue', /Not stated|not stated/],
+      ['Decided: drop the Redis cache, because it lost jobs on restart.', 'Drop the Redis cache', /it lost jobs on restart/],
+      ['We decided: ship the CLI before the MCP server.', 'Ship the CLI before the MCP server', /Not stated|not stated/],
+    ];
+    for (const [text, title, why] of cases) {
+      const r = extractProposals(claude(text, [{ user: text }]));
+      expect(
+        r.proposals.map((p) => p.kind),
+        text,
+      ).toEqual(['decision']);
+      expect(r.proposals[0]!.title, text).toBe(title);
+      const whyPart = r.proposals[0]!.body.split('## Why')[1] ?? '';
+      expect(whyPart, text).toMatch(why);
+    }
+  });
+});
+
 describe('commands', () => {
   it('families ignore wrappers, flags, chains and pipes', () => {
     expect(commandFamily('cd api && npm test -- --watch=false 2>&1 | tail -20')).toBe('npm test');
