@@ -142,10 +142,11 @@ function assertKnownFlags(
 
 /**
  * Refuses a flag that takes a value but was given none: `vault search redis --kind` (the last
- * word), `--limit --json`. yargs would read an empty list or no value, and the command would run
- * as if the flag were not there. Long flags only; `--flag=` is a value (an empty one).
+ * word), `--limit --json`, `--kind=`. yargs would read an empty list or no value, and the command
+ * would run as if the flag were not there. Also refuses a single-value flag given twice. Long
+ * flags only.
  *
- * @throws VaultError `usage`: `--kind needs a value`
+ * @throws VaultError `usage`: `--kind needs a value`, `--limit may be given only once`
  */
 function assertFlagValues(
   raw: readonly string[],
@@ -155,14 +156,27 @@ function assertFlagValues(
   const o = y.getOptions();
   const flags = new Set([...(o.boolean ?? []), ...(o.count ?? [])]);
   const valued = new Set([...(o.string ?? []), ...(o.number ?? []), ...(o.array ?? [])].filter((k) => !flags.has(k)));
+  const lists = new Set(o.array ?? []);
+  const seen = new Set<string>();
   for (let i = 0; i < raw.length; i++) {
     const token = raw[i]!;
     if (token === '--') return;
-    const m = /^--([A-Za-z][\w-]*)$/.exec(token);
+    const m = /^--([A-Za-z][\w-]*)(=?)(.*)$/s.exec(token);
     if (!m || !valued.has(m[1]!)) continue;
+    const name = m[1]!;
+    // one value per flag but for lists: yargs would make an array, or add up numbers (`--limit 3 --limit 1` was 4)
+    if (!lists.has(name)) {
+      if (seen.has(name)) throw new VaultError('usage', `--${name} may be given only once`, { hint: usageHint(command) });
+      seen.add(name);
+    }
+    // `--kind=`: an empty value is no value (yargs would read an empty list: no filter)
+    if (m[2] === '=') {
+      if (m[3] === '') throw flagWithoutValue(name, command);
+      continue;
+    }
     const next = raw[i + 1];
     // a flag-shaped word (or `--`) is not a value; `-1`, `- item` and `-` are (see isDashValue)
-    if (next === undefined || (next.startsWith('-') && !isDashValue(next))) throw flagWithoutValue(m[1]!, command);
+    if (next === undefined || (next.startsWith('-') && !isDashValue(next))) throw flagWithoutValue(name, command);
   }
 }
 

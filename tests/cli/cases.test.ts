@@ -115,6 +115,17 @@ const CASES: CliCase[] = [
     bin: true,
   },
   { name: 'save with --title and no value', args: ['save', '--title'], exit: 2, stderr: 'error: --title needs a value' },
+  { name: 'search with --kind= (an empty value)', args: ['search', 'redis', '--kind='], exit: 2, stderr: 'error: --kind needs a value', bin: true },
+  { name: 'search with --scope= (an empty value)', args: ['search', 'redis', '--scope='], exit: 2, stderr: 'error: --scope needs a value' },
+  // a single-value flag given twice is refused, never added up (yargs reads `--limit 3 --limit 1` as 4)
+  {
+    name: 'search with --limit twice, the last 1',
+    args: ['search', 'redis', '--limit', '3', '--limit', '1'],
+    exit: 2,
+    stderr: 'error: --limit may be given only once',
+    bin: true,
+  },
+  { name: 'search with --root twice', args: ['search', 'redis', '--root', 'a', '--root', 'b'], exit: 2, stderr: 'error: --root may be given only once' },
   {
     name: 'sessions without an action',
     args: ['sessions'],

@@ -22,7 +22,12 @@ export const searchCommand = (ctx: CliContext) => ({
       .option('source-harness', { type: 'string', describe: 'only memories written by this harness (source_harness; aliases such as claude resolve)' })
       .option('since', { type: 'string', describe: 'updated at or after (YYYY-MM-DD or ISO-8601)' })
       .option('until', { type: 'string', describe: 'updated at or before (YYYY-MM-DD or ISO-8601)' })
-      .option('limit', { type: 'number', describe: 'results to show, 1..100 (default 20)' })
+      .option('limit', {
+        type: 'string',
+        // digits only: yargs would read `0x10`, `1e1` and `2.0` as numbers (NaN is refused as not a whole number)
+        coerce: (v: unknown) => (Array.isArray(v) ? v : /^\s*\d{1,6}\s*$/.test(String(v)) ? Number(v) : Number.NaN),
+        describe: 'results to show, 1..100 (default 20)',
+      })
       .option('fresh', { type: 'boolean', describe: 'check every file before answering, not only the folders (see docs/concepts.md)' })
       .example('$0 search "auth session redis"', 'best matches in project and team')
       .example('$0 search --kind decision --since 2026-07-01', 'recent decisions, newest first')

@@ -120,6 +120,10 @@ describe('vault search through the CLI', () => {
       ['--limit', '101'],
       ['--limit', '0'],
       ['--limit', 'abc'],
+      // numbers yargs would read, but not whole numbers written in digits
+      ['--limit', '0x10'],
+      ['--limit', '1e1'],
+      ['--limit', '2.0'],
     ]) {
       const r = await runCli(['search', 'words', ...bad], { cwd: repo, env });
       expect(r.code, bad.join(' ')).toBe(2); // one wording and one exit code (usage) for every bad --limit
