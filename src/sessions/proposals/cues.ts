@@ -151,6 +151,21 @@ function decisionAt(s: string, folded: string): number {
   return at;
 }
 
+/**
+ * A lesson stated as a label at the start of a sentence: "Lesson: ...", "Lesson learned: ...",
+ * "TIL: ...", "Note to self: ...", 教训：…, 经验教训：…. Only the label counts: a lesson told in
+ * passing is too easily a story about something else.
+ */
+const LESSON_LABEL = /^(?:lessons?(?:\s+learned)?|til|note\s+to\s+self)\s*[:：]\s*|^(?:经验)?教训\s*[:：]\s*/iu;
+
+/** The lesson a sentence states after a lesson label (see {@link LESSON_LABEL}), or undefined. */
+export function statedLesson(sentence: string): string | undefined {
+  const m = LESSON_LABEL.exec(sentence.trimStart());
+  if (!m) return undefined;
+  const lesson = sentence.trimStart().slice(m[0].length).trim();
+  return /[\p{L}\p{N}].*[\p{L}\p{N}]/u.test(lesson) && lesson.length >= 8 ? lesson.replace(/^[a-z]/, (x) => x.toUpperCase()) : undefined;
+}
+
 /** A sentence found to carry a decision or a preference. */
 export interface CueSentence {
   kind: 'decision' | 'preference';
@@ -237,9 +252,9 @@ function labelAt(s: string, at: number): number | undefined {
   return m && at + m[0].length < s.length ? at + m[0].length : undefined;
 }
 
-/** The sentence without a cue label at its start ("Decision: use X" → "use X"): a reason is never the labelled statement itself. */
+/** The sentence without a cue label at its start ("Decision: use X" → "use X", "Lesson: X" → "X"): a reason is never the labelled statement itself. */
 function withoutLabel(s: string): string {
-  const m = DECISION_LABEL.exec(s.trimStart());
+  const m = DECISION_LABEL.exec(s.trimStart()) ?? LESSON_LABEL.exec(s.trimStart());
   return m ? s.trimStart().slice(m[0].length) : s;
 }
 

@@ -8,7 +8,7 @@
 import type { Harness } from '../transcripts/transcript-summary.js';
 import { capText, clipRaw, oneLine, redact, stripControls } from '../transcripts/text.js';
 import { commandFamily, errorLines, firstLine, isLookOnly, outputSaysFailed } from './commands.js';
-import { type CueSentence, cueSentences, isRejection, reasonIn, sentences, statementOf } from './cues.js';
+import { type CueSentence, cueSentences, isRejection, reasonIn, sentences, statedLesson, statementOf } from './cues.js';
 import { claudeEvents } from '../transcripts/claude-transcript.js';
 import { codexEvents } from '../transcripts/codex-transcript.js';
 import { detectHarness, type TranscriptEvent } from '../transcripts/transcript-events.js';
@@ -271,6 +271,7 @@ class Run {
     const decisions = cues.filter((c) => c.kind === 'decision');
     if (prefs.length) this.preference(prefs, all, ev);
     if (decisions.length) this.decision('user', decisions, all, ev);
+    this.statedLessons('user', all, ev);
     s.lastUser = { text: capText(text, EXTRACTOR_LIMITS.saidChars), line: ev.line };
     s.lastAction = undefined;
   }
@@ -285,6 +286,7 @@ class Run {
       const fp = this.decision('assistant', decisions, all, ev);
       if (fp) pushBounded(s.pendingDecisions, fp, 8);
     }
+    this.statedLessons('assistant', all, ev);
     const latest = s.failures[s.failures.length - 1];
     if (latest && !latest.explanation && latest.edits.length === 0 && latest.steps.length === 0) latest.explanation = capText(text, 600);
     s.lastAssistant = { text: capText(text, EXTRACTOR_LIMITS.saidChars), line: ev.line };
@@ -436,6 +438,32 @@ class Run {
       tags: tagsOf(statement),
       evidence: this.evidence(ev, [...(other ? [other.line] : []), ev.line]),
     }));
+  }
+
+  /** Lessons stated with a label ("Lesson: ...", "TIL: ..."; see cues.ts), one proposal each, at most 3 per message. */
+  statedLessons(role: 'user' | 'assistant', all: string[], ev: { line: number; uuid?: string; timestamp?: string }): void {
+    const s = this.s;
+    let n = 0;
+    for (const [index, sentence] of all.entries()) {
+      const lesson = statedLesson(sentence);
+      if (!lesson || ++n > 3) continue;
+      const other = role === 'user' ? s.lastAssistant : s.lastUser;
+      const who = role === 'user' ? 'the person' : 'the agent';
+      const happened = other
+        ? `Stated by ${who} in a ${this.harnessName()} session, after ${role === 'user' ? 'the agent said' : 'the person asked'}:\n\n${quote(other.text)}`
+        : `Stated by ${who} in a ${this.harnessName()} session.`;
+      this.emit('lesson', normalizeKey(lesson), () => ({
+        title: titleOf(lesson),
+        body: bodyOf([
+          ['What happened', happened],
+          ['Why', whyOf(all, new Set([index]), '', 'Not stated in the session.')],
+          ['Lesson', lesson],
+          ['How to apply', 'Not stated in the session.'],
+        ]),
+        tags: tagsOf(lesson),
+        evidence: this.evidence(ev, [...(other ? [other.line] : []), ev.line]),
+      }));
+    }
   }
 
   preference(cues: CueSentence[], all: string[], ev: { line: number; uuid?: string; timestamp?: string }): void {

@@ -425,6 +425,35 @@ describe('cue phrases: labels', () => {
   });
 });
 
+describe('cue phrases: stated lessons', () => {
+  it('a lesson stated with a label ("Lesson:", "TIL:", 教训：) is a lesson proposal titled by the lesson; a lesson told in passing is not', () => {
+    const cases: Array<[string, string, RegExp]> = [
+      ['Lesson: Redis lost jobs on restart because AOF was off.', 'Redis lost jobs on restart because AOF was off', /AOF was off/],
+      ['Lesson learned: run the migrations before the seed script.', 'Run the migrations before the seed script', /Not stated in the session/],
+      ['TIL: pnpm needs --shamefully-hoist for this plugin.', 'Pnpm needs --shamefully-hoist for this plugin', /Not stated in the session/],
+      ['教训：部署前先备份数据库。', '部署前先备份数据库', /Not stated in the session/],
+    ];
+    for (const [text, title, why] of cases) {
+      const r = extractProposals(claude(text, [{ user: 'deploy the queue' }, { assistant: text }]));
+      expect(
+        r.proposals.map((p) => p.kind),
+        text,
+      ).toEqual(['lesson']);
+      expect(r.proposals[0]!.title, text).toBe(title);
+      const parts = r.proposals[0]!.body.split('## ');
+      expect(parts.find((x) => x.startsWith('Why'))!, text).toMatch(why);
+      expect(parts.find((x) => x.startsWith('What happened'))!, text).toContain('deploy the queue');
+      expect(parseMemory(asMemory(r.proposals[0]!)).memory.title).toBe(title);
+    }
+    for (const text of ['The lesson here is that nobody reads the logs.', 'Lesson: ok', 'What is the lesson: nobody knows?']) {
+      expect(
+        extractProposals(claude(text, [{ user: text }])).proposals.map((p) => p.kind),
+        text,
+      ).toEqual([]);
+    }
+  });
+});
+
 describe('commands', () => {
   it('families ignore wrappers, flags, chains and pipes', () => {
     expect(commandFamily('cd api && npm test -- --watch=false 2>&1 | tail -20')).toBe('npm test');
