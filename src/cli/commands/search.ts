@@ -26,7 +26,7 @@ export const searchCommand = (ctx: CliContext) => ({
         type: 'string',
         // digits only: yargs would read `0x10`, `1e1` and `2.0` as numbers (NaN is refused as not a whole number)
         coerce: (v: unknown) => (Array.isArray(v) ? v : /^\s*\d{1,6}\s*$/.test(String(v)) ? Number(v) : Number.NaN),
-        describe: 'results to show, 1..100 (default 20)',
+        describe: 'results to show, a whole number 1..100 (default 20)',
       })
       .option('fresh', { type: 'boolean', describe: 'check every file before answering, not only the folders (see docs/concepts.md)' })
       .example('$0 search "auth session redis"', 'best matches in project and team')
