@@ -417,7 +417,9 @@ function writeMemoryFileIn(
   };
   try {
     kindDir = scopeDir.openDir(kindFolder(memory.kind));
-    staging = openStaging(scopeDir, mode.dir);
+    // the repository's git dir, where the staging folder's .gitignore is written whole first (the
+    // user scope lies outside the repository)
+    staging = openStaging(scopeDir, mode.dir, memory.scope === 'user' ? undefined : roots.gitDir);
     const now = rt.now().getTime();
     if (staging) removeStaleSaveTemps(staging, now);
     // the kind folder (every memory of the kind) only when due: without a staging folder (this

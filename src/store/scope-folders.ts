@@ -23,6 +23,7 @@ import {
 import { basename, dirname, join } from 'node:path';
 import { kindFolder, type Kind, type Scope } from '../document/contract.js';
 import { VaultError } from '../errors.js';
+import { processIds } from '../io/runtime.js';
 import { writeFileExclusive } from './atomic-write.js';
 import { DirHandle, isLinkRefusal } from './dir-handle.js';
 import { readFileSafe } from './read-file-safe.js';
@@ -259,7 +260,7 @@ function createProjectFolder(roots: VaultRoots, mode: number, created: string[])
   try {
     const target = parent.child(basename(guarded[guarded.length - 1]!));
     if (lstatSync(target, { throwIfNoEntry: false })) return;
-    staging = openStaging(parent, mode);
+    staging = openStaging(parent, mode, roots.gitDir);
     if (!staging) return;
     temp = mkdtempSync(staging.child('project-')); // mode 0700, a fresh random name
     writeFileExclusive(join(temp, '.gitignore'), PROJECT_GITIGNORE, 0o644, () => 'gitignore');
@@ -300,29 +301,89 @@ function writeGitignore(projectDir: DirHandle): void {
   }
 }
 
+/** Content of a staging folder's `.gitignore`: ignore everything, itself included. */
+const STAGING_GITIGNORE = '*\n';
+
 /**
  * Opens (creating it, with a `.gitignore` of `*`) the scope's hidden staging folder, where saves
  * put their temporary files (see STAGING_DIR in store/layout.ts).
  *
- * @param scopeDir the scope folder's handle
+ * The `.gitignore` must never be seen empty by git: a save killed between creating the file and
+ * writing it would leave an empty one, which `git add -A` stages, and the staging folder's
+ * temporary files would show until it is written. So, given `seedDir` (a folder git never
+ * lists: the repository's git dir), the file is written whole there under a temporary name and
+ * renamed into place: it appears with its content. Without one (no repository: nothing to
+ * hide from git), or when the link fails (another file system), it is created and written in
+ * place; an empty `.gitignore` a kill left there is completed by the next open.
+ *
+ * @param scopeDir the scope folder's handle (or the memory root's, for the project folder's creation)
+ * @param seedDir absolute path of the repository's git dir, or undefined
  * @returns its handle, or undefined when it cannot be used (a link, a file, no permission): the
  *   writer then falls back to the kind folder
  */
-export function openStaging(scopeDir: DirHandle, mode: number): DirHandle | undefined {
+export function openStaging(scopeDir: DirHandle, mode: number, seedDir?: string): DirHandle | undefined {
   let staging: DirHandle;
   try {
     staging = scopeDir.openDir(STAGING_DIR, { mode });
   } catch {
     return undefined;
   }
-  try {
-    const fd = openSync(staging.child('.gitignore'), constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
-    writeSync(fd, '*\n');
-    closeSync(fd);
-  } catch {
-    /* exists already */
+  const target = staging.child('.gitignore');
+  const st = lstatSync(target, { throwIfNoEntry: false });
+  if (st) {
+    if (st.isFile() && st.size === 0 && st.nlink === 1) completeEmptyGitignore(target, st.ino);
+  } else if (!(seedDir && renameWholeFile(seedDir, target, STAGING_GITIGNORE))) {
+    try {
+      const fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+      try {
+        writeSync(fd, STAGING_GITIGNORE);
+      } finally {
+        closeSync(fd);
+      }
+    } catch {
+      /* made meanwhile by a concurrent save, or not writable: the folder is still usable */
+    }
   }
   return staging;
+}
+
+/**
+ * Writes `content` to a fresh temporary file in `seedDir` (`ecc-memory-<pid>-<hex>.tmp`) and
+ * renames it to `target`. A concurrent save may have made `target` meanwhile: it is replaced by
+ * the same content.
+ *
+ * @returns true when it was renamed; false when the seed could not be written or renamed
+ *   (another file system, no permission), its temporary file then removed
+ */
+function renameWholeFile(seedDir: string, target: string, content: string): boolean {
+  const temp = join(seedDir, `ecc-memory-${processIds.pid}-${processIds.randomHex(6)}.tmp`);
+  try {
+    const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+    try {
+      writeSync(fd, content);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, target);
+    return true;
+  } catch {
+    rmSync(temp, { force: true });
+    return false;
+  }
+}
+
+/** Writes the staging `.gitignore` into the empty file a killed save left (the same file, still empty). */
+function completeEmptyGitignore(target: string, ino: number): void {
+  let fd: number | undefined;
+  try {
+    fd = openSync(target, constants.O_WRONLY | constants.O_NOFOLLOW);
+    const st = fstatSync(fd);
+    if (st.ino === ino && st.isFile() && st.size === 0) writeSync(fd, STAGING_GITIGNORE);
+  } catch {
+    /* replaced or removed meanwhile: the next open looks again */
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }
 
 /**

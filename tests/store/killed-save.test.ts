@@ -5,7 +5,7 @@
  * it after the grace period.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SWEEP_MARK } from '../../src/store/layout.js';
@@ -121,6 +121,55 @@ require('node:module').syncBuiltinESMExports();
       // and the next save goes through
       expect((await runBin(['save', '--scope', 'project', '--title', 'after', '--body', 'Fine.'], { cwd: repo, env: cliEnv() })).code).toBe(0);
     }
+  });
+
+  it("a kill right after a staging folder's .gitignore appears: in a repository it is whole; without one the next save completes it", async () => {
+    // a preload that SIGKILLs the save the instant a staging folder's .gitignore is made
+    const preload = join(tempDir('vault-kill-preload-'), 'kill.cjs');
+    writeFileSync(
+      preload,
+      `const fs = require('node:fs');
+// (paths go through folder handles, /proc/self/fd/N/.gitignore: the first .gitignore a save makes
+// is its staging folder's, created in place or renamed from the seed in the git dir)
+for (const name of ['openSync', 'renameSync']) {
+  const real = fs[name];
+  fs[name] = function (...args) {
+    const out = real.apply(this, args);
+    const made = name === 'openSync' ? (args[1] & fs.constants.O_EXCL) !== 0 && /\\/\\.gitignore$/.test(String(args[0]))
+      : /\\/ecc-memory-\\d+-[0-9a-f]+\\.tmp$/.test(String(args[0])) && /\\/\\.gitignore$/.test(String(args[1]));
+    if (made) process.kill(process.pid, 'SIGKILL');
+    return out;
+  };
+}
+require('node:module').syncBuiltinESMExports();
+`,
+    );
+    const killed = (cwd: string, scope: string) => {
+      const r = spawnSync(process.execPath, ['-r', preload, BIN, 'save', '--scope', scope, '--title', 'killed', '--body', 'Killed.'], {
+        cwd,
+        env: cliEnv(),
+        encoding: 'utf8',
+      });
+      expect(r.signal, r.stderr).toBe('SIGKILL'); // the .gitignore was made: the kill happened
+    };
+    // in a repository: the team scope's staging folder, then the memory root's (made for the
+    // project folder's creation); each .gitignore appears whole and git sees nothing
+    const repo = gitRepo();
+    killed(repo, 'team');
+    killed(repo, 'project');
+    for (const dir of ['.ecc/memory/team/.staging', '.ecc/memory/.staging']) expect(readFileSync(join(repo, dir, '.gitignore'), 'utf8'), dir).toBe('*\n');
+    git(repo, 'add', '-A');
+    expect(git(repo, 'diff', '--cached', '--name-only').trim()).toBe('');
+    // nothing of the seed is left in the git dir
+    expect(readdirSync(join(repo, '.git')).filter((f) => f.startsWith('ecc-memory-') && f.endsWith('.tmp'))).toEqual([]);
+    // without a repository the file is written in place: a kill leaves it empty, the next save completes it
+    const folder = tempDir('vault-nogit-');
+    mkdirSync(join(folder, '.ecc/memory'), { recursive: true });
+    killed(folder, 'team');
+    const ignore = join(folder, '.ecc/memory/team/.staging/.gitignore');
+    expect(readFileSync(ignore, 'utf8')).toBe('');
+    expect((await runBin(['save', '--scope', 'team', '--title', 'after', '--body', 'Fine.'], { cwd: folder, env: cliEnv() })).code).toBe(0);
+    expect(readFileSync(ignore, 'utf8')).toBe('*\n');
   });
 
   it('a kind folder is listed for leftovers at most once every 10 minutes while .staging/ is usable, at every save without it', async () => {
