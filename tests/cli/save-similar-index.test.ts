@@ -6,12 +6,13 @@
  * found by the next search; with the writer's proof that its create was the folder's only change,
  * the folder is recorded as it now is.
  */
-import { lstatSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { lstatSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serializeMemory } from '../../src/document/serialize.js';
 import { cliEnv, gitRepo, runCli } from '../helpers/cli.js';
 import { memory, putMemories } from '../helpers/search.js';
+import { STATE_FILE, stateLine } from '../helpers/state-file.js';
 
 const WORDS =
   'redis deploy cache session token rollback cluster sentinel queue worker retry timeout lease shard replica backup restore index vacuum migration'.split(' ');
@@ -56,10 +57,10 @@ describe('vault save and the index', () => {
     putMemories(repo, memory({ title: 'Old one', body: 'An old memory.' }));
     expect((await runCli(['search', 'old'], { cwd: repo, env })).code).toBe(0);
     const dir = join(repo, '.git', 'ecc-memory-index', 'team');
-    const foldersBefore = (JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as { folders: unknown }).folders;
+    const foldersBefore = (stateLine(join(dir, STATE_FILE)) as { folders: unknown }).folders;
 
     const saved = await save(repo, env, ['--title', 'Fresh decision', '--body', 'Saved straight into the overlay.']);
-    const state = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')) as {
+    const state = stateLine(join(dir, STATE_FILE)) as {
       overlay: Record<string, { doc?: { id: string; mtime: number } }>;
       folders: unknown;
     };
@@ -87,9 +88,9 @@ describe('vault save and the index', () => {
     for (const p of [team, notes, join(notes, readdirSync(notes).find((n) => !first.path.endsWith(n))!), join(repo, '.ecc', 'memory', first.path)])
       utimesSync(p, old, old);
     expect((await runCli(['search', 'old'], { cwd: repo, env })).code).toBe(0);
-    const stateFile = join(repo, '.git', 'ecc-memory-index', 'team', 'state.json');
+    const stateFile = join(repo, '.git', 'ecc-memory-index', 'team', STATE_FILE);
     const read = () =>
-      JSON.parse(readFileSync(stateFile, 'utf8')) as {
+      stateLine(stateFile) as {
         overlay: Record<string, { doc?: { id: string; mtime: number } }>;
         folders: Record<string, { mtime: number; ino: number }>;
       };
@@ -101,7 +102,7 @@ describe('vault save and the index', () => {
     const state = read();
     expect(state.overlay[rel]?.doc).toMatchObject({ id: saved.id, mtime: file.mtimeMs });
     expect(state.folders.notes).toEqual({ mtime: lstatSync(notes).mtimeMs, ino: lstatSync(notes).ino });
-    // the next search has nothing to check again: state.json is not rewritten
+    // the next search has nothing to check again: the state file is not rewritten
     const before = statSync(stateFile).mtimeMs;
     const found = await runCli(['search', 'fresh', 'decision', '--json'], { cwd: repo, env });
     expect((JSON.parse(found.stdout) as { results: Array<{ id: string }> }).results.map((x) => x.id)).toEqual([saved.id]);
@@ -119,7 +120,7 @@ describe('vault save and the index', () => {
     const env = cliEnv();
     const saved = await save(repo, env, ['--title', 'First memory', '--body', 'Before any index exists.']);
     expect((await runCli(['search', 'memory', '--scope', 'team'], { cwd: repo, env })).code).toBe(0);
-    writeFileSync(join(repo, '.git', 'ecc-memory-index', 'team', 'state.json'), 'not json');
+    writeFileSync(join(repo, '.git', 'ecc-memory-index', 'team', STATE_FILE), 'not json');
     const second = await save(repo, env, ['--title', 'Second memory', '--body', 'The index state is damaged.']);
     const r = await runCli(['search', 'memory', '--scope', 'team', '--json'], { cwd: repo, env });
     expect((JSON.parse(r.stdout) as { results: Array<{ id: string }> }).results.map((x) => x.id).sort()).toEqual([saved.id, second.id].sort());

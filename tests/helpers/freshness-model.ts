@@ -15,6 +15,7 @@ import { indexDirFor } from '../../src/store/layout.js';
 import { resolveRoots, type VaultRoots } from '../../src/store/roots.js';
 import { git, gitRepo, tempDir } from './cli.js';
 import { memory } from './search.js';
+import { STATE_FILE } from './state-file.js';
 
 const WORDS = ['apple', 'birch', 'cedar', 'delta', 'ember', 'fjord', 'gale', 'harbor', '東京', '検索'];
 
@@ -218,7 +219,7 @@ export async function applyStep(v: ModelVault, s: Step, n: number): Promise<bool
     }
     case 'damage': {
       const dir = indexDirFor(roots, 'team');
-      const state = join(dir, 'state.json');
+      const state = join(dir, STATE_FILE);
       if (s.how === 'garbage') writeFileSync(state, '{"format": garbage');
       else if (s.how === 'truncate') writeFileSync(state, '');
       else {

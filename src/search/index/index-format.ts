@@ -4,13 +4,15 @@
  * One index per scope folder:
  *
  *   <index dir>/.gitignore           "*": the folder never enters git, wherever it sits
- *   <index dir>/state.json           format, schema, generation, and the overlay of files changed
- *                                    since that generation was built (small; rewritten on refresh)
+ *   <index dir>/state.bin            one JSON line (format, schema, generation, folder records, and
+ *                                    the overlay: the files changed since that generation was
+ *                                    built), then the overlay documents' terms as bytes (see
+ *                                    index-store.ts, readState; rewritten on refresh)
  *   <index dir>/g-<generation>/docs.bin      per-file fingerprints and metadata: binary typed columns
  *                                            and string heaps (see generation-docs.ts)
  *   <index dir>/g-<generation>/bNNN.bin      postings of the terms that fall in bucket NNN (see postings.ts)
  *
- * A generation folder is written once and never changed; refreshes only rewrite state.json.
+ * A generation folder is written once and never changed; refreshes only rewrite state.bin.
  * Terms are bucketed by their first two characters, so a query loads only the buckets of its
  * own terms, and every prefix and fuzzy expansion of a term is in the term's bucket (fuzzy
  * matching therefore never changes the first two characters, like Elasticsearch's
@@ -24,7 +26,7 @@ import type { Diagnostic } from '../../diagnostics.js';
 import type { Kind, Scope, Status } from '../../document/contract.js';
 
 /** Bumped whenever the files' shape or the tokenizer changes: an index of another format is rebuilt. */
-export const INDEX_FORMAT_VERSION = 13;
+export const INDEX_FORMAT_VERSION = 14;
 /** Number of term buckets in a generation. */
 export const BUCKET_COUNT = 128;
 /** MiniSearch fields, in field-id order. */
@@ -60,21 +62,37 @@ export interface DocRecord {
 
 /** A memory changed since the generation was built, with its terms (see {@link encodeOverlayTerms}). */
 export interface OverlayDoc extends DocRecord {
-  /** term → frequency per field, encoded by {@link encodeOverlayTerms} */
-  terms: string;
+  /** term → frequency per field, encoded by {@link encodeOverlayTerms} (UTF-8 bytes) */
+  terms: Buffer;
 }
 
 /**
- * The terms of an overlay document as one string, `\nterm\tf,f,f,f,f` per term (frequency per
- * field in {@link FIELDS} order): state.json is read by every search, and one string per
- * document parses and checks ~10× faster than an object of term keys; a query looks up only the
- * terms it needs ({@link overlayTermsStartingWith}). Terms hold no tab or line feed (the
- * tokenizer's words are letters, digits, marks and code separators).
+ * The text of an overlay document's terms, decoded once per document and kept while the
+ * document is (a search decodes the ~3.5 KB of each changed memory it scans, not the whole file;
+ * a memory in Chinese or Japanese makes only its own text two-byte).
  */
-export function encodeOverlayTerms(terms: Readonly<Record<string, readonly number[]>>): string {
+const decodedTerms = new WeakMap<Buffer, string>();
+
+function termsText(encoded: Buffer): string {
+  let text = decodedTerms.get(encoded);
+  if (text === undefined) decodedTerms.set(encoded, (text = encoded.toString('utf8')));
+  return text;
+}
+
+/**
+ * The terms of an overlay document as UTF-8 bytes, `\nterm\tf,f,f,f,f` per term (frequency per
+ * field in {@link FIELDS} order). They sit after the state file's JSON line, never parsed as JSON
+ * or decoded as one text: a query decodes each document's terms when it first scans them and looks
+ * up only the terms it needs ({@link overlayTermsStartingWith}, {@link overlayHasTerm}); at 300
+ * changed memories, parsing them as JSON strings cost every search ~7 ms more. Terms hold no
+ * tab or line feed (the tokenizer's words are letters, digits, marks and code separators).
+ */
+export function encodeOverlayTerms(terms: Readonly<Record<string, readonly number[]>>): Buffer {
   let out = '';
   for (const t in terms) out += `\n${t}\t${terms[t]!.join(',')}`;
-  return out;
+  const encoded = Buffer.from(out, 'utf8');
+  decodedTerms.set(encoded, out);
+  return encoded;
 }
 
 /**
@@ -88,19 +106,22 @@ const OVERLAY_TERM_LINE = /^[^\t\n]{1,64}\t\d{1,6},\d{1,6},\d{1,6},\d{1,6},\d{1,
 export const MAX_OVERLAY_TERMS = 40_000;
 
 /**
- * True when `v` has the outer shape {@link encodeOverlayTerms} writes for one memory: a string,
+ * True when `v` has the outer shape {@link encodeOverlayTerms} writes for one memory: bytes,
  * empty or starting with a line feed, no longer than {@link MAX_OVERLAY_TERMS} of the longest
- * lines. state.json is checked before it is used; the lines themselves are checked where they are
- * read ({@link overlayTermsStartingWith}): checking every line of every entry on load cost a
- * search ~5-10 ms cold at 30 changed memories (~0.2 ms each), for lines no query reads.
+ * lines. The state file is checked before it is used; the lines themselves are checked where
+ * they are read ({@link overlayTermsStartingWith}): checking every line of every entry on load
+ * cost a search ~5-10 ms cold at 30 changed memories (~0.2 ms each), for lines no query reads.
  */
-export function isOverlayTerms(v: unknown): v is string {
-  if (typeof v !== 'string') return false;
-  return v === '' || (v.charCodeAt(0) === 10 && v.length <= MAX_OVERLAY_TERMS * MAX_OVERLAY_LINE);
+export function isOverlayTerms(v: unknown): v is Buffer {
+  if (!Buffer.isBuffer(v)) return false;
+  return v.length === 0 || (v[0] === 10 && v.length <= MAX_OVERLAY_TERMS * MAX_OVERLAY_LINE_BYTES);
 }
 
-/** The longest line of {@link encodeOverlayTerms}: a line feed, 64 units of term, a tab, five 6-digit frequencies and four commas. */
-const MAX_OVERLAY_LINE = 1 + 64 + 1 + 5 * 6 + 4;
+/**
+ * The longest line of {@link encodeOverlayTerms} in bytes: a line feed, 64 UTF-16 units of term
+ * (up to 3 bytes each in UTF-8), a tab, five 6-digit frequencies and four commas.
+ */
+const MAX_OVERLAY_LINE_BYTES = 1 + 64 * 3 + 1 + 5 * 6 + 4;
 
 /**
  * The terms of an encoded overlay document that start with `prefix`, with their frequencies per
@@ -109,16 +130,17 @@ const MAX_OVERLAY_LINE = 1 + 64 + 1 + 5 * 6 + 4;
  * Each line is checked as it is read (see {@link isOverlayTerms}).
  *
  * @throws IndexUnusable for a line {@link encodeOverlayTerms} cannot have written, or more than
- *   {@link MAX_OVERLAY_TERMS} of them (a planted state.json: the caller rebuilds the index)
+ *   {@link MAX_OVERLAY_TERMS} of them (a planted state file: the caller rebuilds the index)
  */
-export function* overlayTermsStartingWith(encoded: string, prefix: string): Generator<[string, number[]]> {
+export function* overlayTermsStartingWith(encoded: Buffer, prefix: string): Generator<[string, number[]]> {
+  const text = termsText(encoded);
   const needle = `\n${prefix}`;
   let count = 0;
-  for (let i = encoded.indexOf(needle); i >= 0; i = encoded.indexOf(needle, i + 1)) {
-    let end = encoded.indexOf('\n', i + 1);
-    if (end < 0) end = encoded.length;
-    const line = encoded.slice(i + 1, end);
-    if (++count > MAX_OVERLAY_TERMS || !OVERLAY_TERM_LINE.test(line)) throw new IndexUnusable('state.json holds overlay terms of an unexpected shape');
+  for (let i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + 1)) {
+    let end = text.indexOf('\n', i + 1);
+    if (end < 0) end = text.length;
+    const line = text.slice(i + 1, end);
+    if (++count > MAX_OVERLAY_TERMS || !OVERLAY_TERM_LINE.test(line)) throw new IndexUnusable('the state file holds overlay terms of an unexpected shape');
     const tab = line.indexOf('\t');
     yield [
       line.slice(0, tab),
@@ -131,8 +153,8 @@ export function* overlayTermsStartingWith(encoded: string, prefix: string): Gene
 }
 
 /** Whether an encoded overlay document holds `term`. */
-export function overlayHasTerm(encoded: string, term: string): boolean {
-  return encoded.includes(`\n${term}\t`);
+export function overlayHasTerm(encoded: Buffer, term: string): boolean {
+  return termsText(encoded).includes(`\n${term}\t`);
 }
 
 /**
@@ -167,7 +189,7 @@ export function fullCheckIntervalFrom(value: string | undefined): number {
   return value !== undefined && /^\d{1,9}$/.test(value.trim()) ? Number(value.trim()) : FULL_CHECK_INTERVAL_S;
 }
 
-/** state.json */
+/** The state file (state.bin), as read: the overlay documents' terms are views of its bytes. */
 export interface IndexState {
   format: number;
   schema: string;

@@ -13,13 +13,13 @@
  *   asked (`vault index`, `vault search --fresh`), when the folder check cannot decide, and when
  *   the last one is older than the full-check interval.
  *
- * Only the files that differ are re-read: they go into the overlay in state.json, which is rewritten
+ * Only the files that differ are re-read: they go into the overlay in state.bin, which is rewritten
  * atomically. A missing, unreadable, old-format or foreign index is rebuilt from the files; when the
  * overlay grows past a few percent of the vault the generation is rebuilt (compaction). When the
  * index folder cannot be written, the fresh index is kept in memory and the search still answers.
  */
 import { lstatSync, readdirSync, type Stats } from 'node:fs';
-import { sep } from 'node:path';
+import { join, sep } from 'node:path';
 import type { Scope } from '../../document/contract.js';
 import { processIds, systemClock, type ProcessIds } from '../../io/runtime.js';
 import { DEFAULT_SCAN_LIMITS, isEditorFile, walkVault, type WalkedFile } from '../../scanner/scan-vault.js';
@@ -39,6 +39,7 @@ import {
   readBaseDocs,
   readBucket,
   readState,
+  STATE_FILE,
   writeGeneration,
   writeState,
   type BaseDocs,
@@ -62,7 +63,7 @@ export interface ScopeIndex {
   loadBucket(bucket: number): BucketReader;
   /** false when the index folder could not be written and the index lives only in this process */
   persisted: boolean;
-  /** when state.json was last written (file system clock, ms), if it exists */
+  /** when state.bin was last written (file system clock, ms), if it exists */
   refreshedAt: number | undefined;
 }
 
@@ -105,12 +106,12 @@ export interface OpenOptions {
   recheck?: readonly string[] | undefined;
 }
 
-/** What each index folder's state.json held when this process last read or wrote it, and its mtime then. */
+/** What each index folder's state.bin held when this process last read or wrote it, and its mtime then. */
 const lastSeen = new Map<string, { state: IndexState; mtime: number; at: number }>();
 
 /**
  * The state this process saw in `dir` a moment ago (its last {@link openScopeIndex}, at most
- * `maxAgeMs` before `nowMs`), when state.json still has the mtime it had then: a save's overlay
+ * `maxAgeMs` before `nowMs`), when state.bin still has the mtime it had then: a save's overlay
  * update right after its similar check need not read and parse the state a second time. A write
  * by another process in the same mtime tick goes unseen, as it would be lost by a read just
  * before it: the state read then was valid, and what it lacks the next check finds again.
@@ -118,7 +119,7 @@ const lastSeen = new Map<string, { state: IndexState; mtime: number; at: number 
 export function stateAsLastSeen(dir: string, nowMs: number = systemClock.nowMs(), maxAgeMs = 2000): IndexState | undefined {
   const seen = lastSeen.get(dir);
   if (!seen || nowMs < seen.at || nowMs - seen.at > maxAgeMs) return undefined;
-  const st = lstatSync(`${dir}${sep}state.json`, { throwIfNoEntry: false });
+  const st = lstatSync(`${dir}${sep}${STATE_FILE}`, { throwIfNoEntry: false });
   return st?.isFile() && st.mtimeMs === seen.mtime ? seen.state : undefined;
 }
 
@@ -182,7 +183,7 @@ export function listScopeFiles(roots: VaultRoots, scope: Scope): ScopeListing {
   return { files, symlinks: walk.symlinks, complete: walk.complete, incompleteReasons: walk.incompleteReasons, folders, roots };
 }
 
-/** Folder records for state.json; a folder changed within the racy window is marked to be listed again. */
+/** Folder records for state.bin; a folder changed within the racy window is marked to be listed again. */
 function folderRecords(folders: ReadonlyMap<string, Stats>, fsNow: number): Record<string, FolderRecord> {
   const out: Record<string, FolderRecord> = {};
   for (const [rel, st] of folders) out[rel] = { mtime: st.mtimeMs > fsNow - RACY_WINDOW_MS ? -1 : st.mtimeMs, ino: st.ino };
@@ -391,7 +392,7 @@ function rebuild(
   }
 }
 
-/** What a full check records in state.json: the folders (only when it saw the whole scope), its time, the links. */
+/** What a full check records in state.bin: the folders (only when it saw the whole scope), its time, the links. */
 function walkRecords(listing: ScopeListing, checkedAt: number, fsNow: number): Pick<IndexState, 'folders' | 'fullCheckAt' | 'symlinks'> {
   return listing.complete
     ? { folders: folderRecords(listing.folders, fsNow), fullCheckAt: checkedAt, symlinks: listing.symlinks }
@@ -550,7 +551,7 @@ export function openScopeIndex(roots: VaultRoots, scope: Scope, options: OpenOpt
   }
 }
 
-/** True when a full check found the folders state.json records, none of them racy. */
+/** True when a full check found the folders state.bin records, none of them racy. */
 function sameFolders(state: IndexState, listing: ScopeListing): boolean {
   if (!listing.complete || state.fullCheckAt < 0 || listing.folders.size !== Object.keys(state.folders).length) return false;
   for (const [rel, st] of listing.folders) {
@@ -687,7 +688,7 @@ export function checkScopeIndex(
       changed: diff.changed.length - added,
       removed: diff.removed.length,
       refreshedAt: mtime,
-      bytes: base.bytes + Buffer.byteLength(JSON.stringify(state)),
+      bytes: base.bytes + (lstatSync(join(dir, STATE_FILE), { throwIfNoEntry: false })?.size ?? 0),
       dir,
       files: listing.files.length,
     };

@@ -32,7 +32,7 @@ import type { CreateProof } from '../../store/create-witness.js';
  *
  * @param relPath the file's path below the scope folder, `/`-separated (`notes/mem_x.md`)
  * @param proof the writer's proof that the create was the only change to the file's folder
- * @returns true when state.json now holds the file
+ * @returns true when state.bin now holds the file
  */
 export function addWrittenFile(roots: VaultRoots, scope: Scope, relPath: string, ids: ProcessIds = processIds, proof?: CreateProof): boolean {
   try {

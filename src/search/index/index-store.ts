@@ -72,11 +72,11 @@ export function ensureIndexDir(dir: string, ids: ProcessIds): void {
  * Writes an index file atomically (store/atomic-write.ts), never through a linked folder. Without
  * fsync: the index is disposable, and a file a power cut left empty or torn reads as unusable and
  * is rebuilt from the Markdown files (measured with fsync on the shared 2-core machine, the
- * median `vault save` was about 8% slower: it writes state.json twice).
+ * median `vault save` was about 8% slower: it writes state.bin twice).
  *
  * @returns its mtime (the file system's clock)
  */
-export function writeIndexFile(target: string, text: string, ids: ProcessIds): number {
+export function writeIndexFile(target: string, text: string | Uint8Array, ids: ProcessIds): number {
   const dir = join(target, '..');
   assertIndexDirUnlinked(dir);
   return writeFileAtomic(target, text, { tempPath: join(dir, tempName(ids)), commit: 'replace', mode: 0o600, durable: false }).mtimeMs;
@@ -163,7 +163,7 @@ const isStrings = (v: unknown): boolean => Array.isArray(v) && v.every((x) => ty
 const isNumbers = (v: unknown, length: number): boolean => Array.isArray(v) && v.length === length && v.every((x) => typeof x === 'number');
 
 /**
- * True when an overlay entry of state.json has the shape the search reads, for the file at `path`
+ * True when an overlay entry of the state file has the shape the search reads, for the file at `path`
  * of `scope`: a record's own path must be its key (the key is what the freshness check matches
  * with the files; the record's path and scope are what a search reads).
  */
@@ -192,9 +192,23 @@ function isOverlayEntry(e: unknown, path: string, scope: Scope): boolean {
   );
 }
 
-/** Reads state.json; throws {@link IndexUnusable} when it is missing, unreadable, of another format or another folder. */
+/** The index folder's state file: see {@link readState}. */
+export const STATE_FILE = 'state.bin';
+/** The state file of index format 13 and before (all JSON), removed by {@link cleanIndexDir}. */
+const LEGACY_STATE_FILE = 'state.json';
+
+/**
+ * Reads the state file (`state.bin`): one line of JSON, the {@link IndexState} in which each
+ * overlay document's `terms` is `[start, length]`, a byte range of what follows the line, and
+ * `termBytes`, the length of what follows; then the overlay documents' terms (index-format.ts,
+ * encodeOverlayTerms). Only the JSON line is parsed; the terms become views of the file's bytes,
+ * read term by term where a query needs them.
+ *
+ * @throws IndexUnusable when it is missing, unreadable, cut, of another format or another folder,
+ *   or of an unexpected shape
+ */
 export function readState(dir: string, scope: Scope, root: string): { state: IndexState; mtime: number } {
-  let text: string;
+  let bytes: Buffer;
   let mtime: number;
   try {
     assertIndexDirUnlinked(dir);
@@ -202,24 +216,31 @@ export function readState(dir: string, scope: Scope, root: string): { state: Ind
     throw new IndexUnusable((err as Error).message);
   }
   {
-    const f = readIndexFile(join(dir, 'state.json'), 'state.json', 'missing');
-    text = f.bytes.toString('utf8');
+    const f = readIndexFile(join(dir, STATE_FILE), STATE_FILE, 'missing');
+    bytes = f.bytes;
     mtime = f.mtime;
   }
+  const lineEnd = bytes.indexOf(10);
+  if (lineEnd < 0) throw new IndexUnusable(`${STATE_FILE} is cut or garbage (no line end)`);
   let v: unknown;
   try {
-    v = JSON.parse(text);
+    v = JSON.parse(bytes.toString('utf8', 0, lineEnd));
   } catch {
-    throw new IndexUnusable('state.json is not valid JSON (truncated or garbage)');
+    throw new IndexUnusable(`${STATE_FILE} is cut or garbage (its first line is not valid JSON)`);
   }
   if (!isObj(v) || v.format !== INDEX_FORMAT_VERSION)
     throw new IndexUnusable(`index format ${isObj(v) ? String(v.format) : '?'} is not ${INDEX_FORMAT_VERSION}`);
   if (v.schema !== SCHEMA_VERSION) throw new IndexUnusable(`index was built for schema ${String(v.schema)}`);
   if (v.scope !== scope || v.root !== root) throw new IndexUnusable('index describes another folder');
   if (typeof v.generation !== 'string' || !/^[a-z0-9]{1,40}$/.test(v.generation) || !isObj(v.overlay))
-    throw new IndexUnusable('state.json has an unexpected shape');
-  for (const p of Object.keys(v.overlay))
-    if (!isOverlayEntry(v.overlay[p], p, scope)) throw new IndexUnusable('state.json holds an overlay entry of an unexpected shape');
+    throw new IndexUnusable(`${STATE_FILE} has an unexpected shape`);
+  const terms = bytes.subarray(lineEnd + 1);
+  if (v.termBytes !== terms.length) throw new IndexUnusable(`${STATE_FILE} holds ${terms.length} bytes of terms, its line says ${String(v.termBytes)}`);
+  for (const p of Object.keys(v.overlay)) {
+    const e = v.overlay[p];
+    if (isObj(e) && isObj(e.doc)) e.doc.terms = termsAt(terms, e.doc.terms);
+    if (!isOverlayEntry(e, p, scope)) throw new IndexUnusable(`${STATE_FILE} holds an overlay entry of an unexpected shape`);
+  }
   if (
     !isObj(v.folders) ||
     typeof v.fullCheckAt !== 'number' ||
@@ -229,13 +250,39 @@ export function readState(dir: string, scope: Scope, root: string): { state: Ind
         !k.startsWith('/') && !k.split('/').some((s) => s === '..' || s === '.') && isObj(f) && typeof f.mtime === 'number' && typeof f.ino === 'number',
     )
   )
-    throw new IndexUnusable('state.json has an unexpected shape');
+    throw new IndexUnusable(`${STATE_FILE} has an unexpected shape`);
+  delete v.termBytes;
   return { state: v as unknown as IndexState, mtime };
 }
 
-/** Writes state.json atomically; returns its mtime. */
+/** The bytes `[start, start + length)` of `terms`, a view; undefined when `range` is not such a range of it. */
+function termsAt(terms: Buffer, range: unknown): Buffer | undefined {
+  if (!Array.isArray(range) || range.length !== 2) return undefined;
+  const [start, length] = range as unknown[];
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(length)) return undefined;
+  const a = start as number;
+  const n = length as number;
+  return a >= 0 && n >= 0 && a + n <= terms.length ? terms.subarray(a, a + n) : undefined;
+}
+
+/**
+ * Writes the state file atomically (see {@link readState} for its layout); returns its mtime.
+ * The terms are copied as bytes, never turned into JSON strings.
+ */
 export function writeState(dir: string, state: IndexState, ids: ProcessIds): number {
-  return writeIndexFile(join(dir, 'state.json'), JSON.stringify(state), ids);
+  const parts: Buffer[] = [];
+  let termBytes = 0;
+  const overlay: Record<string, unknown> = {};
+  for (const p in state.overlay) {
+    const e = state.overlay[p]!;
+    if ('doc' in e) {
+      parts.push(e.doc.terms);
+      overlay[p] = { doc: { ...e.doc, terms: [termBytes, e.doc.terms.length] } };
+      termBytes += e.doc.terms.length;
+    } else overlay[p] = e;
+  }
+  const line = Buffer.from(`${JSON.stringify({ ...state, overlay, termBytes })}\n`, 'utf8');
+  return writeIndexFile(join(dir, STATE_FILE), Buffer.concat([line, ...parts], line.length + termBytes), ids);
 }
 
 /** A generation's documents (see generation-docs.ts). */
@@ -318,8 +365,9 @@ export function newGeneration(ids: ProcessIds): string {
 }
 
 /**
- * Removes what earlier runs left behind: generations other than `keep` and temp files, once they
- * are older than `graceMs` (a reader that loaded the previous state may still be reading them).
+ * Removes what earlier runs left behind: generations other than `keep`, temp files and the state
+ * file of index format 13 and before (`state.json`), once they are older than `graceMs` (a reader
+ * that loaded the previous state may still be reading them).
  * The generation just replaced is touched so its grace period starts now.
  */
 export function cleanIndexDir(dir: string, keep: string, replaced: string | undefined, now: number, graceMs = 60_000): void {
@@ -339,7 +387,7 @@ export function cleanIndexDir(dir: string, keep: string, replaced: string | unde
     return;
   }
   for (const name of names) {
-    if (name === `g-${keep}` || name === `g-${replaced}` || !(name.startsWith('g-') || name.startsWith('.tmp-'))) continue;
+    if (name === `g-${keep}` || name === `g-${replaced}` || !(name.startsWith('g-') || name.startsWith('.tmp-') || name === LEGACY_STATE_FILE)) continue;
     try {
       if (now - statSync(join(dir, name)).mtimeMs > graceMs) rmSync(join(dir, name), { recursive: true, force: true });
     } catch {

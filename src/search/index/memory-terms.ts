@@ -36,7 +36,7 @@ export interface IndexedDoc extends DocRecord {
 /** What {@link readIndexableFile} found. */
 export type IndexableFile = { doc: IndexedDoc; memory: Memory } | { invalid: InvalidRecord };
 
-/** The overlay entry (state.json) of what {@link readIndexableFile} found, with `mtime` when given (-1: racy, check again). */
+/** The overlay entry (state.bin) of what {@link readIndexableFile} found, with `mtime` when given (-1: racy, check again). */
 export function overlayEntryOf(r: IndexableFile, mtime?: number): OverlayEntry {
   if ('invalid' in r) return { invalid: mtime === undefined ? r.invalid : { ...r.invalid, mtime } };
   return { doc: { ...r.doc, ...(mtime === undefined ? {} : { mtime }), terms: encodeOverlayTerms(r.doc.terms) } };

@@ -247,7 +247,7 @@ function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
   const baseOffset: number[] = [];
   const parts: Part[] = [];
   // overlay documents by number, their terms decoded per prefix when a query term needs them
-  const overlayDocsAll: Array<[number, string]> = [];
+  const overlayDocsAll: Array<[number, Buffer]> = [];
   const overlayByPrefix = new Map<string, Map<string, Array<[number, number[]]>>>();
   const dead: number[] = [];
   let count = 0;
@@ -322,7 +322,7 @@ function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
 
 /**
  * True when `f` keeps every document: no field set but statuses and kinds, and those list every
- * status and kind (a document's status and kind are always among them: docs.bin and state.json
+ * status and kind (a document's status and kind are always among them: docs.bin and state.bin
  * are checked on load).
  */
 export function keepsEverything(f: DocFilter): boolean {

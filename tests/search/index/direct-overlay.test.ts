@@ -4,7 +4,7 @@
  * memories, the point where the next search rebuilds); beyond it the save leaves the file to the
  * next search.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { serializeMemory } from '../../../src/document/serialize.js';
@@ -14,6 +14,7 @@ import { openIndexes } from '../../../src/search/query/search-memories.js';
 import { resolveRoots } from '../../../src/store/roots.js';
 import { gitRepo } from '../../helpers/cli.js';
 import { memory, memoryPath, putMemories } from '../../helpers/search.js';
+import { editStateLine, STATE_FILE, stateLine } from '../../helpers/state-file.js';
 
 describe('a save added to the overlay directly', () => {
   it('up to the compaction threshold of the opened generation, not a fixed 256', () => {
@@ -22,17 +23,17 @@ describe('a save added to the overlay directly', () => {
     const roots = resolveRoots(nodeRuntime({ cwd: repo, env: { HOME: home, ECC_MEMORY_USER_ROOT: join(home, '.ecc', 'memory') }, home }));
     const ms = Array.from({ length: 500 }, (_, i) => memory({ kind: 'note', title: `Note ${i}`, body: `body ${i}` }));
     putMemories(repo, ...ms);
-    const statePath = join(repo, '.git', 'ecc-memory-index', 'team', 'state.json');
+    const statePath = join(repo, '.git', 'ecc-memory-index', 'team', STATE_FILE);
     const attempt = (planted: number) => {
       // the generation of 500 memories, opened in this process as a save's similar check does
       openIndexes(roots, ['team'], true);
-      const state = JSON.parse(readFileSync(statePath, 'utf8'));
-      for (let i = 0; i < planted; i++) state.overlay[`notes/gone-${i}.md`] = { deleted: true };
-      writeFileSync(statePath, JSON.stringify(state));
+      editStateLine(statePath, (state) => {
+        for (let i = 0; i < planted; i++) state.overlay[`notes/gone-${i}.md`] = { deleted: true };
+      });
       const m = memory({ kind: 'note', title: `New ${planted}`, body: 'new' });
       writeFileSync(memoryPath(repo, m), serializeMemory(m));
       const added = addWrittenFile(roots, 'team', `notes/${m.id}.md`);
-      const after = JSON.parse(readFileSync(statePath, 'utf8')) as { overlay: Record<string, unknown> };
+      const after = stateLine(statePath) as { overlay: Record<string, unknown> };
       return { added, inOverlay: `notes/${m.id}.md` in after.overlay };
     };
     // threshold at 500 memories: 256 + 10 = 266

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { serializeMemory } from '../../../src/document/serialize.js';
 import { cliEnv, gitRepo, runBin, runCli } from '../../helpers/cli.js';
 import { memory, memoryPath, putMemories } from '../../helpers/search.js';
+import { editStateLine, STATE_FILE, stateLine } from '../../helpers/state-file.js';
 
 type Json = {
   results: Array<{ id: string; title: string }>;
@@ -31,7 +32,7 @@ function teamIndex(repo: string): string {
 
 function generationDir(repo: string): string {
   const dir = teamIndex(repo);
-  const gen = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')).generation;
+  const gen = stateLine(join(dir, STATE_FILE)).generation;
   return join(dir, `g-${gen}`);
 }
 
@@ -123,9 +124,9 @@ describe('index freshness (through the CLI)', () => {
     rmSync(teamIndex(repo), { recursive: true });
     await expectAll(/missing/);
 
-    const state = join(teamIndex(repo), 'state.json');
+    const state = join(teamIndex(repo), STATE_FILE);
     truncateSync(state, Math.floor(statSync(state).size / 2));
-    await expectAll(/not valid JSON/);
+    await expectAll(/state\.bin is cut or garbage/);
 
     const docs = join(generationDir(repo), 'docs.bin');
     truncateSync(docs, Math.floor(statSync(docs).size / 2));
@@ -139,14 +140,28 @@ describe('index freshness (through the CLI)', () => {
     expect(r.diagnostics.index[0]!.action).toBe('rebuilt');
 
     writeFileSync(state, '\u0000garbage{{{');
-    await expectAll(/not valid JSON/);
+    await expectAll(/state\.bin is cut or garbage/);
 
-    const s = JSON.parse(readFileSync(state, 'utf8'));
-    writeFileSync(state, JSON.stringify({ ...s, format: 1 }));
+    editStateLine(state, (s) => (s.format = 1));
     await expectAll(/format 1/);
 
-    writeFileSync(state, JSON.stringify({ ...JSON.parse(readFileSync(state, 'utf8')), generation: 'doesnotexist' }));
+    editStateLine(state, (s) => (s.generation = 'doesnotexist'));
     await expectAll(/missing/);
+  });
+
+  it('the state file of index format 13 (state.json) is rebuilt from and removed once older than the grace period', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    putMemories(repo, memory({ title: 'Legacy state', body: 'format thirteen' }));
+    expect((await search(repo, env, 'thirteen')).total).toBe(1);
+    const legacy = join(teamIndex(repo), 'state.json');
+    writeFileSync(legacy, '{"format":13}');
+    const old = new Date(Date.now() - 5 * 60_000);
+    utimesSync(legacy, old, old);
+    const r = await runCli(['index', '--rebuild', '--scope', 'team', '--json'], { cwd: repo, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(legacy)).toBe(false);
+    expect((await search(repo, env, 'thirteen')).total).toBe(1);
   });
 
   it('two processes refreshing at once leave a consistent index', async () => {
@@ -170,7 +185,7 @@ describe('index freshness (through the CLI)', () => {
     expect(after.diagnostics.index[0]!.action).toBe('fresh');
     const leftovers = readdirSync(teamIndex(repo)).filter((n) => n.startsWith('.tmp-'));
     expect(leftovers).toEqual([]);
-    expect(existsSync(join(teamIndex(repo), 'state.json'))).toBe(true);
+    expect(existsSync(join(teamIndex(repo), STATE_FILE))).toBe(true);
   });
 
   it('with --root the index lives in a hidden folder of the vault that git ignores', async () => {

@@ -1,10 +1,17 @@
 /**
- * The encoded terms of an overlay document (state.json): the outer shape is checked on load, each
+ * The encoded terms of an overlay document (the state file): the outer shape is checked on load, each
  * line where it is read. Through the CLI: planted-overlay-terms.test.ts.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { IndexUnusable, MAX_OVERLAY_TERMS, encodeOverlayTerms, isOverlayTerms, overlayTermsStartingWith } from '../../../src/search/index/index-format.js';
+import {
+  IndexUnusable,
+  MAX_OVERLAY_TERMS,
+  encodeOverlayTerms,
+  isOverlayTerms,
+  overlayHasTerm,
+  overlayTermsStartingWith,
+} from '../../../src/search/index/index-format.js';
 
 const term = fc.stringMatching(/^[a-z0-9_.\u00e9\u6570]{1,12}$/);
 const freqs = fc.array(fc.integer({ min: 0, max: 999_999 }), { minLength: 5, maxLength: 5 });
@@ -22,14 +29,30 @@ describe('overlay terms', () => {
   });
 
   it('refuses on load what is no encoding at all; a bad line or too many lines fail where they are read', () => {
-    for (const v of [3, null, 'widget\t1,0,0,0,1', '\n'.repeat(MAX_OVERLAY_TERMS * 100 + 1)]) expect(isOverlayTerms(v), String(v).slice(0, 20)).toBe(false);
-    for (const bad of ['\nwidget\t1,0,0,0', `\nwidget\t${'9'.repeat(30)},0,0,0,1`, '\nwidget\t1,0,0,0,1\nwi\tx', `\nw${'i'.repeat(70)}\t1,0,0,0,1`]) {
+    const bytes = (text: string) => Buffer.from(text, 'utf8');
+    for (const v of [3, null, '\nwidget\t1,0,0,0,1', bytes('widget\t1,0,0,0,1'), bytes('\n'.repeat(MAX_OVERLAY_TERMS * 300))])
+      expect(isOverlayTerms(v), String(v).slice(0, 20)).toBe(false);
+    for (const text of ['\nwidget\t1,0,0,0', `\nwidget\t${'9'.repeat(30)},0,0,0,1`, '\nwidget\t1,0,0,0,1\nwi\tx', `\nw${'i'.repeat(70)}\t1,0,0,0,1`]) {
+      const bad = bytes(text);
       expect(isOverlayTerms(bad)).toBe(true); // the outer shape holds
-      expect(() => [...overlayTermsStartingWith(bad, 'wi')], bad.slice(0, 30)).toThrow(IndexUnusable);
+      expect(() => [...overlayTermsStartingWith(bad, 'wi')], text.slice(0, 30)).toThrow(IndexUnusable);
       expect([...overlayTermsStartingWith(bad, 'zz')]).toEqual([]); // lines of other prefixes are not read
     }
     let many = '';
     for (let i = 0; i <= MAX_OVERLAY_TERMS; i++) many += `\nwi${i}\t1,0,0,0,1`;
-    expect(() => [...overlayTermsStartingWith(many, 'wi')]).toThrow(IndexUnusable);
+    expect(() => [...overlayTermsStartingWith(bytes(many), 'wi')]).toThrow(IndexUnusable);
+  });
+
+  it('reads terms back from bytes it did not encode itself (as read from the state file), in any script', () => {
+    fc.assert(
+      fc.property(fc.dictionary(term, freqs, { maxKeys: 30 }), fc.stringMatching(/^[a-z0-9_.\u00e9\u6570]{1,2}$/), (terms, prefix) => {
+        // a copy: no text remembered from the encoding
+        const read = Buffer.from(Uint8Array.prototype.slice.call(encodeOverlayTerms(terms)));
+        const want = Object.entries(terms).filter(([t]) => t.startsWith(prefix));
+        expect([...overlayTermsStartingWith(read, prefix)]).toEqual(want);
+        for (const t of Object.keys(terms)) expect(overlayHasTerm(read, t)).toBe(true);
+        expect(overlayHasTerm(read, `${prefix}zz9`)).toBe(Object.hasOwn(terms, `${prefix}zz9`));
+      }),
+    );
   });
 });

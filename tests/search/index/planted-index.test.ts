@@ -11,17 +11,13 @@ import { bucketFileName, bucketOf, IndexUnusable } from '../../../src/search/ind
 import { BucketReader, encodeBucket } from '../../../src/search/index/postings.js';
 import { cliEnv, gitRepo, runBin, tempDir } from '../../helpers/cli.js';
 import { memory, memoryPath, putMemories } from '../../helpers/search.js';
+import { appendTerms, editStateLine, STATE_FILE, stateLine, writeStateFile } from '../../helpers/state-file.js';
 
 type Json = { results: Array<{ id: string; title: string; path: string }>; diagnostics: { index: Array<{ action: string; reason?: string }> } };
 
 const teamIndex = (repo: string) => join(repo, '.git', 'ecc-memory-index', 'team');
-const statePath = (repo: string) => join(teamIndex(repo), 'state.json');
-const generationDir = (repo: string) => join(teamIndex(repo), `g-${JSON.parse(readFileSync(statePath(repo), 'utf8')).generation}`);
-const editJson = (file: string, edit: (v: any) => void) => {
-  const v = JSON.parse(readFileSync(file, 'utf8'));
-  edit(v);
-  writeFileSync(file, JSON.stringify(v));
-};
+const statePath = (repo: string) => join(teamIndex(repo), STATE_FILE);
+const generationDir = (repo: string) => join(teamIndex(repo), `g-${stateLine(statePath(repo)).generation}`);
 
 /**
  * Rewrites docs.bin (layout: src/search/index/generation-docs.ts) with its JSON header and its
@@ -104,9 +100,10 @@ describe('a planted or damaged index', () => {
       expect((await search()).diagnostics.index[0]!.action).toBe('rebuilt');
     };
 
-    // state.json overlay entries that are not objects, or records of the wrong shape
+    // state file overlay entries that are not objects, or records of the wrong shape; terms that
+    // are no byte range of the file's terms
     for (const bad of [5, null, 'deleted', { doc: null }, { invalid: { path: 7 } }]) {
-      await expectRebuilt(() => editJson(statePath(repo), (s) => (s.overlay = { [`notes/${ms[0]!.id}.md`]: bad })));
+      await expectRebuilt(() => editStateLine(statePath(repo), (s) => (s.overlay = { [`notes/${ms[0]!.id}.md`]: bad })));
     }
     // docs.bin: an invalid-file record without a path; truncated; counts that do not match the
     // sections' lengths; offsets and value indexes out of range; an unknown kind; another format
@@ -166,26 +163,35 @@ describe('a planted or damaged index', () => {
     writeFileSync(join(outside, 'notes', `${ms[0]!.id}.md`), serializeMemory({ ...ms[0]!, title: 'Widget from outside' }));
     const st = statSync(real);
     const key = `notes/${ms[0]!.id}.md`;
-    editJson(statePath(repo), (s) => {
-      s.overlay[key] = {
-        doc: {
-          path: `${'../'.repeat(8)}${outside.slice(1)}/notes/${ms[0]!.id}.md`,
-          size: st.size,
-          mtime: st.mtimeMs,
-          scope: 'team',
-          id: ms[0]!.id,
-          kind: 'note',
-          status: 'active',
-          tags: [],
-          targets: ['all'],
-          source: 'test',
-          links: [],
-          updated: 1,
-          len: [1, 0, 0, 0, 1],
-          terms: '\nwidget\t1,0,0,0,1',
+    const planted = appendTerms(statePath(repo), '\nwidget\t1,0,0,0,1');
+    writeStateFile(
+      statePath(repo),
+      {
+        ...planted.line,
+        overlay: {
+          ...planted.line.overlay,
+          [key]: {
+            doc: {
+              path: `${'../'.repeat(8)}${outside.slice(1)}/notes/${ms[0]!.id}.md`,
+              size: st.size,
+              mtime: st.mtimeMs,
+              scope: 'team',
+              id: ms[0]!.id,
+              kind: 'note',
+              status: 'active',
+              tags: [],
+              targets: ['all'],
+              source: 'test',
+              links: [],
+              updated: 1,
+              len: [1, 0, 0, 0, 1],
+              terms: planted.range,
+            },
+          },
         },
-      };
-    });
+      },
+      planted.terms,
+    );
     const after = await search();
     expect(after.results.map((h) => h.title)).not.toContain('Widget from outside');
     expect(after.results.every((h) => !h.path.includes('..'))).toBe(true);

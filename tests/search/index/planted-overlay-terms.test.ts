@@ -1,23 +1,28 @@
 /**
- * Hostile overlay terms in state.json (format 12: one `\nterm\tf,f,f,f,f` string per document):
- * a planted string must never crash a search (exit 70) nor steer its scores; it is rebuilt.
+ * Hostile overlay terms in the state file (format 14: a JSON line, then one `\nterm\tf,f,f,f,f`
+ * text per document, which the line points at by byte range): a planted text or range must never
+ * crash a search (exit 70) nor steer its scores; it is rebuilt.
  */
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, gitRepo, runBin } from '../../helpers/cli.js';
 import { memory, memoryPath, putMemories } from '../../helpers/search.js';
+import { appendTerms, STATE_FILE, writeStateFile } from '../../helpers/state-file.js';
 
 type Json = { results: Array<{ id: string; score: number }>; diagnostics: { index: Array<{ action: string }> } };
 
-const statePath = (repo: string) => join(repo, '.git', 'ecc-memory-index', 'team', 'state.json');
+const statePath = (repo: string) => join(repo, '.git', 'ecc-memory-index', 'team', STATE_FILE);
 
-/** An overlay record for `ms`'s file with its real fingerprint and the given encoded terms. */
-function plantTerms(repo: string, m: ReturnType<typeof memory>, terms: string): void {
+/**
+ * An overlay record for `m`'s file with its real fingerprint and the given encoded terms,
+ * appended to the file's terms; `range` replaces the byte range the line gives them.
+ */
+function plantTerms(repo: string, m: ReturnType<typeof memory>, terms: string, range?: unknown): void {
   const st = statSync(memoryPath(repo, m));
-  const s = JSON.parse(readFileSync(statePath(repo), 'utf8'));
+  const planted = appendTerms(statePath(repo), terms);
   const key = `notes/${m.id}.md`;
-  s.overlay[key] = {
+  planted.line.overlay[key] = {
     doc: {
       path: key,
       size: st.size,
@@ -32,13 +37,13 @@ function plantTerms(repo: string, m: ReturnType<typeof memory>, terms: string): 
       links: [],
       updated: 1,
       len: [1, 0, 0, 0, 1],
-      terms,
+      terms: range === undefined ? planted.range : range,
     },
   };
-  writeFileSync(statePath(repo), JSON.stringify(s));
+  writeStateFile(statePath(repo), planted.line, planted.terms);
 }
 
-describe('planted overlay terms in state.json', () => {
+describe('planted overlay terms in the state file', () => {
   const setup = async () => {
     const repo = gitRepo();
     const env = cliEnv();
@@ -84,5 +89,17 @@ describe('planted overlay terms in state.json', () => {
     expect(j.results.map((h) => h.id).sort()).toEqual(ms.map((m) => m.id).sort());
     // a 64 KiB body cannot hold 600,000 distinct terms: the record is planted
     expect(j.diagnostics.index.find((d) => (d as { scope?: string }).scope === 'team')?.action, `search took ${ms1} ms`).toBe('rebuilt');
+  }, 60_000);
+
+  it("a byte range that is not one of the file's terms is rebuilt: past the end, negative, fractional, not a pair", async () => {
+    const { repo, ms, search } = await setup();
+    for (const range of [[0, 10_000_000], [-1, 5], [0.5, 3], [0], '0,5', null]) {
+      plantTerms(repo, ms[0]!, '\nwidget\t1,0,0,0,1', range);
+      const r = await search();
+      expect(r.code, r.stderr).toBe(0);
+      const j = JSON.parse(r.stdout) as Json;
+      expect(j.diagnostics.index.find((d) => (d as { scope?: string }).scope === 'team')?.action, JSON.stringify(range)).toBe('rebuilt');
+      expect(j.results.map((h) => h.id).sort()).toEqual(ms.map((m) => m.id).sort());
+    }
   }, 60_000);
 });

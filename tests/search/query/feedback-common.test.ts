@@ -10,6 +10,7 @@ import { tokenize } from '../../../src/search/analysis/tokenizer.js';
 import { cliEnv, gitRepo, runBin } from '../../helpers/cli.js';
 import { withDocsHeader } from '../../helpers/docs-header.js';
 import { memory, putMemories } from '../../helpers/search.js';
+import { STATE_FILE, stateLine } from '../../helpers/state-file.js';
 
 type Hit = { id: string; score: number };
 type Json = { results: Hit[]; total: number; diagnostics: { index: Array<{ action: string; reason?: string }> } };
@@ -23,7 +24,7 @@ async function search(repo: string, env: Record<string, string>, query: string):
 
 function docsFile(repo: string): string {
   const dir = join(repo, '.git', 'ecc-memory-index', 'team');
-  const gen = JSON.parse(readFileSync(join(dir, 'state.json'), 'utf8')).generation as string;
+  const gen = stateLine(join(dir, STATE_FILE)).generation as string;
   return join(dir, `g-${gen}`, 'docs.bin');
 }
 
