@@ -71,7 +71,7 @@ export const indexCommand = (ctx: CliContext) => ({
           : '';
         printText(
           ctx,
-          `${s.scope.padEnd(8)} ${s.documents} memories, ${s.invalid} invalid, ${formatBytes(s.bytes)}, ${did}${a && !a.persisted ? ' (index folder not writable; kept in memory)' : ''}`,
+          `${s.scope.padEnd(8)} ${s.documents} ${s.documents === 1 ? 'memory' : 'memories'}, ${s.invalid} invalid, ${formatBytes(s.bytes)}, ${did}${a && !a.persisted ? ' (index folder not writable; kept in memory)' : ''}`,
         );
         printText(ctx, `         ${s.location}`);
       }

@@ -67,17 +67,18 @@ export interface OverlayDoc extends DocRecord {
 }
 
 /**
- * The text of an overlay document's terms, decoded once per document and kept while the
- * document is (a search decodes the ~3.5 KB of each changed memory it scans, not the whole file;
- * a memory in Chinese or Japanese makes only its own text two-byte).
+ * The text of an overlay document's terms ({@link encodeOverlayTerms}), decoded once per document
+ * and kept while the document is: a search decodes the ~3.5 KB of each changed memory when it
+ * first scans it, not the whole state file, and a memory in Chinese or Japanese makes only its own
+ * text two-byte. Callers decode once per document, outside their loops over query terms.
  */
-const decodedTerms = new WeakMap<Buffer, string>();
-
-function termsText(encoded: Buffer): string {
+export function overlayTermsText(encoded: Buffer): string {
   let text = decodedTerms.get(encoded);
   if (text === undefined) decodedTerms.set(encoded, (text = encoded.toString('utf8')));
   return text;
 }
+
+const decodedTerms = new WeakMap<Buffer, string>();
 
 /**
  * The terms of an overlay document as UTF-8 bytes, `\nterm\tf,f,f,f,f` per term (frequency per
@@ -124,16 +125,15 @@ export function isOverlayTerms(v: unknown): v is Buffer {
 const MAX_OVERLAY_LINE_BYTES = 1 + 64 * 3 + 1 + 5 * 6 + 4;
 
 /**
- * The terms of an encoded overlay document that start with `prefix`, with their frequencies per
- * field. Every index term a query term can match (itself, a longer term it prefixes, a term one
+ * The terms of an overlay document ({@link overlayTermsText}) that start with `prefix`, with their
+ * frequencies per field. Every index term a query term can match (itself, a longer term it prefixes, a term one
  * edit away sharing its first two characters) starts with the query term's first two characters.
  * Each line is checked as it is read (see {@link isOverlayTerms}).
  *
  * @throws IndexUnusable for a line {@link encodeOverlayTerms} cannot have written, or more than
  *   {@link MAX_OVERLAY_TERMS} of them (a planted state file: the caller rebuilds the index)
  */
-export function* overlayTermsStartingWith(encoded: Buffer, prefix: string): Generator<[string, number[]]> {
-  const text = termsText(encoded);
+export function* overlayTermsStartingWith(text: string, prefix: string): Generator<[string, number[]]> {
   const needle = `\n${prefix}`;
   let count = 0;
   for (let i = text.indexOf(needle); i >= 0; i = text.indexOf(needle, i + 1)) {
@@ -152,9 +152,9 @@ export function* overlayTermsStartingWith(encoded: Buffer, prefix: string): Gene
   }
 }
 
-/** Whether an encoded overlay document holds `term`. */
-export function overlayHasTerm(encoded: Buffer, term: string): boolean {
-  return termsText(encoded).includes(`\n${term}\t`);
+/** Whether an overlay document's terms ({@link overlayTermsText}) hold `term`. */
+export function overlayHasTerm(text: string, term: string): boolean {
+  return text.includes(`\n${term}\t`);
 }
 
 /**

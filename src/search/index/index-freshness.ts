@@ -236,23 +236,26 @@ function checkFolders(
   // every file the index knows, with its fingerprint: the generation, then the overlay on top
   const known = new Map<string, { size: number; mtime: number; inBase: boolean }>();
   const racy: string[] = [];
-  const consider = (path: string, size: number, mtime: number, inBase: boolean) => {
-    if (relisted.size > 0 && relisted.has(folderOf(path))) known.set(path, { size, mtime, inBase });
+  // whether a file is in the generation is asked only of the files kept (a binary search of the
+  // generation's paths per changed file: ~3 ms a search at 300 changed files, for none kept)
+  const consider = (path: string, size: number, mtime: number, inBase: () => boolean) => {
+    if (relisted.size > 0 && relisted.has(folderOf(path))) known.set(path, { size, mtime, inBase: inBase() });
     else if (mtime === -1) racy.push(path);
   };
+  const always = () => true;
   // only documents in a relisted folder, or racy, need their path built (~10,000 strings saved at
   // 10,000 memories when a save changed one kind folder)
   for (let i = 0; i < base.count; i++) {
     if (base.mtime[i] === -1 || (relisted.size > 0 && relisted.has(base.folderOf(i)))) {
       const p = base.path(i);
-      if (!(p in state.overlay)) consider(p, base.size[i]!, base.mtime[i]!, true);
+      if (!(p in state.overlay)) consider(p, base.size[i]!, base.mtime[i]!, always);
     }
   }
-  for (const r of base.invalid) if (!(r.path in state.overlay)) consider(r.path, r.size, r.mtime, true);
+  for (const r of base.invalid) if (!(r.path in state.overlay)) consider(r.path, r.size, r.mtime, always);
   for (const p in state.overlay) {
     const e = state.overlay[p]!;
     const rec = 'doc' in e ? e.doc : 'invalid' in e ? e.invalid : undefined;
-    if (rec) consider(p, rec.size, rec.mtime, base.numberOf(p) >= 0 || base.invalid.some((r) => r.path === p));
+    if (rec) consider(p, rec.size, rec.mtime, () => base.numberOf(p) >= 0 || base.invalid.some((r) => r.path === p));
   }
   const changed: StatFile[] = [];
   const knownFlags: boolean[] = [];

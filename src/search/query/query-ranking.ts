@@ -12,7 +12,7 @@
  */
 import { KINDS, STATUSES, type Kind, type Status } from '../../document/contract.js';
 import { canonicalHarness, targetsHarness } from '../../document/harness-names.js';
-import { FIELDS, bucketOf, overlayTermsStartingWith, type DocRecord } from '../index/index-format.js';
+import { FIELDS, bucketOf, overlayTermsStartingWith, overlayTermsText, type DocRecord } from '../index/index-format.js';
 import type { GenerationDocs } from '../index/generation-docs.js';
 import type { FieldPostings } from '../index/postings.js';
 import type { ScopeIndex } from '../index/index-freshness.js';
@@ -247,7 +247,7 @@ function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
   const baseOffset: number[] = [];
   const parts: Part[] = [];
   // overlay documents by number, their terms decoded per prefix when a query term needs them
-  const overlayDocsAll: Array<[number, Buffer]> = [];
+  const overlayDocsAll: Array<[number, string]> = [];
   const overlayByPrefix = new Map<string, Map<string, Array<[number, number[]]>>>();
   const dead: number[] = [];
   let count = 0;
@@ -286,7 +286,7 @@ function corpusOf(indexes: readonly ScopeIndex[]): Corpus {
         lens[n * F + f] = d.len[f]!;
         lenSum[f]! += d.len[f]!;
       }
-      overlayDocsAll.push([n, d.terms]);
+      overlayDocsAll.push([n, overlayTermsText(d.terms)]);
       n++;
     }
     parts.push({ start: overlayStart, end: n, docs: overlayDocs });

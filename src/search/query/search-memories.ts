@@ -12,7 +12,7 @@ import type { VaultRoots } from '../../store/roots.js';
 import { makeExcerpt } from './excerpt.js';
 import { diagnostic, type Diagnostic } from '../../diagnostics.js';
 import { canonicalHarness } from '../../document/harness-names.js';
-import { bucketOf, overlayHasTerm } from '../index/index-format.js';
+import { bucketOf, overlayHasTerm, overlayTermsText } from '../index/index-format.js';
 import { openScopeIndex, type FreshnessReport, type ScopeIndex } from '../index/index-freshness.js';
 
 export { fullCheckIntervalFrom } from '../index/index-freshness.js';
@@ -540,17 +540,17 @@ const FEEDBACK_MAX_DF = 0.05;
  * built may be counted as before the change: close enough for choosing feedback words.
  */
 function docFrequency(indexes: readonly ScopeIndex[]): (term: string) => number {
+  let texts: string[] | undefined;
   return (term) => {
     let df = 0;
     for (const ix of indexes) {
       const reader = ix.loadBucket(bucketOf(term));
       const i = reader.indexOf(term);
       if (i >= 0) df += reader.documentsWith(i);
-      for (const p in ix.overlay) {
-        const e = ix.overlay[p]!;
-        if ('doc' in e && overlayHasTerm(e.doc.terms, term)) df++;
-      }
     }
+    // the overlays' documents, decoded once for every term asked
+    texts ??= indexes.flatMap((ix) => Object.values(ix.overlay).flatMap((e) => ('doc' in e ? [overlayTermsText(e.doc.terms)] : [])));
+    for (const text of texts) if (overlayHasTerm(text, term)) df++;
     return df;
   };
 }

@@ -45,7 +45,8 @@ describe('diffFiles', () => {
           const base = new GenerationDocs('team', 'g', toColumns(docs, bad), [], 0);
           const overlay: Record<string, OverlayEntry> = {};
           for (const [p, what, fp] of over)
-            overlay[p] = what === 'deleted' ? { deleted: true } : what === 'doc' ? { doc: { ...doc(p, fp), terms: '' } } : { invalid: invalid(p, fp) };
+            overlay[p] =
+              what === 'deleted' ? { deleted: true } : what === 'doc' ? { doc: { ...doc(p, fp), terms: Buffer.alloc(0) } } : { invalid: invalid(p, fp) };
           const files: StatFile[] = [...listed]
             .sort(([a], [b]) => compareWalkOrder(a, b))
             .map(([p, fp]) => ({

@@ -11,6 +11,7 @@ import {
   isOverlayTerms,
   overlayHasTerm,
   overlayTermsStartingWith,
+  overlayTermsText,
 } from '../../../src/search/index/index-format.js';
 
 const term = fc.stringMatching(/^[a-z0-9_.\u00e9\u6570]{1,12}$/);
@@ -23,7 +24,7 @@ describe('overlay terms', () => {
         const encoded = encodeOverlayTerms(terms);
         expect(isOverlayTerms(encoded)).toBe(true);
         const want = Object.entries(terms).filter(([t]) => t.startsWith(prefix));
-        expect([...overlayTermsStartingWith(encoded, prefix)]).toEqual(want);
+        expect([...overlayTermsStartingWith(overlayTermsText(encoded), prefix)]).toEqual(want);
       }),
     );
   });
@@ -35,12 +36,12 @@ describe('overlay terms', () => {
     for (const text of ['\nwidget\t1,0,0,0', `\nwidget\t${'9'.repeat(30)},0,0,0,1`, '\nwidget\t1,0,0,0,1\nwi\tx', `\nw${'i'.repeat(70)}\t1,0,0,0,1`]) {
       const bad = bytes(text);
       expect(isOverlayTerms(bad)).toBe(true); // the outer shape holds
-      expect(() => [...overlayTermsStartingWith(bad, 'wi')], text.slice(0, 30)).toThrow(IndexUnusable);
-      expect([...overlayTermsStartingWith(bad, 'zz')]).toEqual([]); // lines of other prefixes are not read
+      expect(() => [...overlayTermsStartingWith(overlayTermsText(bad), 'wi')], text.slice(0, 30)).toThrow(IndexUnusable);
+      expect([...overlayTermsStartingWith(overlayTermsText(bad), 'zz')]).toEqual([]); // lines of other prefixes are not read
     }
     let many = '';
     for (let i = 0; i <= MAX_OVERLAY_TERMS; i++) many += `\nwi${i}\t1,0,0,0,1`;
-    expect(() => [...overlayTermsStartingWith(bytes(many), 'wi')]).toThrow(IndexUnusable);
+    expect(() => [...overlayTermsStartingWith(many, 'wi')]).toThrow(IndexUnusable);
   });
 
   it('reads terms back from bytes it did not encode itself (as read from the state file), in any script', () => {
@@ -49,9 +50,10 @@ describe('overlay terms', () => {
         // a copy: no text remembered from the encoding
         const read = Buffer.from(Uint8Array.prototype.slice.call(encodeOverlayTerms(terms)));
         const want = Object.entries(terms).filter(([t]) => t.startsWith(prefix));
-        expect([...overlayTermsStartingWith(read, prefix)]).toEqual(want);
-        for (const t of Object.keys(terms)) expect(overlayHasTerm(read, t)).toBe(true);
-        expect(overlayHasTerm(read, `${prefix}zz9`)).toBe(Object.hasOwn(terms, `${prefix}zz9`));
+        const text = overlayTermsText(read);
+        expect([...overlayTermsStartingWith(text, prefix)]).toEqual(want);
+        for (const t of Object.keys(terms)) expect(overlayHasTerm(text, t)).toBe(true);
+        expect(overlayHasTerm(text, `${prefix}zz9`)).toBe(Object.hasOwn(terms, `${prefix}zz9`));
       }),
     );
   });
