@@ -44,6 +44,7 @@ import {
   markKindSwept,
   modesFor,
   openScopeDir,
+  removeStaleSeeds,
   openStaging,
   prepareScope,
   removeStaleSaveTemps,
@@ -405,6 +406,9 @@ function writeMemoryFileIn(
   watched: boolean,
 ): { witness: CreateWitness | undefined; close(): void } {
   const mode = modesFor(memory.scope);
+  // the repository's git dir, where the staging folder's .gitignore is written whole first (the
+  // user scope lies outside the repository)
+  const seedDir = memory.scope === 'user' ? undefined : roots.gitDir;
   const scopeDir = openScopeDir(roots, memory.scope, []);
   let kindDir: DirHandle | undefined;
   let staging: DirHandle | undefined;
@@ -417,9 +421,7 @@ function writeMemoryFileIn(
   };
   try {
     kindDir = scopeDir.openDir(kindFolder(memory.kind));
-    // the repository's git dir, where the staging folder's .gitignore is written whole first (the
-    // user scope lies outside the repository)
-    staging = openStaging(scopeDir, mode.dir, memory.scope === 'user' ? undefined : roots.gitDir);
+    staging = openStaging(scopeDir, mode.dir, seedDir);
     const now = rt.now().getTime();
     if (staging) removeStaleSaveTemps(staging, now);
     // the kind folder (every memory of the kind) only when due: without a staging folder (this
@@ -427,6 +429,7 @@ function writeMemoryFileIn(
     const kindName = kindFolder(memory.kind);
     if (!staging || kindSweepDue(staging, kindName, now)) {
       removeStaleSaveTemps(kindDir, now);
+      if (seedDir) removeStaleSeeds(seedDir, now);
       if (staging) markKindSwept(staging, kindName, now);
     }
     const into = staging;

@@ -14,6 +14,7 @@ import {
   mkdtempSync,
   openSync,
   readdirSync,
+  readSync,
   renameSync,
   rmdirSync,
   rmSync,
@@ -304,22 +305,27 @@ function writeGitignore(projectDir: DirHandle): void {
 /** Content of a staging folder's `.gitignore`: ignore everything, itself included. */
 const STAGING_GITIGNORE = '*\n';
 
+/** Names of the temporary files {@link openStaging} writes in the repository's git dir. */
+const SEED_TEMP_FILE = /^ecc-memory-\d+-[0-9a-f]+\.tmp$/;
+
 /**
  * Opens (creating it, with a `.gitignore` of `*`) the scope's hidden staging folder, where saves
  * put their temporary files (see STAGING_DIR in store/layout.ts).
  *
- * The `.gitignore` must never be seen empty by git: a save killed between creating the file and
- * writing it would leave an empty one, which `git add -A` stages, and the staging folder's
- * temporary files would show until it is written. So, given `seedDir` (a folder git never
- * lists: the repository's git dir), the file is written whole there under a temporary name and
- * renamed into place: it appears with its content. Without one (no repository: nothing to
- * hide from git), or when the link fails (another file system), it is created and written in
- * place; an empty `.gitignore` a kill left there is completed by the next open.
+ * The `.gitignore` must never be seen by git as anything but `*`: a save killed between creating
+ * the file and writing it would leave an empty one, which `git add -A` stages, and the staging
+ * folder's temporary files (a memory's whole text) would show. So, given `seedDir` (a folder git
+ * never lists: the repository's git dir), the file is written whole there under a temporary name
+ * and renamed into place: it appears with its content. Without one (no repository: nothing to
+ * hide from git), or when that fails (another file system), the temporary file is written in the
+ * staging folder itself. A `.gitignore` that is not exactly what a save writes (empty after a
+ * kill, other content, a link, a second hard link) is replaced the same way.
  *
  * @param scopeDir the scope folder's handle (or the memory root's, for the project folder's creation)
  * @param seedDir absolute path of the repository's git dir, or undefined
- * @returns its handle, or undefined when it cannot be used (a link, a file, no permission): the
- *   writer then falls back to the kind folder
+ * @returns its handle, or undefined when it cannot be used (a link, a file, no permission, a
+ *   `.gitignore` that cannot be made right, such as a folder): the writer then falls back to the
+ *   kind folder
  */
 export function openStaging(scopeDir: DirHandle, mode: number, seedDir?: string): DirHandle | undefined {
   let staging: DirHandle;
@@ -329,34 +335,41 @@ export function openStaging(scopeDir: DirHandle, mode: number, seedDir?: string)
     return undefined;
   }
   const target = staging.child('.gitignore');
-  const st = lstatSync(target, { throwIfNoEntry: false });
-  if (st) {
-    if (st.isFile() && st.size === 0 && st.nlink === 1) completeEmptyGitignore(target, st.ino);
-  } else if (!(seedDir && renameWholeFile(seedDir, target, STAGING_GITIGNORE))) {
-    try {
-      const fd = openSync(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
-      try {
-        writeSync(fd, STAGING_GITIGNORE);
-      } finally {
-        closeSync(fd);
-      }
-    } catch {
-      /* made meanwhile by a concurrent save, or not writable: the folder is still usable */
-    }
+  if (holdsExactly(target, STAGING_GITIGNORE)) return staging;
+  const name = `${processIds.pid}-${processIds.randomHex(6)}.tmp`;
+  if (seedDir && renameWholeFile(join(seedDir, `ecc-memory-${name}`), target, STAGING_GITIGNORE)) return staging;
+  // the temporary name is a save's (SAVE_TEMP_FILE): one a kill left is swept with the others
+  if (renameWholeFile(staging.child(name), target, STAGING_GITIGNORE)) return staging;
+  staging.close();
+  return undefined;
+}
+
+/** True when `path` is a regular file with one link holding exactly `content` (opened without following a link or blocking on a FIFO). */
+function holdsExactly(path: string, content: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    const st = fstatSync(fd);
+    const want = Buffer.from(content, 'utf8');
+    if (!st.isFile() || st.nlink !== 1 || st.size !== want.length) return false;
+    const got = Buffer.alloc(want.length);
+    return readSync(fd, got, 0, got.length, 0) === got.length && got.equals(want);
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
-  return staging;
 }
 
 /**
- * Writes `content` to a fresh temporary file in `seedDir` (`ecc-memory-<pid>-<hex>.tmp`) and
- * renames it to `target`. A concurrent save may have made `target` meanwhile: it is replaced by
- * the same content.
+ * Writes `content` to the fresh temporary file `temp` and renames it to `target`. A concurrent
+ * save may have made `target` meanwhile: it is replaced by the same content.
  *
- * @returns true when it was renamed; false when the seed could not be written or renamed
- *   (another file system, no permission), its temporary file then removed
+ * @returns true when it was renamed; false when the temporary file could not be written or
+ *   renamed (another file system, no permission, a folder at `target`), its temporary file then
+ *   removed
  */
-function renameWholeFile(seedDir: string, target: string, content: string): boolean {
-  const temp = join(seedDir, `ecc-memory-${processIds.pid}-${processIds.randomHex(6)}.tmp`);
+function renameWholeFile(temp: string, target: string, content: string): boolean {
   try {
     const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
     try {
@@ -372,18 +385,33 @@ function renameWholeFile(seedDir: string, target: string, content: string): bool
   }
 }
 
-/** Writes the staging `.gitignore` into the empty file a killed save left (the same file, still empty). */
-function completeEmptyGitignore(target: string, ino: number): void {
-  let fd: number | undefined;
+/**
+ * Removes the temporary files {@link openStaging} left in the repository's git dir when a save
+ * was killed between writing and renaming one (`ecc-memory-<pid>-<hex>.tmp`, two bytes), once they
+ * are older than {@link STAGING_GRACE_MS}. Called when a save lists a kind folder for leftovers.
+ *
+ * @returns how many were removed
+ */
+export function removeStaleSeeds(seedDir: string, nowMs: number): number {
+  let removed = 0;
+  let names: string[];
   try {
-    fd = openSync(target, constants.O_WRONLY | constants.O_NOFOLLOW);
-    const st = fstatSync(fd);
-    if (st.ino === ino && st.isFile() && st.size === 0) writeSync(fd, STAGING_GITIGNORE);
+    names = readdirSync(seedDir);
   } catch {
-    /* replaced or removed meanwhile: the next open looks again */
-  } finally {
-    if (fd !== undefined) closeSync(fd);
+    return 0;
   }
+  for (const name of names) {
+    if (!SEED_TEMP_FILE.test(name)) continue;
+    const st = lstatSync(join(seedDir, name), { throwIfNoEntry: false });
+    if (!st?.isFile() || nowMs - st.mtimeMs <= STAGING_GRACE_MS) continue;
+    try {
+      unlinkSync(join(seedDir, name));
+      removed++;
+    } catch {
+      /* gone already */
+    }
+  }
+  return removed;
 }
 
 /**

@@ -5,7 +5,7 @@
  * it after the grace period.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SWEEP_MARK } from '../../src/store/layout.js';
@@ -123,20 +123,21 @@ require('node:module').syncBuiltinESMExports();
     }
   });
 
-  it("a kill right after a staging folder's .gitignore appears: in a repository it is whole; without one the next save completes it", async () => {
+  it("a kill right after a staging folder's .gitignore appears leaves it whole, in a repository or not; one that is not what a save writes is replaced", async () => {
     // a preload that SIGKILLs the save the instant a staging folder's .gitignore is made
     const preload = join(tempDir('vault-kill-preload-'), 'kill.cjs');
     writeFileSync(
       preload,
       `const fs = require('node:fs');
 // (paths go through folder handles, /proc/self/fd/N/.gitignore: the first .gitignore a save makes
-// is its staging folder's, created in place or renamed from the seed in the git dir)
+// is its staging folder's, created in place (before) or renamed from a temporary file in the git
+// dir or in the staging folder)
 for (const name of ['openSync', 'renameSync']) {
   const real = fs[name];
   fs[name] = function (...args) {
     const out = real.apply(this, args);
     const made = name === 'openSync' ? (args[1] & fs.constants.O_EXCL) !== 0 && /\\/\\.gitignore$/.test(String(args[0]))
-      : /\\/ecc-memory-\\d+-[0-9a-f]+\\.tmp$/.test(String(args[0])) && /\\/\\.gitignore$/.test(String(args[1]));
+      : /\\/(ecc-memory-)?\\d+-[0-9a-f]+\\.tmp$/.test(String(args[0])) && /\\/\\.gitignore$/.test(String(args[1]));
     if (made) process.kill(process.pid, 'SIGKILL');
     return out;
   };
@@ -162,14 +163,47 @@ require('node:module').syncBuiltinESMExports();
     expect(git(repo, 'diff', '--cached', '--name-only').trim()).toBe('');
     // nothing of the seed is left in the git dir
     expect(readdirSync(join(repo, '.git')).filter((f) => f.startsWith('ecc-memory-') && f.endsWith('.tmp'))).toEqual([]);
-    // without a repository the file is written in place: a kill leaves it empty, the next save completes it
+    // without a repository it is written whole in the staging folder and renamed: whole too
     const folder = tempDir('vault-nogit-');
     mkdirSync(join(folder, '.ecc/memory'), { recursive: true });
     killed(folder, 'team');
     const ignore = join(folder, '.ecc/memory/team/.staging/.gitignore');
-    expect(readFileSync(ignore, 'utf8')).toBe('');
-    expect((await runBin(['save', '--scope', 'team', '--title', 'after', '--body', 'Fine.'], { cwd: folder, env: cliEnv() })).code).toBe(0);
     expect(readFileSync(ignore, 'utf8')).toBe('*\n');
+    // one that is not what a save writes (empty, as an older version's kill left it; other
+    // content; a link to a file elsewhere; a second hard link) is replaced by the next save, and
+    // the file elsewhere is left as it was
+    const inRepo = join(repo, '.ecc/memory/team/.staging/.gitignore');
+    const elsewhere = join(tempDir('vault-elsewhere-'), 'f');
+    const plants: Array<[string, () => void]> = [
+      ['empty', () => writeFileSync(inRepo, '')],
+      ['other content', () => writeFileSync(inRepo, '*.md\n')],
+      [
+        'a link',
+        () => {
+          writeFileSync(elsewhere, 'outside\n');
+          symlinkSync(elsewhere, inRepo);
+        },
+      ],
+      [
+        'a second hard link',
+        () => {
+          writeFileSync(elsewhere, '*\n');
+          linkSync(elsewhere, inRepo);
+        },
+      ],
+    ];
+    for (const [what, plant] of plants) {
+      rmSync(inRepo, { force: true });
+      plant();
+      const before = existsSync(elsewhere) ? readFileSync(elsewhere, 'utf8') : undefined;
+      expect((await runBin(['save', '--scope', 'team', '--title', `after ${what}`, '--body', 'Fine.'], { cwd: repo, env: cliEnv() })).code).toBe(0);
+      const st = lstatSync(inRepo);
+      expect([st.isFile(), st.nlink, readFileSync(inRepo, 'utf8')], what).toEqual([true, 1, '*\n']);
+      if (before !== undefined) expect(readFileSync(elsewhere, 'utf8')).toBe(before);
+      rmSync(elsewhere, { force: true });
+    }
+    git(repo, 'add', '-A');
+    for (const p of git(repo, 'diff', '--cached', '--name-only').trim().split('\n')) expect(p).toMatch(/^\.ecc\/memory\/team\/notes\/mem_[a-z0-9_]+\.md$/);
   });
 
   it('a kind folder is listed for leftovers at most once every 10 minutes while .staging/ is usable, at every save without it', async () => {
@@ -224,6 +258,22 @@ require('node:module').syncBuiltinESMExports();
     await save('fifth');
     expect(readdirSync(join(team, 'notes'))).not.toContain('.ecc-memory-123-abcdef.tmp');
   }, 60_000);
+
+  it('a seed a killed save left in the git dir is removed when a save lists its kind folder, once older than the grace period', async () => {
+    const repo = gitRepo();
+    const env = { ...cliEnv(), ECC_VAULT_SERVER: 'off' };
+    const save = async (title: string) =>
+      expect((await runBin(['save', '--scope', 'team', '--title', title, '--body', `Body of ${title}.`], { cwd: repo, env })).code).toBe(0);
+    await save('first');
+    const eleven = new Date(Date.now() - 11 * 60_000);
+    const seeds = ['ecc-memory-123-abcdef.tmp', 'ecc-memory-124-abcdef.tmp'].map((f) => join(repo, '.git', f));
+    for (const f of seeds) writeFileSync(f, '*\n');
+    utimesSync(seeds[0]!, eleven, eleven); // the other is young: a save in progress may still rename it
+    const mark = join(repo, '.ecc/memory/team/.staging/.swept-notes');
+    utimesSync(mark, eleven, eleven); // the kind folder's listing is due
+    await save('second');
+    expect(seeds.map((f) => existsSync(f))).toEqual([false, true]);
+  });
 
   it('doctor reports a fallback temp file in a kind folder and a memory with a second hard link', async () => {
     const repo = gitRepo();

@@ -98,24 +98,23 @@ export function encodeOverlayTerms(terms: Readonly<Record<string, readonly numbe
 
 /**
  * One term of {@link encodeOverlayTerms}: a term of at most 64 UTF-16 units (the tokenizer's
- * MAX_TERM_CHARS) and FIELDS.length frequencies of at most 6 digits (a 64 KiB body holds at most
+ * MAX_TERM_CHARS), none a control character (no tokenizer term holds one), and FIELDS.length frequencies of at most 6 digits (a 64 KiB body holds at most
  * 65,536 words).
  */
-const OVERLAY_TERM_LINE = /^[^\t\n]{1,64}\t\d{1,6},\d{1,6},\d{1,6},\d{1,6},\d{1,6}$/;
+const OVERLAY_TERM_LINE = /^[^\x00-\x1f]{1,64}\t\d{1,6},\d{1,6},\d{1,6},\d{1,6},\d{1,6}$/;
 
 /** Terms one overlay document may hold: a 64 KiB memory has fewer distinct terms (each takes 2+ bytes). */
 export const MAX_OVERLAY_TERMS = 40_000;
 
 /**
- * True when `v` has the outer shape {@link encodeOverlayTerms} writes for one memory: bytes,
- * empty or starting with a line feed, no longer than {@link MAX_OVERLAY_TERMS} of the longest
+ * True when `v` has the outer shape {@link encodeOverlayTerms} writes for one memory: bytes
+ * starting with a line feed (a memory always has terms: its kind's), no longer than {@link MAX_OVERLAY_TERMS} of the longest
  * lines. The state file is checked before it is used; the lines themselves are checked where
  * they are read ({@link overlayTermsStartingWith}): checking every line of every entry on load
  * cost a search ~5-10 ms cold at 30 changed memories (~0.2 ms each), for lines no query reads.
  */
 export function isOverlayTerms(v: unknown): v is Buffer {
-  if (!Buffer.isBuffer(v)) return false;
-  return v.length === 0 || (v[0] === 10 && v.length <= MAX_OVERLAY_TERMS * MAX_OVERLAY_LINE_BYTES);
+  return Buffer.isBuffer(v) && v.length > 0 && v[0] === 10 && v.length <= MAX_OVERLAY_TERMS * MAX_OVERLAY_LINE_BYTES;
 }
 
 /**

@@ -236,11 +236,18 @@ export function readState(dir: string, scope: Scope, root: string): { state: Ind
     throw new IndexUnusable(`${STATE_FILE} has an unexpected shape`);
   const terms = bytes.subarray(lineEnd + 1);
   if (v.termBytes !== terms.length) throw new IndexUnusable(`${STATE_FILE} holds ${terms.length} bytes of terms, its line says ${String(v.termBytes)}`);
+  // the documents' terms follow one another in the entries' order, as writeState puts them, and
+  // fill the rest of the file: no range overlaps, skips or repeats another
+  let next = 0;
   for (const p of Object.keys(v.overlay)) {
     const e = v.overlay[p];
-    if (isObj(e) && isObj(e.doc)) e.doc.terms = termsAt(terms, e.doc.terms);
+    if (isObj(e) && isObj(e.doc)) {
+      e.doc.terms = termsAt(terms, e.doc.terms, next);
+      next += (e.doc.terms as Buffer | undefined)?.length ?? 0;
+    }
     if (!isOverlayEntry(e, p, scope)) throw new IndexUnusable(`${STATE_FILE} holds an overlay entry of an unexpected shape`);
   }
+  if (next !== terms.length) throw new IndexUnusable(`${STATE_FILE} holds terms no overlay entry points at`);
   if (
     !isObj(v.folders) ||
     typeof v.fullCheckAt !== 'number' ||
@@ -255,14 +262,16 @@ export function readState(dir: string, scope: Scope, root: string): { state: Ind
   return { state: v as unknown as IndexState, mtime };
 }
 
-/** The bytes `[start, start + length)` of `terms`, a view; undefined when `range` is not such a range of it. */
-function termsAt(terms: Buffer, range: unknown): Buffer | undefined {
-  if (!Array.isArray(range) || range.length !== 2) return undefined;
-  const [start, length] = range as unknown[];
-  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(length)) return undefined;
-  const a = start as number;
-  const n = length as number;
-  return a >= 0 && n >= 0 && a + n <= terms.length ? terms.subarray(a, a + n) : undefined;
+/**
+ * The bytes `[start, start + length)` of `terms`, a view, when `range` is `[start, length]` with
+ * `start` where the previous document's terms ended and `length` > 0 (a memory always has terms:
+ * its kind's); else undefined.
+ */
+function termsAt(terms: Buffer, range: unknown, start: number): Buffer | undefined {
+  if (!Array.isArray(range) || range.length !== 2 || range[0] !== start) return undefined;
+  const length = range[1] as unknown;
+  if (!Number.isSafeInteger(length) || (length as number) <= 0 || start + (length as number) > terms.length) return undefined;
+  return terms.subarray(start, start + (length as number));
 }
 
 /**
@@ -282,7 +291,14 @@ export function writeState(dir: string, state: IndexState, ids: ProcessIds): num
     } else overlay[p] = e;
   }
   const line = Buffer.from(`${JSON.stringify({ ...state, overlay, termBytes })}\n`, 'utf8');
-  return writeIndexFile(join(dir, STATE_FILE), Buffer.concat([line, ...parts], line.length + termBytes), ids);
+  const target = join(dir, STATE_FILE);
+  // a folder in its place (planted, or left by a broken tool) would refuse every rename over it,
+  // and every search would rebuild: it is removed (the index folder is ours, checked unlinked)
+  if (lstatSync(target, { throwIfNoEntry: false })?.isDirectory()) {
+    assertIndexDirUnlinked(dir);
+    rmSync(target, { recursive: true, force: true });
+  }
+  return writeIndexFile(target, Buffer.concat([line, ...parts], line.length + termBytes), ids);
 }
 
 /** A generation's documents (see generation-docs.ts). */

@@ -164,6 +164,21 @@ describe('index freshness (through the CLI)', () => {
     expect((await search(repo, env, 'thirteen')).total).toBe(1);
   });
 
+  it('a folder in place of the state file is replaced: one rebuild, not one per search', async () => {
+    const repo = gitRepo();
+    const env = cliEnv();
+    putMemories(repo, memory({ title: 'Folder state', body: 'planted folder' }));
+    expect((await search(repo, env, 'planted')).total).toBe(1);
+    const state = join(teamIndex(repo), STATE_FILE);
+    rmSync(state);
+    mkdirSync(join(state, 'sub'), { recursive: true });
+    const first = await search(repo, env, 'planted');
+    expect([first.total, first.diagnostics.index[0]!.action]).toEqual([1, 'rebuilt']);
+    const second = await search(repo, env, 'planted');
+    expect([second.total, second.diagnostics.index[0]!.action]).toEqual([1, 'fresh']);
+    expect(statSync(state).isFile()).toBe(true);
+  });
+
   it('two processes refreshing at once leave a consistent index', async () => {
     const repo = gitRepo();
     const env = cliEnv();

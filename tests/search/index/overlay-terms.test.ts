@@ -20,7 +20,7 @@ const freqs = fc.array(fc.integer({ min: 0, max: 999_999 }), { minLength: 5, max
 describe('overlay terms', () => {
   it('reads back, per prefix, exactly the terms encoded (in order, with their frequencies)', () => {
     fc.assert(
-      fc.property(fc.dictionary(term, freqs, { maxKeys: 30 }), fc.stringMatching(/^[a-z0-9_.]{1,2}$/), (terms, prefix) => {
+      fc.property(fc.dictionary(term, freqs, { minKeys: 1, maxKeys: 30 }), fc.stringMatching(/^[a-z0-9_.]{1,2}$/), (terms, prefix) => {
         const encoded = encodeOverlayTerms(terms);
         expect(isOverlayTerms(encoded)).toBe(true);
         const want = Object.entries(terms).filter(([t]) => t.startsWith(prefix));
@@ -31,9 +31,16 @@ describe('overlay terms', () => {
 
   it('refuses on load what is no encoding at all; a bad line or too many lines fail where they are read', () => {
     const bytes = (text: string) => Buffer.from(text, 'utf8');
-    for (const v of [3, null, '\nwidget\t1,0,0,0,1', bytes('widget\t1,0,0,0,1'), bytes('\n'.repeat(MAX_OVERLAY_TERMS * 300))])
+    for (const v of [3, null, '\nwidget\t1,0,0,0,1', bytes(''), bytes('widget\t1,0,0,0,1'), bytes('\n'.repeat(MAX_OVERLAY_TERMS * 300))])
       expect(isOverlayTerms(v), String(v).slice(0, 20)).toBe(false);
-    for (const text of ['\nwidget\t1,0,0,0', `\nwidget\t${'9'.repeat(30)},0,0,0,1`, '\nwidget\t1,0,0,0,1\nwi\tx', `\nw${'i'.repeat(70)}\t1,0,0,0,1`]) {
+    for (const text of [
+      '\nwidget\t1,0,0,0',
+      `\nwidget\t${'9'.repeat(30)},0,0,0,1`,
+      '\nwidget\t1,0,0,0,1\nwi\tx',
+      `\nw${'i'.repeat(70)}\t1,0,0,0,1`,
+      '\nwid\u0000get\t1,0,0,0,1',
+      '\nwidget\r\t1,0,0,0,1',
+    ]) {
       const bad = bytes(text);
       expect(isOverlayTerms(bad)).toBe(true); // the outer shape holds
       expect(() => [...overlayTermsStartingWith(overlayTermsText(bad), 'wi')], text.slice(0, 30)).toThrow(IndexUnusable);
@@ -46,7 +53,7 @@ describe('overlay terms', () => {
 
   it('reads terms back from bytes it did not encode itself (as read from the state file), in any script', () => {
     fc.assert(
-      fc.property(fc.dictionary(term, freqs, { maxKeys: 30 }), fc.stringMatching(/^[a-z0-9_.\u00e9\u6570]{1,2}$/), (terms, prefix) => {
+      fc.property(fc.dictionary(term, freqs, { minKeys: 1, maxKeys: 30 }), fc.stringMatching(/^[a-z0-9_.\u00e9\u6570]{1,2}$/), (terms, prefix) => {
         // a copy: no text remembered from the encoding
         const read = Buffer.from(Uint8Array.prototype.slice.call(encodeOverlayTerms(terms)));
         const want = Object.entries(terms).filter(([t]) => t.startsWith(prefix));

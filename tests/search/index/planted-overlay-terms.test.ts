@@ -93,12 +93,39 @@ describe('planted overlay terms in the state file', () => {
 
   it("a byte range that is not one of the file's terms is rebuilt: past the end, negative, fractional, not a pair", async () => {
     const { repo, ms, search } = await setup();
-    for (const range of [[0, 10_000_000], [-1, 5], [0.5, 3], [0], '0,5', null]) {
+    for (const range of [[0, 10_000_000], [-1, 5], [0.5, 3], [0], '0,5', null, [0, 0], [1, 5]]) {
       plantTerms(repo, ms[0]!, '\nwidget\t1,0,0,0,1', range);
       const r = await search();
       expect(r.code, r.stderr).toBe(0);
       const j = JSON.parse(r.stdout) as Json;
       expect(j.diagnostics.index.find((d) => (d as { scope?: string }).scope === 'team')?.action, JSON.stringify(range)).toBe('rebuilt');
+      expect(j.results.map((h) => h.id).sort()).toEqual(ms.map((m) => m.id).sort());
+    }
+  }, 60_000);
+  it("terms that overlap another document's, bytes no document points at, or a control character in a term are rebuilt", async () => {
+    const line = '\nwidget\t1,0,0,0,1';
+    const plants: Array<[string, (repo: string, ms: Array<ReturnType<typeof memory>>) => void]> = [
+      // a second document whose range is the first one's bytes
+      [
+        'overlap',
+        (repo, ms) => {
+          plantTerms(repo, ms[0]!, line);
+          plantTerms(repo, ms[1]!, '', [0, line.length]);
+        },
+      ],
+      // bytes after the last document's terms
+      ['unpointed bytes', (repo, ms) => plantTerms(repo, ms[0]!, `${line}\nextra\t1,0,0,0,1`, [0, line.length])],
+      // a NUL or a carriage return inside a term the query reads
+      ['NUL', (repo, ms) => plantTerms(repo, ms[0]!, '\nwidget\u0000x\t1,0,0,0,1')],
+      ['CR', (repo, ms) => plantTerms(repo, ms[0]!, '\nwidget\r\t1,0,0,0,1')],
+    ];
+    for (const [what, plant] of plants) {
+      const { repo, ms, search } = await setup();
+      plant(repo, ms);
+      const r = await search();
+      expect(r.code, r.stderr).toBe(0);
+      const j = JSON.parse(r.stdout) as Json;
+      expect(j.diagnostics.index.find((d) => (d as { scope?: string }).scope === 'team')?.action, what).toBe('rebuilt');
       expect(j.results.map((h) => h.id).sort()).toEqual(ms.map((m) => m.id).sort());
     }
   }, 60_000);
