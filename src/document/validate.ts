@@ -128,6 +128,31 @@ function checkTimestamp(field: string, v: unknown): void {
   }
 }
 
+/** The rule a missing field breaks, as the start of its hint. */
+const MISSING_FIELDS_RULE = 'all thirteen ecc.memory.v1 fields are required';
+
+/** The fix of missing fields: a line to add for each, with an example value. */
+export function addMissingFields(missing: readonly string[]): string {
+  return `add ${missing.map((k) => `${k}: ${MISSING_FIELD_EXAMPLE[k as (typeof FIELD_ORDER)[number]] ?? '<a value>'}`).join(', ')}`;
+}
+
+/** An example line value for each field, for the fix of a missing one (placeholders in angle brackets). */
+const MISSING_FIELD_EXAMPLE: Readonly<Record<(typeof FIELD_ORDER)[number], string>> = {
+  schema: `"${SCHEMA_VERSION}"`,
+  id: '"<the file name without .md>"',
+  title: '"<a short title>"',
+  kind: `"<${KINDS.join('|')}>"`,
+  scope: '"<the scope folder it is in>"',
+  trust: `"${TRUSTS[0]}"`,
+  status: '"active"',
+  source_harness: '"unknown" (or who wrote it: claude-code, codex, ...)',
+  target_harnesses: '["all"]',
+  tags: '[]',
+  links: '[]',
+  created_at: '"<an ISO 8601 UTC time, e.g. 2026-01-31T09:00:00.000Z>"',
+  updated_at: '"<the same as created_at, or later>"',
+};
+
 /**
  * Checks a parsed frontmatter object against ecc.memory.v1: exactly the thirteen keys, each
  * value's type, pattern, enum, length and count limit.
@@ -178,7 +203,7 @@ export function validateFrontmatter(data: unknown): Frontmatter {
       new VaultError('missing-field', `frontmatter is missing fields: ${missing.join(', ')}`, {
         field: missing[0],
         rule: 'required',
-        hint: 'all thirteen ecc.memory.v1 fields are required',
+        hint: `${MISSING_FIELDS_RULE}; ${addMissingFields(missing)}`,
       }),
     );
   }

@@ -9,6 +9,7 @@
 import type { Diagnostic, DiagnosticCode } from '../diagnostics.js';
 import { FIELD_ORDER } from '../document/contract.js';
 import { yamlErrorCode } from '../document/yaml-engine.js';
+import { addMissingFields } from '../document/validate.js';
 import { DOCUMENT_ERROR_CODES, type VaultError } from '../errors.js';
 import { UNSAFE_BODY_CHARS, UNSAFE_LINE_CHARS } from '../unicode/unsafe-characters.js';
 
@@ -147,6 +148,8 @@ function unknownKeys(l: Layout): Array<{ line: number; name: string | undefined 
 const MAX_OTHERS = 12;
 /** Length up to which further problems are named (characters). */
 const MAX_MESSAGE_CHARS = 290;
+/** Length up to which the fixes of further problems are given (characters). */
+const MAX_HINT_CHARS = 600;
 
 /**
  * Describes why a document failed to parse, without quoting its values: every unknown field
@@ -166,6 +169,9 @@ export function describeParseError(bytes: Uint8Array, err: VaultError): ParseFai
   let missing: string | undefined;
   let length = out.message.length + 20;
   let left = 0;
+  // the fix of each further field named, while the hint stays within MAX_HINT_CHARS
+  const fixes: string[] = [];
+  let hintLength = (out.hint ?? '').length + 10;
   for (const o of others) {
     const d = describeOne(bytes, o);
     const name = o.field?.replace(/\[\d+\]$/, '');
@@ -180,10 +186,22 @@ export function describeParseError(bytes: Uint8Array, err: VaultError): ParseFai
     length += item.length + 2;
     if (o.code === 'missing-field') missing = item;
     else invalid.push(item);
+    // a missing field's fix is the line to add (its rule is the first problem's kind of wording)
+    const fix =
+      o.code === 'missing-field'
+        ? addMissingFields(item.split(', '))
+        : d.hint === undefined
+          ? undefined
+          : `${isKnownField(name) ? name : 'a value'}: ${d.hint}`;
+    if (fix !== undefined && hintLength + fix.length <= MAX_HINT_CHARS) {
+      fixes.push(fix);
+      hintLength += fix.length + 2;
+    }
   }
   const parts = [...(invalid.length ? [`invalid ${invalid.join(', ')}`] : []), ...(missing ? [`missing ${missing}`] : []), ...(left ? [`${left} more`] : [])];
   out.message = `${out.message}; also ${parts.join('; ')}`;
-  out.hint = `${out.hint ?? 'fix the field'}; then fix the other fields named`;
+  const tail = [...(fixes.length > 0 ? [`then ${fixes.join('; ')}`] : []), ...(fixes.length < others.length ? ['then fix the other fields named'] : [])];
+  out.hint = [out.hint ?? 'fix the field', ...tail].join('; ');
   return out;
 }
 

@@ -67,9 +67,28 @@ describe('doctor names every unknown or bad field', () => {
     );
     const text = await runCli(['doctor', '--no-index-check'], { cwd: repo, env: cliEnv() });
     expect(text.stdout).toContain('fix: remove it (editors such as Obsidian add aliases, cssclasses, ...)');
-    expect(text.stdout).toContain('then fix the other fields named');
-    expect(m).not.toContain('bogus'); // values are never echoed
-    expect(m).not.toContain('Not A Slug');
+    // the fix of each further field, not only its name
+    const hint = problems[0]!.hint;
+    expect(hint).toContain('; then kind: use one of: ');
+    expect(hint).toContain('; status: use one of: ');
+    expect(hint).toContain('; tags: use lowercase letters, digits');
+    expect(hint).not.toContain('then fix the other fields named');
+    expect(text.stdout).toContain('then kind: use one of: ');
+    for (const shown of [m, hint]) {
+      expect(shown).not.toContain('bogus'); // values are never echoed
+      expect(shown).not.toContain('Not A Slug');
+    }
+  });
+
+  it('a missing field: its fix gives a line to add', async () => {
+    const repo = gitRepo();
+    put(repo, `team/notes/${ID_A}.md`, memoryText({ id: ID_A, trust: 'verified' as never }).replace(/^source_harness: .*\n/m, ''));
+    const [p] = (await doctor(repo)).problems;
+    expect(p!.code).toBe('missing-field');
+    expect(p!.message).toBe('frontmatter is missing fields: source_harness; also invalid trust (line 7)');
+    expect(p!.hint).toBe(
+      'all thirteen ecc.memory.v1 fields are required; add source_harness: "unknown" (or who wrote it: claude-code, codex, ...); then trust: use one of: unreviewed',
+    );
   });
 });
 
