@@ -39,3 +39,36 @@ export function appendTerms(file: string, text: string | Buffer): { line: Line; 
   const add = Buffer.isBuffer(text) ? text : Buffer.from(text, 'utf8');
   return { line, range: [terms.length, add.length], terms: Buffer.concat([terms, add]) };
 }
+
+/**
+ * Plants an overlay record for the file `key` (a note of the team scope with one term `widget`'s
+ * field lengths) whose terms are `text`, appended to the state file's terms. `doc` overrides the
+ * record's fields (its real path, size, mtime and id); `range` replaces the byte range the line
+ * gives the terms.
+ */
+export function plantOverlayDoc(
+  file: string,
+  key: string,
+  doc: { path?: string; size: number; mtime: number; id: string },
+  text: string,
+  range?: unknown,
+): void {
+  const planted = appendTerms(file, text);
+  planted.line.overlay[key] = {
+    doc: {
+      path: key,
+      scope: 'team',
+      kind: 'note',
+      status: 'active',
+      tags: [],
+      targets: ['all'],
+      source: 'test',
+      links: [],
+      updated: 1,
+      len: [1, 0, 0, 0, 1],
+      ...doc,
+      terms: range === undefined ? planted.range : range,
+    },
+  };
+  writeStateFile(file, planted.line, planted.terms);
+}

@@ -11,7 +11,7 @@ import { bucketFileName, bucketOf, IndexUnusable } from '../../../src/search/ind
 import { BucketReader, encodeBucket } from '../../../src/search/index/postings.js';
 import { cliEnv, gitRepo, runBin, tempDir } from '../../helpers/cli.js';
 import { memory, memoryPath, putMemories } from '../../helpers/search.js';
-import { appendTerms, editStateLine, STATE_FILE, stateLine, writeStateFile } from '../../helpers/state-file.js';
+import { editStateLine, plantOverlayDoc, STATE_FILE, stateLine } from '../../helpers/state-file.js';
 
 type Json = { results: Array<{ id: string; title: string; path: string }>; diagnostics: { index: Array<{ action: string; reason?: string }> } };
 
@@ -163,34 +163,11 @@ describe('a planted or damaged index', () => {
     writeFileSync(join(outside, 'notes', `${ms[0]!.id}.md`), serializeMemory({ ...ms[0]!, title: 'Widget from outside' }));
     const st = statSync(real);
     const key = `notes/${ms[0]!.id}.md`;
-    const planted = appendTerms(statePath(repo), '\nwidget\t1,0,0,0,1');
-    writeStateFile(
+    plantOverlayDoc(
       statePath(repo),
-      {
-        ...planted.line,
-        overlay: {
-          ...planted.line.overlay,
-          [key]: {
-            doc: {
-              path: `${'../'.repeat(8)}${outside.slice(1)}/notes/${ms[0]!.id}.md`,
-              size: st.size,
-              mtime: st.mtimeMs,
-              scope: 'team',
-              id: ms[0]!.id,
-              kind: 'note',
-              status: 'active',
-              tags: [],
-              targets: ['all'],
-              source: 'test',
-              links: [],
-              updated: 1,
-              len: [1, 0, 0, 0, 1],
-              terms: planted.range,
-            },
-          },
-        },
-      },
-      planted.terms,
+      key,
+      { path: `${'../'.repeat(8)}${outside.slice(1)}/notes/${ms[0]!.id}.md`, size: st.size, mtime: st.mtimeMs, id: ms[0]!.id },
+      '\nwidget\t1,0,0,0,1',
     );
     const after = await search();
     expect(after.results.map((h) => h.title)).not.toContain('Widget from outside');

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { cliEnv, gitRepo, runBin } from '../../helpers/cli.js';
 import { memory, memoryPath, putMemories } from '../../helpers/search.js';
-import { appendTerms, STATE_FILE, writeStateFile } from '../../helpers/state-file.js';
+import { plantOverlayDoc, STATE_FILE } from '../../helpers/state-file.js';
 
 type Json = { results: Array<{ id: string; score: number }>; diagnostics: { index: Array<{ action: string }> } };
 
@@ -20,27 +20,7 @@ const statePath = (repo: string) => join(repo, '.git', 'ecc-memory-index', 'team
  */
 function plantTerms(repo: string, m: ReturnType<typeof memory>, terms: string, range?: unknown): void {
   const st = statSync(memoryPath(repo, m));
-  const planted = appendTerms(statePath(repo), terms);
-  const key = `notes/${m.id}.md`;
-  planted.line.overlay[key] = {
-    doc: {
-      path: key,
-      size: st.size,
-      mtime: st.mtimeMs,
-      scope: 'team',
-      id: m.id,
-      kind: 'note',
-      status: 'active',
-      tags: [],
-      targets: ['all'],
-      source: 'test',
-      links: [],
-      updated: 1,
-      len: [1, 0, 0, 0, 1],
-      terms: range === undefined ? planted.range : range,
-    },
-  };
-  writeStateFile(statePath(repo), planted.line, planted.terms);
+  plantOverlayDoc(statePath(repo), `notes/${m.id}.md`, { size: st.size, mtime: st.mtimeMs, id: m.id }, terms, range);
 }
 
 describe('planted overlay terms in the state file', () => {
