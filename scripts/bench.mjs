@@ -64,7 +64,7 @@ function writeDoc(final) {
       ? [
           '## Against the targets',
           '',
-          `${targets.length - failed} of ${targets.length} met. F = the \`node -e 0\` median measured in the same module and run; each line's detail is in its section below.`,
+          `${targets.length - failed} of ${targets.length} met. F = the \`node -e 0\` median measured in the same module and run (for a search, read or save line at 10,000 or 100,000 memories: between the runs of the same state, given in brackets); each line's detail is in its section below.`,
           '',
           '| | target | measured | |',
           '|---|---|---|---|',
