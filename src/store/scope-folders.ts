@@ -14,7 +14,6 @@ import {
   mkdtempSync,
   openSync,
   readdirSync,
-  readSync,
   renameSync,
   rmdirSync,
   rmSync,
@@ -344,21 +343,10 @@ export function openStaging(scopeDir: DirHandle, mode: number, seedDir?: string)
   return undefined;
 }
 
-/** True when `path` is a regular file with one link holding exactly `content` (opened without following a link or blocking on a FIFO). */
+/** True when `path` is a regular file with one link holding exactly `content` (the safe read: no link followed, no FIFO, bounded). */
 function holdsExactly(path: string, content: string): boolean {
-  let fd: number | undefined;
-  try {
-    fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-    const st = fstatSync(fd);
-    const want = Buffer.from(content, 'utf8');
-    if (!st.isFile() || st.nlink !== 1 || st.size !== want.length) return false;
-    const got = Buffer.alloc(want.length);
-    return readSync(fd, got, 0, got.length, 0) === got.length && got.equals(want);
-  } catch {
-    return false;
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
+  const read = readFileSafe(path, content.length);
+  return read.ok && read.nlink === 1 && read.bytes.toString('utf8') === content;
 }
 
 /**
@@ -393,25 +381,7 @@ function renameWholeFile(temp: string, target: string, content: string): boolean
  * @returns how many were removed
  */
 export function removeStaleSeeds(seedDir: string, nowMs: number): number {
-  let removed = 0;
-  let names: string[];
-  try {
-    names = readdirSync(seedDir);
-  } catch {
-    return 0;
-  }
-  for (const name of names) {
-    if (!SEED_TEMP_FILE.test(name)) continue;
-    const st = lstatSync(join(seedDir, name), { throwIfNoEntry: false });
-    if (!st?.isFile() || nowMs - st.mtimeMs <= STAGING_GRACE_MS) continue;
-    try {
-      unlinkSync(join(seedDir, name));
-      removed++;
-    } catch {
-      /* gone already */
-    }
-  }
-  return removed;
+  return removeStale(seedDir, (name) => join(seedDir, name), SEED_TEMP_FILE, nowMs);
 }
 
 /**
@@ -469,19 +439,24 @@ export function markKindSwept(staging: DirHandle, kindFolderName: string, nowMs:
  * @returns how many were removed
  */
 export function removeStaleSaveTemps(dir: DirHandle, nowMs: number): number {
+  return removeStale(dir.listPath, (name) => dir.child(name), SAVE_TEMP_FILE, nowMs);
+}
+
+/** Removes the regular files of folder `listPath` whose names match `pattern`, last modified more than STAGING_GRACE_MS before `nowMs`. */
+function removeStale(listPath: string, child: (name: string) => string, pattern: RegExp, nowMs: number): number {
   let removed = 0;
   let names: string[];
   try {
-    names = readdirSync(dir.listPath);
+    names = readdirSync(listPath);
   } catch {
     return 0;
   }
   for (const name of names) {
-    if (!SAVE_TEMP_FILE.test(name)) continue;
-    const st = lstatSync(dir.child(name), { throwIfNoEntry: false });
+    if (!pattern.test(name)) continue;
+    const st = lstatSync(child(name), { throwIfNoEntry: false });
     if (!st?.isFile() || nowMs - st.mtimeMs <= STAGING_GRACE_MS) continue;
     try {
-      unlinkSync(dir.child(name));
+      unlinkSync(child(name));
       removed++;
     } catch {
       /* gone already */
